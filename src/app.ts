@@ -1,0 +1,65 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import type { Sql } from './stores/postgres.js';
+import type { ClickHouseClient } from './stores/clickhouse.js';
+import { registerBodyDecoding } from './http/body.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
+import { requestIdFor } from './http/request-id.js';
+import { healthRoutes } from './http/health.js';
+import { createAuthenticator, type BearerVerifier } from './http/auth.js';
+import { registerAuthenticatedScope, type AdmitRequest } from './http/authenticated.js';
+import { adminRoutes } from './admin/routes.js';
+import { traceRoutes } from './traces/routes.js';
+import { promptRoutes } from './prompts/routes.js';
+import { meRoutes } from './http/me.js';
+
+/** Credentials never reach a log line. */
+export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
+
+export interface AppDeps {
+  config: Config;
+  sql: Sql;
+  clickhouse: ClickHouseClient;
+  /** A pino logger to use; without it one is made at LOG_LEVEL. */
+  log?: FastifyBaseLogger;
+  /** OAuth bearer verification; absent when OAuth is not configured. */
+  verifyBearer?: BearerVerifier;
+  /** Rate limiting after authentication; absent means no limits (tests of other features). */
+  admit?: AdmitRequest;
+}
+
+/** Builds the whole HTTP app without listening; `main.ts` listens, tests use `inject`. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(deps.log ? { loggerInstance: deps.log } : { logger: { level: deps.config.LOG_LEVEL, redact: secretLogPaths } }),
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    bodyLimit: deps.config.LOUPE_BODY_LIMIT,
+    trustProxy: false,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+  registerSecurityHeaders(app);
+  registerBodyDecoding(app, deps.config.LOUPE_BODY_LIMIT);
+  await registerOpenApi(app);
+
+  await app.register(healthRoutes, { sql: deps.sql, clickhouse: deps.clickhouse });
+  if (deps.config.LOUPE_ADMIN_TOKEN) {
+    await app.register(adminRoutes, { prefix: '/api/admin', sql: deps.sql, adminToken: deps.config.LOUPE_ADMIN_TOKEN });
+  }
+
+  const authenticate = createAuthenticator(deps.sql, deps.verifyBearer);
+  await app.register(async (api) => {
+    registerAuthenticatedScope(api, { authenticate, admit: deps.admit });
+    await api.register(meRoutes);
+    await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql });
+  });
+
+  return app;
+}

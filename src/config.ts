@@ -1,0 +1,88 @@
+import { z } from 'zod';
+
+/** Empty strings count as unset, so `FOO= npm start` behaves like no FOO at all. */
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const optionalUrl = (protocols: string[]) =>
+  optionalString.refine(
+    (v) => {
+      if (v === undefined) return true;
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL (${protocols.join(' or ')})` },
+  );
+
+const optionalInt = (min: number, max: number) =>
+  optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().int().min(min).max(max))
+      .optional(),
+  );
+
+export const planSchema = z.enum(['free', 'pro', 'enterprise']);
+export type Plan = z.infer<typeof planSchema>;
+
+export const configSchema = z.object({
+  PORT: optionalInt(0, 65535).transform((v) => v ?? 3000),
+  HOST: optionalString.transform((v) => v ?? '127.0.0.1'),
+  LOUPE_DATA_DIR: optionalString.transform((v) => v ?? './data'),
+  DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
+  CLICKHOUSE_URL: optionalUrl(['http:', 'https:']),
+  CLICKHOUSE_USER: optionalString,
+  CLICKHOUSE_PASSWORD: optionalString,
+  CLICKHOUSE_DATABASE: optionalString
+    .refine((v) => v === undefined || /^[A-Za-z_][A-Za-z0-9_]*$/.test(v), {
+      message: 'must be a plain identifier (letters, digits, underscore)',
+    })
+    .transform((v) => v ?? 'loupe'),
+  CLICKHOUSE_CLUSTER: optionalString.refine(
+    (v) => v === undefined || /^[A-Za-z_][A-Za-z0-9_]*$/.test(v),
+    { message: 'must be a plain identifier (letters, digits, underscore)' },
+  ),
+  LOUPE_RETENTION_DAYS: optionalInt(1, 36500),
+  LOUPE_ADMIN_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, {
+    message: 'must be at least 16 characters',
+  }),
+  LOUPE_BOOTSTRAP_API_KEY: optionalString.refine(
+    (v) => v === undefined || /^[A-Za-z0-9_\-]{20,200}$/.test(v),
+    { message: 'must be 20 to 200 characters of letters, digits, _ or -' },
+  ),
+  LOUPE_BOOTSTRAP_PLAN: optionalString.pipe(planSchema.optional()).transform((v) => v ?? 'pro'),
+  LOUPE_BODY_LIMIT: optionalInt(1024, 1024 * 1024 * 1024).transform((v) => v ?? 10 * 1024 * 1024),
+  LOUPE_OAUTH_JWKS_URL: optionalUrl(['http:', 'https:']),
+  LOUPE_OAUTH_ISSUER: optionalString,
+  LOUPE_OAUTH_AUDIENCE: optionalString,
+  LOG_LEVEL: optionalString
+    .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional())
+    .transform((v) => v ?? 'info'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once; every other module takes the typed result. */
+export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | undefined>): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,154 @@
+import type { FastifyRequest } from 'fastify';
+import type { Plan } from '../config.js';
+import type { Sql } from '../stores/postgres.js';
+import type { KeyScope } from '../admin/schemas.js';
+import { hashApiKey, hashesEqual, keyPrefix } from '../admin/keys.js';
+import { AppError } from './errors.js';
+
+/** Who is calling and which workspace every read and write of the request is confined to. */
+export interface AuthContext {
+  workspaceId: string;
+  organizationId: string;
+  plan: Plan;
+  /** Per-organization limits as stored; null means "the plan's default". */
+  customLimits: { perMinute: number | null; perDay: number | null };
+  principal:
+    | { kind: 'apiKey'; keyId: string; scope: KeyScope; userId: string | null }
+    | { kind: 'oauth'; userId: string; subject: string };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext;
+  }
+}
+
+interface KeyRow {
+  id: string;
+  scope: KeyScope;
+  organizationId: string;
+  workspaceId: string | null;
+  userId: string | null;
+  hash: Buffer;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  plan: Plan;
+  rateLimitPerMinute: number | null;
+  rateLimitPerDay: number | null;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** last_used_at is refreshed at most this often, so a busy key does not write on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first.trim() === '' ? undefined : first.trim();
+}
+
+function requireUuidHeader(request: FastifyRequest, name: string, why: string): string {
+  const value = headerValue(request, name);
+  if (value === undefined) {
+    throw new AppError('VALIDATION_ERROR', `Header ${name} is required ${why}`, {
+      issues: [{ path: `headers.${name}`, message: `is required ${why}` }],
+    });
+  }
+  if (!uuidPattern.test(value)) {
+    throw new AppError('VALIDATION_ERROR', `Header ${name} must be a UUID`, {
+      issues: [{ path: `headers.${name}`, message: 'must be a UUID' }],
+    });
+  }
+  return value.toLowerCase();
+}
+
+const outsideReach = (what: string) => new AppError('FORBIDDEN', `The ${what} is outside this credential's reach`);
+
+async function workspaceOf(sql: Sql, workspaceId: string): Promise<string | undefined> {
+  const [row] = await sql<{ organizationId: string }[]>`
+    select organization_id as "organizationId" from workspaces where id = ${workspaceId}`;
+  return row?.organizationId;
+}
+
+/**
+ * Resolves the workspace of a user (through a user-scoped key or an OAuth token): the user
+ * must belong to the organization named by x-organization-id, and the workspace named by
+ * x-workspace-id must be one of that organization's.
+ */
+export async function resolveUserWorkspace(sql: Sql, request: FastifyRequest, userId: string) {
+  const organizationId = requireUuidHeader(request, 'x-organization-id', 'for a user credential');
+  const workspaceId = requireUuidHeader(request, 'x-workspace-id', 'for a user credential');
+  const [row] = await sql<{ plan: Plan; rateLimitPerMinute: number | null; rateLimitPerDay: number | null; workspaceOrg: string | null }[]>`
+    select o.plan, o.rate_limit_per_minute as "rateLimitPerMinute", o.rate_limit_per_day as "rateLimitPerDay",
+           (select w.organization_id from workspaces w where w.id = ${workspaceId}) as "workspaceOrg"
+    from memberships m join organizations o on o.id = m.organization_id
+    where m.user_id = ${userId} and m.organization_id = ${organizationId}`;
+  if (!row) throw outsideReach('organization');
+  if (row.workspaceOrg !== organizationId) throw outsideReach('workspace');
+  return {
+    organizationId,
+    workspaceId,
+    plan: row.plan,
+    customLimits: { perMinute: row.rateLimitPerMinute, perDay: row.rateLimitPerDay },
+  };
+}
+
+export async function authenticateApiKey(sql: Sql, request: FastifyRequest, key: string): Promise<AuthContext> {
+  const hash = hashApiKey(key);
+  const rows = await sql<KeyRow[]>`
+    select k.id, k.scope, k.organization_id as "organizationId", k.workspace_id as "workspaceId", k.user_id as "userId",
+           k.hash, k.revoked_at as "revokedAt", k.last_used_at as "lastUsedAt", o.plan,
+           o.rate_limit_per_minute as "rateLimitPerMinute", o.rate_limit_per_day as "rateLimitPerDay"
+    from api_keys k join organizations o on o.id = k.organization_id
+    where k.prefix = ${keyPrefix(key)}`;
+  // The row is found by its public prefix; the secret part is compared in constant time.
+  const row = rows.find((r) => hashesEqual(Buffer.from(r.hash), hash));
+  if (!row || row.revokedAt !== null) {
+    throw new AppError('UNAUTHORIZED', 'The API key is unknown or revoked', { reason: 'invalid_api_key' });
+  }
+  if (row.lastUsedAt === null || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    sql`update api_keys set last_used_at = now() where id = ${row.id}`.catch((error: unknown) =>
+      request.log.warn({ err: error }, 'could not record key use'),
+    );
+  }
+  const principal = { kind: 'apiKey' as const, keyId: row.id, scope: row.scope, userId: row.userId };
+  const customLimits = { perMinute: row.rateLimitPerMinute, perDay: row.rateLimitPerDay };
+
+  if (row.scope === 'workspace') {
+    const asked = headerValue(request, 'x-workspace-id');
+    if (asked !== undefined && asked.toLowerCase() !== row.workspaceId) throw outsideReach('workspace');
+    return { workspaceId: row.workspaceId!, organizationId: row.organizationId, plan: row.plan, customLimits, principal };
+  }
+  if (row.scope === 'organization') {
+    const workspaceId = requireUuidHeader(request, 'x-workspace-id', 'for an organization-scoped key');
+    if ((await workspaceOf(sql, workspaceId)) !== row.organizationId) throw outsideReach('workspace');
+    return { workspaceId, organizationId: row.organizationId, plan: row.plan, customLimits, principal };
+  }
+  const resolved = await resolveUserWorkspace(sql, request, row.userId!);
+  // A user key is issued within one organization and reaches no other.
+  if (resolved.organizationId !== row.organizationId) throw outsideReach('organization');
+  return { ...resolved, principal };
+}
+
+export type BearerVerifier = (request: FastifyRequest, token: string) => Promise<AuthContext>;
+
+export function createAuthenticator(sql: Sql, verifyBearer?: BearerVerifier) {
+  return async function authenticate(request: FastifyRequest): Promise<AuthContext> {
+    const key = headerValue(request, 'x-api-key');
+    if (key !== undefined) return await authenticateApiKey(sql, request, key);
+    const authorization = headerValue(request, 'authorization');
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+      if (!match) {
+        throw new AppError('UNAUTHORIZED', 'Authorization must be "Bearer <token>"', { reason: 'malformed_authorization' });
+      }
+      if (!verifyBearer) {
+        throw new AppError('UNAUTHORIZED', 'OAuth bearer tokens are not enabled on this server', { reason: 'oauth_not_configured' });
+      }
+      return await verifyBearer(request, match[1]!);
+    }
+    throw new AppError('UNAUTHORIZED', 'Send an API key in x-api-key or a bearer token in Authorization', {
+      reason: 'missing_credentials',
+    });
+  };
+}

@@ -1,0 +1,100 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, type ErrorCode, type ValidationIssue } from './errors.js';
+
+const fastifyCodes: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'VALIDATION_ERROR',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'VALIDATION_ERROR',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'VALIDATION_ERROR',
+};
+
+/** Store failures a client can retry: connection refused, reset or timed out. */
+function isStoreUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'ETIMEDOUT' ||
+    code === 'CONNECTION_CLOSED' ||
+    code === 'CONNECT_TIMEOUT' ||
+    code === 'CONNECTION_DESTROYED' ||
+    code === 'CONNECTION_ENDED' ||
+    code === '57P03' // PostgreSQL: cannot connect now (starting up or shutting down)
+  );
+}
+
+function validationIssues(error: FastifyError): ValidationIssue[] {
+  const context = (error as { validationContext?: string }).validationContext ?? 'body';
+  return (error.validation ?? []).map((v) => {
+    const pointer = v.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.');
+    return { path: [context, pointer].filter(Boolean).join('.'), message: v.message ?? 'is invalid' };
+  });
+}
+
+export function toAppError(error: unknown): { appError: AppError; internal: boolean } {
+  if (error instanceof AppError) return { appError: error, internal: false };
+  const fastifyError = error as FastifyError;
+  if (hasZodFastifySchemaValidationErrors(error) || Array.isArray(fastifyError.validation)) {
+    const issues = validationIssues(fastifyError);
+    const summary = issues.map((i) => `${i.path}: ${i.message}`).slice(0, 3).join('; ');
+    return { appError: new AppError('VALIDATION_ERROR', `Invalid request: ${summary}`, { issues }), internal: false };
+  }
+  const mapped = fastifyError.code ? fastifyCodes[fastifyError.code] : undefined;
+  if (mapped) {
+    const message =
+      mapped === 'PAYLOAD_TOO_LARGE'
+        ? 'Request body is too large'
+        : mapped === 'UNSUPPORTED_MEDIA_TYPE'
+          ? `Content-Type ${fastifyError.message.replace(/^Unsupported Media Type:?\s*/i, '') || ''} is not supported`.replace(/\s+is/, ' is')
+          : fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+            ? 'Request body is empty but Content-Type is application/json'
+            : 'Request body is not valid JSON';
+    return { appError: new AppError(mapped, message), internal: false };
+  }
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
+    return { appError: new AppError('VALIDATION_ERROR', 'Request body is not valid JSON'), internal: false };
+  }
+  if (isStoreUnavailable(error)) {
+    return {
+      appError: new AppError('SERVICE_UNAVAILABLE', 'A data store is unavailable; retry shortly', {}, { 'retry-after': '5' }),
+      internal: true,
+    };
+  }
+  const status = fastifyError.statusCode;
+  if (status === 404) return { appError: new AppError('NOT_FOUND', 'Not found'), internal: false };
+  if (status === 413) return { appError: new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large'), internal: false };
+  if (status === 415) return { appError: new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type is not supported'), internal: false };
+  if (status !== undefined && status >= 400 && status < 500) {
+    return { appError: new AppError('VALIDATION_ERROR', 'Bad request'), internal: false };
+  }
+  // Anything else is ours: the client learns nothing of it but the request id.
+  return { appError: new AppError('INTERNAL_ERROR', 'Internal server error'), internal: true };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, appError: AppError) {
+  for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
+  return reply.code(appError.status).send({
+    error: { code: appError.code, message: appError.message, details: appError.details },
+    meta: { requestId: request.id },
+  });
+}
+
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((error, request, reply) => {
+    const { appError, internal } = toAppError(error);
+    if (internal) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: appError.code, message: appError.message }, 'request rejected');
+    return sendError(request, reply, appError);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      request,
+      reply,
+      new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`, {
+        method: request.method,
+      }),
+    ),
+  );
+}

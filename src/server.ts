@@ -1,0 +1,107 @@
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import type { Config } from './config.js';
+import { buildApp, secretLogPaths } from './app.js';
+import { migratePostgres, openPostgres, type PostgresStore } from './stores/postgres.js';
+import { migrateClickhouse, openClickhouse, type ClickhouseStore } from './stores/clickhouse.js';
+import { bootstrap } from './admin/bootstrap.js';
+
+export interface Stores {
+  postgres: PostgresStore;
+  clickhouse: ClickhouseStore;
+  close(): Promise<void>;
+}
+
+export type Logger = pino.Logger;
+
+export function createLogger(config: Config): Logger {
+  return pino({ level: config.LOG_LEVEL, base: { service: 'loupe' }, redact: secretLogPaths });
+}
+
+export async function openStores(config: Config, log: Logger): Promise<Stores> {
+  const postgres = await openPostgres({
+    url: config.DATABASE_URL,
+    dataDir: config.LOUPE_DATA_DIR,
+    log: (line) => log.debug({ store: 'postgres' }, line),
+  });
+  let clickhouse: ClickhouseStore;
+  try {
+    clickhouse = await openClickhouse({
+      url: config.CLICKHOUSE_URL,
+      user: config.CLICKHOUSE_USER,
+      password: config.CLICKHOUSE_PASSWORD,
+      database: config.CLICKHOUSE_DATABASE,
+      dataDir: config.LOUPE_DATA_DIR,
+    });
+  } catch (error) {
+    await postgres.close();
+    throw error;
+  }
+  return {
+    postgres,
+    clickhouse,
+    close: async () => {
+      await clickhouse.close();
+      await postgres.close();
+    },
+  };
+}
+
+/** Both stores' migrations, one instance at a time (the PostgreSQL advisory lock covers both). */
+export async function migrate(config: Config, stores: Stores) {
+  let clickhouseApplied: string[] = [];
+  const postgresApplied = await migratePostgres(stores.postgres.sql, async () => {
+    clickhouseApplied = await migrateClickhouse(stores.clickhouse.client, {
+      cluster: config.CLICKHOUSE_CLUSTER,
+      database: config.CLICKHOUSE_DATABASE,
+      retentionDays: config.LOUPE_RETENTION_DAYS,
+    });
+  });
+  return { postgres: postgresApplied, clickhouse: clickhouseApplied };
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Opens the stores, migrates, bootstraps the first key, listens. */
+export async function startServer(config: Config, log: Logger = createLogger(config)): Promise<RunningServer> {
+  const started = Date.now();
+  const stores = await openStores(config, log);
+  let app: FastifyInstance | undefined;
+  try {
+    const applied = await migrate(config, stores);
+    if (applied.postgres.length + applied.clickhouse.length > 0) log.info({ applied }, 'migrations applied');
+    const first = await bootstrap(stores.postgres.sql, { apiKey: config.LOUPE_BOOTSTRAP_API_KEY, plan: config.LOUPE_BOOTSTRAP_PLAN });
+    if (first.kind === 'generated') {
+      // Logged once: the key exists from now on, and only its hash is stored.
+      log.warn(
+        { apiKey: first.key, organizationId: first.organizationId, workspaceId: first.workspaceId },
+        `created the first API key (workspace "default"); keep it, it is not shown again: ${first.key}`,
+      );
+    } else if (first.kind === 'configured' && first.revoked) {
+      log.warn('LOUPE_BOOTSTRAP_API_KEY names a revoked key; it stays revoked');
+    }
+    app = await buildApp({ config, sql: stores.postgres.sql, clickhouse: stores.clickhouse.client, log });
+    const url = await app.listen({ port: config.PORT, host: config.HOST });
+    log.info(
+      { url, embeddedPostgres: stores.postgres.embedded, embeddedClickhouse: stores.clickhouse.embedded, startupMs: Date.now() - started },
+      'loupe is listening',
+    );
+    const server = app;
+    return {
+      app: server,
+      url,
+      stop: async () => {
+        await server.close(); // stops accepting, waits for requests in flight
+        await stores.close();
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => {});
+    await stores.close().catch(() => {});
+    throw error;
+  }
+}

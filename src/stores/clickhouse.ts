@@ -1,0 +1,112 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { readMigrations } from './postgres.js';
+import { renderClickhouseMigration, splitStatements, type DdlOptions } from './clickhouse-ddl.js';
+
+export type { ClickHouseClient };
+
+export interface ClickhouseStore {
+  client: ClickHouseClient;
+  database: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+const migrationsDir = fileURLToPath(new URL('../../clickhouse/', import.meta.url));
+
+/**
+ * Settings both modes share, so a server and the embedded engine answer alike:
+ * 64-bit integers as JSON numbers (counts and token sums stay far below 2^53).
+ */
+const sharedSettings: ClickHouseSettings = {
+  output_format_json_quote_64bit_integers: 0,
+  date_time_input_format: 'best_effort',
+};
+
+export interface ClickhouseOptions {
+  url?: string;
+  user?: string;
+  password?: string;
+  database: string;
+  dataDir: string;
+}
+
+let embeddedPath: string | undefined;
+
+async function createEmbeddedConnection(dir: string) {
+  // The engine binds one data directory per process; a second one is a programming error.
+  if (embeddedPath !== undefined && embeddedPath !== dir) {
+    throw new Error(`The embedded ClickHouse engine is bound to ${embeddedPath} in this process; cannot open ${dir}`);
+  }
+  embeddedPath = dir;
+  mkdirSync(dir, { recursive: true });
+  const { createChdbConnection } = await import('chdb/connection');
+  return createChdbConnection({ path: dir });
+}
+
+export async function openClickhouse(options: ClickhouseOptions): Promise<ClickhouseStore> {
+  const common = {
+    clickhouse_settings: sharedSettings,
+  };
+  if (options.url) {
+    // Create the database first through a client without one (it may not exist yet).
+    const admin = createClient({ ...common, url: options.url, username: options.user ?? 'default', password: options.password ?? '' });
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
+    await admin.close();
+    const client = createClient({
+      ...common,
+      url: options.url,
+      username: options.user ?? 'default',
+      password: options.password ?? '',
+      database: options.database,
+    });
+    return { client, database: options.database, embedded: false, close: () => client.close() };
+  }
+  const dir = path.resolve(options.dataDir, 'clickhouse');
+  const connection = await createEmbeddedConnection(dir);
+  // chdb types its Connection against its own copy of @clickhouse/client-common; the shape is the same.
+  const client = createClient({ ...common, connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database: options.database });
+  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
+  return {
+    client,
+    database: options.database,
+    embedded: true,
+    close: async () => {
+      await client.close();
+    },
+  };
+}
+
+/**
+ * Applies the numbered files of `clickhouse/` that are not yet recorded. Callers run this
+ * under the PostgreSQL migration lock, so two instances never apply a file twice.
+ */
+export async function migrateClickhouse(client: ClickHouseClient, ddl: DdlOptions): Promise<string[]> {
+  const recordTable = renderClickhouseMigration(
+    `CREATE TABLE IF NOT EXISTS schema_migrations {{on_cluster}} (
+       version UInt32, name String, applied_at DateTime DEFAULT now()
+     ) ENGINE = {{engine:MergeTree()}} ORDER BY version`,
+    { ...ddl, table: 'schema_migrations' },
+  );
+  for (const statement of recordTable) await client.command({ query: statement });
+  const rows = await client.query({ query: 'SELECT version FROM schema_migrations', format: 'JSONEachRow' });
+  const done = new Set((await rows.json<{ version: number }>()).map((r) => Number(r.version)));
+  const applied: string[] = [];
+  for (const migration of await readMigrations(migrationsDir)) {
+    if (done.has(migration.version)) continue;
+    for (const statement of splitStatements(migration.sql)) {
+      for (const rendered of renderClickhouseMigration(statement, ddl)) {
+        await client.command({ query: rendered });
+      }
+    }
+    await client.insert({
+      table: 'schema_migrations',
+      values: [{ version: migration.version, name: migration.name }],
+      format: 'JSONEachRow',
+    });
+    applied.push(migration.name);
+  }
+  return applied;
+}

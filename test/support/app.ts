@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppDeps } from '../../src/app.js';
+import * as tenancy from '../../src/admin/tenancy.js';
+import type { Plan } from '../../src/config.js';
+import { openTestStores, type TestStores } from './stores.js';
+
+export interface Tenant {
+  organizationId: string;
+  workspaceId: string;
+  key: string;
+  headers: Record<string, string>;
+}
+
+export interface TestContext extends TestStores {
+  app: FastifyInstance;
+  adminHeaders: Record<string, string>;
+  /** A new organization with one workspace and a workspace-scoped key. */
+  tenant(options?: { plan?: Plan }): Promise<Tenant>;
+}
+
+export async function createTestContext(
+  options: { env?: Record<string, string>; deps?: Partial<AppDeps> } = {},
+): Promise<TestContext> {
+  const stores = await openTestStores(options.env);
+  const app = await buildApp({ config: stores.config, sql: stores.sql, clickhouse: stores.clickhouse, ...options.deps });
+  return {
+    ...stores,
+    app,
+    adminHeaders: { 'x-admin-token': stores.config.LOUPE_ADMIN_TOKEN ?? '' },
+    async tenant({ plan = 'pro' } = {}) {
+      const organization = await tenancy.createOrganization(stores.sql, {
+        name: `org-${randomBytes(4).toString('hex')}`,
+        plan,
+        ...(plan === 'enterprise' ? { rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000 } : {}),
+      });
+      const workspace = await tenancy.createWorkspace(stores.sql, organization.id, 'main');
+      const created = await tenancy.createApiKey(stores.sql, {
+        scope: 'workspace',
+        organizationId: organization.id,
+        workspaceId: workspace.id,
+      });
+      return { organizationId: organization.id, workspaceId: workspace.id, key: created.key, headers: { 'x-api-key': created.key } };
+    },
+    close: async () => {
+      await app.close();
+      await stores.close();
+    },
+  };
+}
