@@ -15,6 +15,8 @@ import { adminRoutes } from './admin/routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
 import { meRoutes } from './http/me.js';
+import { otlpRoutes } from './traces/otlp/routes.js';
+import { analyticsRoutes } from './traces/analytics-routes.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -58,6 +60,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registerAuthenticatedScope(api, { authenticate, admit: deps.admit });
     await api.register(meRoutes);
     await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql });
   });
 
