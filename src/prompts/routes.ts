@@ -1,5 +1,93 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Sql } from '../stores/postgres.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
+import {
+  createPromptBody,
+  createVersionBody,
+  deletedPromptSchema,
+  listMeta,
+  listPromptsQuery,
+  promptIdParams,
+  promptSchema,
+  renderBody,
+  renderedPromptSchema,
+  updatePromptBody,
+} from './schemas.js';
+import * as versions from './versions.js';
 
-// Filled in by the prompt versioning work.
-export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async () => {};
+const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
+const writeErrors = { ...errors, 409: errorEnvelopeSchema };
+const tags = ['prompts'];
+
+/** Prompt versions of the caller's workspace; every query is confined to `request.auth.workspaceId`. */
+export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { sql }) => {
+  app.post('/', {
+    schema: { tags, summary: 'Create a prompt (its first version)', body: createPromptBody, response: { 201: envelope(promptSchema), ...writeErrors } },
+    handler: async (request, reply) =>
+      sendData(request, reply, await versions.createPrompt(sql, request.auth.workspaceId, request.body), { status: 201 }),
+  });
+
+  app.get('/', {
+    schema: {
+      tags,
+      summary: 'List prompt versions: name ascending, then version descending',
+      querystring: listPromptsQuery,
+      response: { 200: envelope(z.array(promptSchema), listMeta), ...errors },
+    },
+    handler: async (request, reply) => {
+      const { prompts, total } = await versions.listPrompts(sql, request.auth.workspaceId, request.query);
+      return sendData(request, reply, prompts, { meta: { limit: request.query.limit, offset: request.query.offset, total } });
+    },
+  });
+
+  app.get('/:id', {
+    schema: { tags, summary: 'One prompt version', params: promptIdParams, response: { 200: envelope(promptSchema), ...errors } },
+    handler: async (request, reply) => sendData(request, reply, await versions.getPrompt(sql, request.auth.workspaceId, request.params.id)),
+  });
+
+  app.post('/:id/versions', {
+    schema: {
+      tags,
+      summary: 'Create a version from the record :id with changes',
+      params: promptIdParams,
+      body: createVersionBody,
+      response: { 201: envelope(promptSchema), ...writeErrors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await versions.createVersion(sql, request.auth.workspaceId, request.params.id, request.body), {
+        status: 201,
+      }),
+  });
+
+  app.patch('/:id', {
+    schema: {
+      tags,
+      summary: 'Update a prompt: a new, latest version numbered after the highest one',
+      params: promptIdParams,
+      body: updatePromptBody,
+      response: { 201: envelope(promptSchema), ...writeErrors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await versions.updatePrompt(sql, request.auth.workspaceId, request.params.id, request.body), {
+        status: 201,
+      }),
+  });
+
+  app.delete('/:id', {
+    schema: { tags, summary: 'Delete a prompt: every version of its group', params: promptIdParams, response: { 200: envelope(deletedPromptSchema), ...errors } },
+    handler: async (request, reply) => sendData(request, reply, await versions.deletePrompt(sql, request.auth.workspaceId, request.params.id)),
+  });
+
+  app.post('/:id/render', {
+    schema: {
+      tags,
+      summary: 'Fill the placeholders of a version',
+      params: promptIdParams,
+      body: renderBody,
+      response: { 200: envelope(renderedPromptSchema), ...errors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await versions.renderPrompt(sql, request.auth.workspaceId, request.params.id, request.body)),
+  });
+};

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { checkOutputSchema } from './output-schema.js';
+import { parseVersion } from './version.js';
+
+/** Large enough for long system prompts, small enough that one record stays a reasonable row. */
+const MAX_TEXT = 1_000_000;
+const MAX_ID = 2_147_483_647;
+
+const text = z.string().max(MAX_TEXT);
+const name = z.string().trim().min(1).max(200);
+
+export const versionString = z
+  .string()
+  .max(64)
+  .superRefine((value, ctx) => {
+    const check = parseVersion(value);
+    if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
+  });
+
+/** A JSON Schema object, checked against its dialect's meta-schema; problems name their path inside it. */
+const outputSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+  for (const problem of checkOutputSchema(schema)) {
+    ctx.addIssue({ code: 'custom', path: problem.path, message: `is not a valid JSON Schema: ${problem.message}` });
+  }
+});
+
+const metadata = z.record(z.string(), z.unknown());
+
+export const promptSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  version: z.string(),
+  promptGroupId: z.string().uuid(),
+  isLatest: z.boolean(),
+  systemPrompt: z.string(),
+  humanPrompt: z.string().nullable(),
+  rawPrompt: z.string().nullable(),
+  description: z.string(),
+  metadata,
+  outputSchema: z.record(z.string(), z.unknown()).nullable(),
+  workspaceId: z.string().uuid(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Prompt = z.infer<typeof promptSchema>;
+
+/** Every key not listed is refused with its own path, so the client learns which field is wrong. */
+const refused = (message: string) => z.custom<never>(() => false, { error: message });
+const notEditable = refused('is not an editable field');
+
+/** The content fields of a version: what a new version may change. */
+const contentFields = {
+  systemPrompt: text.optional(),
+  humanPrompt: text.nullable().optional(),
+  rawPrompt: text.nullable().optional(),
+  description: z.string().max(10_000).optional(),
+  metadata: metadata.optional(),
+  outputSchema: outputSchema.nullable().optional(),
+};
+
+export const createPromptBody = z
+  .object({
+    name,
+    version: versionString.default('1.0.0'),
+    systemPrompt: text,
+    humanPrompt: text.nullable().optional(),
+    rawPrompt: text.nullable().optional(),
+    description: z.string().max(10_000).default(''),
+    metadata: metadata.default({}),
+    outputSchema: outputSchema.nullable().optional(),
+  })
+  .catchall(refused('is not a field of a new prompt'));
+export type CreatePrompt = z.infer<typeof createPromptBody>;
+
+export const versionChanges = z.object({ ...contentFields, isLatest: z.boolean().optional() }).catchall(notEditable);
+export type VersionChanges = z.infer<typeof versionChanges>;
+
+export const createVersionBody = z.object({ newVersion: versionString, changes: versionChanges }).strict();
+export type CreateVersion = z.infer<typeof createVersionBody>;
+
+/** PATCH: the content to change; the version number is derived, and the new version becomes latest. */
+export const updatePromptBody = z
+  .object({ ...contentFields, bump: z.enum(['patch', 'minor', 'major']).default('patch') })
+  .catchall(notEditable);
+export type UpdatePrompt = z.infer<typeof updatePromptBody>;
+
+const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const listPromptsQuery = z
+  .object({
+    name: name.optional(),
+    isLatest: booleanQuery.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  })
+  .strict();
+export type ListPromptsQuery = z.infer<typeof listPromptsQuery>;
+
+export const promptIdParams = z.object({
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,9}$/, 'must be a positive integer')
+    .transform(Number)
+    .refine((n) => n <= MAX_ID, `must be at most ${MAX_ID}`),
+});
+
+export const renderBody = z
+  .object({
+    variables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier'), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  })
+  .strict();
+export type RenderBody = z.infer<typeof renderBody>;
+
+export const renderedPromptSchema = z.object({
+  promptId: z.number().int(),
+  version: z.string(),
+  systemPrompt: z.string(),
+  humanPrompt: z.string().nullable(),
+  missing: z.array(z.string()),
+  unused: z.array(z.string()),
+});
+
+export const deletedPromptSchema = z.object({
+  promptGroupId: z.string().uuid(),
+  name: z.string(),
+  deletedVersions: z.number().int(),
+});
+
+export const listMeta = { limit: z.number().int(), offset: z.number().int(), total: z.number().int() };
