@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  it('gives the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      LOUPE_DATA_DIR: './data',
+      CLICKHOUSE_DATABASE: 'loupe',
+      LOUPE_BOOTSTRAP_PLAN: 'pro',
+      LOUPE_BODY_LIMIT: 10 * 1024 * 1024,
+      LOG_LEVEL: 'info',
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.CLICKHOUSE_URL).toBeUndefined();
+    expect(config.LOUPE_ADMIN_TOKEN).toBeUndefined();
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: ' ' })).toMatchObject({ PORT: 3000, DATABASE_URL: undefined });
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['CLICKHOUSE_URL', 'not a url'],
+    ['CLICKHOUSE_DATABASE', 'a-b; drop'],
+    ['LOUPE_ADMIN_TOKEN', 'short'],
+    ['LOUPE_BOOTSTRAP_PLAN', 'gold'],
+    ['LOUPE_BODY_LIMIT', '-1'],
+    ['LOG_LEVEL', 'loud'],
+    ['LOUPE_RETENTION_DAYS', '0'],
+  ])('rejects %s=%s naming the variable', (name, value) => {
+    try {
+      loadConfig({ [name]: value });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).toContain(`${name}:`);
+    }
+  });
+
+  it('parses servers and numbers', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u:p@db:5432/loupe',
+      CLICKHOUSE_URL: 'http://ch:8123',
+      LOUPE_RETENTION_DAYS: '30',
+      LOUPE_BOOTSTRAP_PLAN: 'enterprise',
+    });
+    expect(config).toMatchObject({ PORT: 8080, LOUPE_RETENTION_DAYS: 30, LOUPE_BOOTSTRAP_PLAN: 'enterprise' });
+  });
+});
