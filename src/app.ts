@@ -11,6 +11,7 @@ import { requestIdFor } from './http/request-id.js';
 import { healthRoutes } from './http/health.js';
 import { createAuthenticator, type BearerVerifier } from './http/auth.js';
 import { registerAuthenticatedScope, type AdmitRequest } from './http/authenticated.js';
+import type { FailedAuthLimiter } from './http/failed-auth.js';
 import { adminRoutes } from './admin/routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
@@ -31,6 +32,8 @@ export interface AppDeps {
   verifyBearer?: BearerVerifier;
   /** Rate limiting after authentication; absent means no limits (tests of other features). */
   admit?: AdmitRequest;
+  /** Failed-authentication limit per client address (API, bearer and admin credentials); absent means none. */
+  failedAuth?: FailedAuthLimiter;
 }
 
 /** Builds the whole HTTP app without listening; `main.ts` listens, tests use `inject`. */
@@ -52,12 +55,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { sql: deps.sql, clickhouse: deps.clickhouse });
   if (deps.config.LOUPE_ADMIN_TOKEN) {
-    await app.register(adminRoutes, { prefix: '/api/admin', sql: deps.sql, adminToken: deps.config.LOUPE_ADMIN_TOKEN });
+    await app.register(adminRoutes, {
+      prefix: '/api/admin',
+      sql: deps.sql,
+      adminToken: deps.config.LOUPE_ADMIN_TOKEN,
+      failedAuth: deps.failedAuth,
+    });
   }
 
   const authenticate = createAuthenticator(deps.sql, deps.verifyBearer);
   await app.register(async (api) => {
-    registerAuthenticatedScope(api, { authenticate, admit: deps.admit });
+    registerAuthenticatedScope(api, { authenticate, admit: deps.admit, failedAuth: deps.failedAuth });
     await api.register(meRoutes);
     await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });

@@ -5,6 +5,9 @@ import { buildApp, secretLogPaths } from './app.js';
 import { migratePostgres, openPostgres, type PostgresStore } from './stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from './stores/clickhouse.js';
 import { bootstrap } from './admin/bootstrap.js';
+import { oauthVerifierFromConfig } from './http/oauth.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import { createFailedAuthLimiter } from './http/failed-auth.js';
 
 export interface Stores {
   postgres: PostgresStore;
@@ -84,7 +87,16 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     } else if (first.kind === 'configured' && first.revoked) {
       log.warn('LOUPE_BOOTSTRAP_API_KEY names a revoked key; it stays revoked');
     }
-    app = await buildApp({ config, sql: stores.postgres.sql, clickhouse: stores.clickhouse.client, log });
+    const sql = stores.postgres.sql;
+    app = await buildApp({
+      config,
+      sql,
+      clickhouse: stores.clickhouse.client,
+      log,
+      verifyBearer: oauthVerifierFromConfig(sql, config),
+      admit: createRateLimiter(sql).admit,
+      failedAuth: createFailedAuthLimiter(),
+    });
     const url = await app.listen({ port: config.PORT, host: config.HOST });
     log.info(
       { url, embeddedPostgres: stores.postgres.embedded, embeddedClickhouse: stores.clickhouse.embedded, startupMs: Date.now() - started },

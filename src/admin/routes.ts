@@ -4,6 +4,8 @@ import type { Sql } from '../stores/postgres.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
 import { headerValue } from '../http/auth.js';
+import { guardedAuthentication } from '../http/authenticated.js';
+import type { FailedAuthLimiter } from '../http/failed-auth.js';
 import { secretsEqual } from './keys.js';
 import * as tenancy from './tenancy.js';
 import {
@@ -19,25 +21,50 @@ import {
   membershipSchema,
   organizationParams,
   organizationSchema,
+  updateOrganizationBody,
+  updateUserBody,
   userSchema,
   workspaceSchema,
 } from './schemas.js';
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema };
+const errors = {
+  400: errorEnvelopeSchema,
+  401: errorEnvelopeSchema,
+  404: errorEnvelopeSchema,
+  409: errorEnvelopeSchema,
+  429: errorEnvelopeSchema,
+};
 const security = [{ adminToken: [] }];
 
 /** Registered only when LOUPE_ADMIN_TOKEN is set; without it every /api/admin route answers 404. */
-export const adminRoutes: FastifyPluginAsyncZod<{ sql: Sql; adminToken: string }> = async (app, { sql, adminToken }) => {
+export const adminRoutes: FastifyPluginAsyncZod<{ sql: Sql; adminToken: string; failedAuth?: FailedAuthLimiter | undefined }> = async (
+  app,
+  { sql, adminToken, failedAuth },
+) => {
   app.addHook('onRequest', async (request) => {
-    const given = headerValue(request, 'x-admin-token');
-    if (given === undefined || !secretsEqual(given, adminToken)) {
-      throw new AppError('UNAUTHORIZED', 'A valid x-admin-token header is required', { reason: 'invalid_admin_token' });
-    }
+    await guardedAuthentication(request, failedAuth, () => {
+      const given = headerValue(request, 'x-admin-token');
+      if (given === undefined || !secretsEqual(given, adminToken)) {
+        throw new AppError('UNAUTHORIZED', 'A valid x-admin-token header is required', { reason: 'invalid_admin_token' });
+      }
+    });
   });
 
   app.post('/organizations', {
     schema: { tags: ['admin'], security, body: createOrganizationBody, response: { 201: envelope(organizationSchema), ...errors } },
     handler: async (request, reply) => sendData(request, reply, await tenancy.createOrganization(sql, request.body), { status: 201 }),
+  });
+
+  app.patch('/organizations/:organizationId', {
+    schema: {
+      tags: ['admin'],
+      security,
+      params: organizationParams,
+      body: updateOrganizationBody,
+      response: { 200: envelope(organizationSchema), ...errors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await tenancy.updateOrganization(sql, request.params.organizationId, request.body)),
   });
 
   app.post('/organizations/:organizationId/workspaces', {
@@ -56,6 +83,12 @@ export const adminRoutes: FastifyPluginAsyncZod<{ sql: Sql; adminToken: string }
     schema: { tags: ['admin'], security, body: createUserBody, response: { 201: envelope(userSchema), ...errors } },
     handler: async (request, reply) =>
       sendData(request, reply, await tenancy.createUser(sql, request.body.email, request.body.externalSubject), { status: 201 }),
+  });
+
+  app.patch('/users/:id', {
+    schema: { tags: ['admin'], security, params: idParams, body: updateUserBody, response: { 200: envelope(userSchema), ...errors } },
+    handler: async (request, reply) =>
+      sendData(request, reply, await tenancy.setUserExternalSubject(sql, request.params.id, request.body.externalSubject)),
   });
 
   app.post('/organizations/:organizationId/members', {

@@ -35,6 +35,17 @@ export const createOrganizationBody = z
   });
 export type CreateOrganization = z.infer<typeof createOrganizationBody>;
 
+/** Plan and limits change together; the stored result must still satisfy the create rules. */
+export const updateOrganizationBody = z
+  .object({
+    plan: planSchema.optional(),
+    rateLimitPerMinute: z.number().int().positive().max(1_000_000_000).optional(),
+    rateLimitPerDay: z.number().int().positive().max(1_000_000_000).optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, { message: 'name at least one of plan, rateLimitPerMinute, rateLimitPerDay' });
+export type UpdateOrganization = z.infer<typeof updateOrganizationBody>;
+
 export const workspaceSchema = z.object({
   id: z.string().uuid(),
   organizationId: z.string().uuid(),
@@ -54,6 +65,8 @@ export type User = z.infer<typeof userSchema>;
 export const createUserBody = z
   .object({ email: z.string().trim().toLowerCase().email().max(320), externalSubject: z.string().min(1).max(500).optional() })
   .strict();
+
+export const updateUserBody = z.object({ externalSubject: z.string().min(1).max(500).nullable() }).strict();
 
 export const membershipSchema = z.object({ organizationId: z.string().uuid(), userId: z.string().uuid(), createdAt: z.string() });
 export const addMemberBody = z.object({ userId: z.string().uuid() }).strict();

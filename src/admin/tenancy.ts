@@ -1,11 +1,12 @@
 import type { Sql } from '../stores/postgres.js';
-import { AppError, notFound } from '../http/errors.js';
+import { AppError, notFound, validationError } from '../http/errors.js';
 import { generateApiKey, hashApiKey, keyPrefix } from './keys.js';
 import type {
   ApiKey,
   CreateApiKey,
   CreateOrganization,
   Organization,
+  UpdateOrganization,
   User,
   Workspace,
 } from './schemas.js';
@@ -56,6 +57,49 @@ export async function getOrganization(sql: Sql, id: string): Promise<Organizatio
   return toOrganization(row);
 }
 
+/**
+ * Changes an organization's plan or limits. Enterprise keeps its own limits (given now or
+ * stored before); the other plans follow their published numbers, so theirs are cleared.
+ * Read and write under a row lock, so two changes cannot mix into an enterprise without limits.
+ */
+export async function updateOrganization(sql: Sql, id: string, input: UpdateOrganization): Promise<Organization> {
+  const row = await sql.begin(async (tx) => {
+    const [current] = await tx<{ plan: Organization['plan']; perMinute: number | null; perDay: number | null }[]>`
+      select plan, rate_limit_per_minute as "perMinute", rate_limit_per_day as "perDay"
+      from organizations where id = ${id} for update`;
+    if (!current) throw notFound('Organization', { organizationId: id });
+    const plan = input.plan ?? current.plan;
+    let perMinute: number | null = null;
+    let perDay: number | null = null;
+    if (plan === 'enterprise') {
+      perMinute = input.rateLimitPerMinute ?? current.perMinute;
+      perDay = input.rateLimitPerDay ?? current.perDay;
+      const missing = [
+        ...(perMinute === null ? ['rateLimitPerMinute'] : []),
+        ...(perDay === null ? ['rateLimitPerDay'] : []),
+      ];
+      if (missing.length > 0) {
+        throw validationError(
+          'The enterprise plan needs its own rate limits',
+          missing.map((field) => ({ path: `body.${field}`, message: 'is required for the enterprise plan' })),
+        );
+      }
+    } else if (input.rateLimitPerMinute !== undefined || input.rateLimitPerDay !== undefined) {
+      throw validationError('Only the enterprise plan takes its own rate limits', [
+        { path: 'body.plan', message: 'only the enterprise plan takes its own rate limits' },
+      ]);
+    }
+    const [updated] = await tx<Dated<Organization, 'createdAt'>[]>`
+      update organizations
+      set plan = ${plan}, rate_limit_per_minute = ${perMinute}, rate_limit_per_day = ${perDay}, updated_at = now()
+      where id = ${id}
+      returning id, name, plan, rate_limit_per_minute as "rateLimitPerMinute", rate_limit_per_day as "rateLimitPerDay",
+                created_at as "createdAt"`;
+    return updated!;
+  });
+  return toOrganization(row);
+}
+
 export async function createWorkspace(sql: Sql, organizationId: string, name: string): Promise<Workspace> {
   await getOrganization(sql, organizationId);
   try {
@@ -84,6 +128,20 @@ export async function createUser(sql: Sql, email: string, externalSubject?: stri
     return { ...row!, createdAt: row!.createdAt.toISOString() };
   } catch (error) {
     if (pgCode(error) === '23505') throw new AppError('CONFLICT', 'A user with that email or external subject exists');
+    throw error;
+  }
+}
+
+/** Links a user to the `sub` claim of their OAuth tokens (null unlinks). */
+export async function setUserExternalSubject(sql: Sql, id: string, externalSubject: string | null): Promise<User> {
+  try {
+    const [row] = await sql<(Omit<User, 'createdAt'> & { createdAt: Date })[]>`
+      update users set external_subject = ${externalSubject} where id = ${id}
+      returning id, email, external_subject as "externalSubject", created_at as "createdAt"`;
+    if (!row) throw notFound('User', { userId: id });
+    return { ...row, createdAt: row.createdAt.toISOString() };
+  } catch (error) {
+    if (pgCode(error) === '23505') throw new AppError('CONFLICT', 'Another user has that external subject');
     throw error;
   }
 }

@@ -64,6 +64,15 @@ function requireUuidHeader(request: FastifyRequest, name: string, why: string): 
 
 const outsideReach = (what: string) => new AppError('FORBIDDEN', `The ${what} is outside this credential's reach`);
 
+/**
+ * A header a key does not need may still be sent; when it is, it must name what the key
+ * already reaches, so a caller never silently works in another workspace than it asked for.
+ */
+function requireOptionalMatch(request: FastifyRequest, name: string, expected: string, what: string) {
+  if (headerValue(request, name) === undefined) return;
+  if (requireUuidHeader(request, name, '') !== expected) throw outsideReach(what);
+}
+
 async function workspaceOf(sql: Sql, workspaceId: string): Promise<string | undefined> {
   const [row] = await sql<{ organizationId: string }[]>`
     select organization_id as "organizationId" from workspaces where id = ${workspaceId}`;
@@ -115,11 +124,12 @@ export async function authenticateApiKey(sql: Sql, request: FastifyRequest, key:
   const customLimits = { perMinute: row.rateLimitPerMinute, perDay: row.rateLimitPerDay };
 
   if (row.scope === 'workspace') {
-    const asked = headerValue(request, 'x-workspace-id');
-    if (asked !== undefined && asked.toLowerCase() !== row.workspaceId) throw outsideReach('workspace');
+    requireOptionalMatch(request, 'x-organization-id', row.organizationId, 'organization');
+    requireOptionalMatch(request, 'x-workspace-id', row.workspaceId!, 'workspace');
     return { workspaceId: row.workspaceId!, organizationId: row.organizationId, plan: row.plan, customLimits, principal };
   }
   if (row.scope === 'organization') {
+    requireOptionalMatch(request, 'x-organization-id', row.organizationId, 'organization');
     const workspaceId = requireUuidHeader(request, 'x-workspace-id', 'for an organization-scoped key');
     if ((await workspaceOf(sql, workspaceId)) !== row.organizationId) throw outsideReach('workspace');
     return { workspaceId, organizationId: row.organizationId, plan: row.plan, customLimits, principal };

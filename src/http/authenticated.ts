@@ -1,9 +1,29 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from './auth.js';
+import { AppError } from './errors.js';
+import type { FailedAuthLimiter } from './failed-auth.js';
 
 export type Authenticate = (request: FastifyRequest) => Promise<AuthContext>;
 /** Runs after authentication; throws (429) when the organization is over its limit. */
-export type AdmitRequest = (request: FastifyRequest, reply: import('fastify').FastifyReply) => Promise<void>;
+export type AdmitRequest = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/**
+ * Runs `authenticate` behind the failed-attempt limit: a client address that failed too often
+ * gets 429 before its credential is even looked at, and every 401 counts against it.
+ */
+export async function guardedAuthentication<T>(
+  request: FastifyRequest,
+  failedAuth: FailedAuthLimiter | undefined,
+  authenticate: () => T | Promise<T>,
+): Promise<T> {
+  failedAuth?.check(request);
+  try {
+    return await authenticate();
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'UNAUTHORIZED') failedAuth?.record(request);
+    throw error;
+  }
+}
 
 /**
  * Every route registered inside runs only for an authenticated caller, with `request.auth`
@@ -12,11 +32,11 @@ export type AdmitRequest = (request: FastifyRequest, reply: import('fastify').Fa
  */
 export function registerAuthenticatedScope(
   app: FastifyInstance,
-  options: { authenticate: Authenticate; admit?: AdmitRequest | undefined },
+  options: { authenticate: Authenticate; admit?: AdmitRequest | undefined; failedAuth?: FailedAuthLimiter | undefined },
 ) {
   app.decorateRequest('auth', null as unknown as AuthContext);
   app.addHook('onRequest', async (request, reply) => {
-    request.auth = await options.authenticate(request);
+    request.auth = await guardedAuthentication(request, options.failedAuth, () => options.authenticate(request));
     if (options.admit) await options.admit(request, reply);
   });
 }

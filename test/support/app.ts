@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.js';
 import * as tenancy from '../../src/admin/tenancy.js';
 import type { Plan } from '../../src/config.js';
+import { createRateLimiter } from '../../src/http/rate-limit.js';
+import { createFailedAuthLimiter } from '../../src/http/failed-auth.js';
 import { openTestStores, type TestStores } from './stores.js';
 
 export interface Tenant {
@@ -19,11 +21,32 @@ export interface TestContext extends TestStores {
   tenant(options?: { plan?: Plan }): Promise<Tenant>;
 }
 
-export async function createTestContext(
-  options: { env?: Record<string, string>; deps?: Partial<AppDeps> } = {},
-): Promise<TestContext> {
+export interface TestContextOptions {
+  env?: Record<string, string>;
+  deps?: Partial<AppDeps>;
+  /**
+   * Per-organization limits counted in PostgreSQL, and the failed-authentication limit per
+   * address, as a started server has them; off by default so other tests never hit them.
+   * `now` is the clock both use.
+   */
+  rateLimits?: boolean | { now?: () => number; maxFailedAuth?: number };
+}
+
+export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
   const stores = await openTestStores(options.env);
-  const app = await buildApp({ config: stores.config, sql: stores.sql, clickhouse: stores.clickhouse, ...options.deps });
+  const limits = options.rateLimits === true ? {} : options.rateLimits || undefined;
+  const app = await buildApp({
+    config: stores.config,
+    sql: stores.sql,
+    clickhouse: stores.clickhouse,
+    ...(limits
+      ? {
+          admit: createRateLimiter(stores.sql, { now: limits.now }).admit,
+          failedAuth: createFailedAuthLimiter({ now: limits.now, maxFailures: limits.maxFailedAuth }),
+        }
+      : {}),
+    ...options.deps,
+  });
   return {
     ...stores,
     app,
