@@ -1,0 +1,15 @@
+# The service image: the TypeScript sources run directly (no build step), as with `npm start`.
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY bin ./bin
+COPY src ./src
+COPY postgres ./postgres
+COPY clickhouse ./clickhouse
+USER node
+ENV HOST=0.0.0.0 PORT=3000 LOUPE_DATA_DIR=/tmp/loupe
+EXPOSE 3000
+# node directly (not npm) so SIGTERM reaches the service and it shuts down gracefully.
+CMD ["node", "--import", "tsx", "src/main.ts", "start"]
