@@ -1,0 +1,162 @@
+import { LoupeError } from './errors.js';
+import { httpError, request } from './http.js';
+import type { ResolvedOptions } from './options.js';
+import type { PromptRecord } from './types.js';
+
+export interface Prompt extends PromptRecord {
+  /** true when this is the caller's fallback, not a record of the service. */
+  isFallback: boolean;
+}
+
+export interface GetPromptOptions {
+  /** A version string (1.2.0); default: the latest version. */
+  version?: string;
+  /** Cache time-to-live for this call; default the client's promptCacheTtlMs. */
+  cacheTtlMs?: number;
+  /** Served when the prompt cannot be fetched and none is cached: a system prompt text or a record. */
+  fallback?: string | (Partial<PromptRecord> & { systemPrompt: string });
+}
+
+interface CacheEntry {
+  prompt: Prompt;
+  fetchedAt: number;
+  refreshing?: Promise<unknown>;
+}
+
+/** GET /api/prompt with an in-memory cache: fresh entries served, stale ones served while one refresh runs. */
+export class PromptClient {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly inFlight = new Map<string, Promise<Prompt>>();
+
+  constructor(private readonly options: ResolvedOptions) {}
+
+  async get(name: string, opts: GetPromptOptions = {}): Promise<Prompt> {
+    const key = `${name}\u0000${opts.version ?? ''}`;
+    const ttl = opts.cacheTtlMs ?? this.options.promptCacheTtlMs;
+    const entry = this.cache.get(key);
+    if (entry) {
+      if (Date.now() - entry.fetchedAt >= ttl && !entry.refreshing) {
+        entry.refreshing = this.load(key, name, opts.version)
+          .catch((error: unknown) => this.options.onError(asPromptError(name, error)))
+          .finally(() => {
+            entry.refreshing = undefined;
+          });
+      }
+      return entry.prompt;
+    }
+    try {
+      return await this.load(key, name, opts.version);
+    } catch (error) {
+      if (opts.fallback === undefined) throw asPromptError(name, error);
+      this.options.onError(asPromptError(name, error));
+      return fallbackPrompt(name, opts);
+    }
+  }
+
+  /** Forgets cached prompts (all, or one name). */
+  invalidate(name?: string): void {
+    for (const key of this.cache.keys()) if (name === undefined || key.startsWith(`${name}\u0000`)) this.cache.delete(key);
+  }
+
+  /** One fetch per key at a time; concurrent callers share it. */
+  private load(key: string, name: string, version: string | undefined): Promise<Prompt> {
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.fetchPrompt(name, version)
+        .then((record) => {
+          const prompt: Prompt = { ...record, isFallback: false };
+          this.cache.set(key, { prompt, fetchedAt: Date.now() });
+          return prompt;
+        })
+        .finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async fetchPrompt(name: string, version: string | undefined): Promise<PromptRecord> {
+    const query = new URLSearchParams({ name });
+    if (version === undefined) query.set('isLatest', 'true');
+    const path = `/api/prompt?${query}`;
+    const answer = await request(this.options, 'GET', path);
+    if (answer.status !== 200) throw httpError('GET', path, answer);
+    const records = (answer.body as { data?: PromptRecord[] } | undefined)?.data;
+    if (!Array.isArray(records)) throw new LoupeError('prompt', `GET ${path} answered no list of prompts`);
+    const found = records.find((r) => r.name === name && (version === undefined ? r.isLatest : r.version === version));
+    if (!found) {
+      throw new LoupeError('prompt', `No prompt ${name}${version ? ` version ${version}` : ''}`, { status: 404, code: 'NOT_FOUND' });
+    }
+    return found;
+  }
+}
+
+function asPromptError(name: string, error: unknown): LoupeError {
+  if (error instanceof LoupeError && error.kind === 'prompt') return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const details = error instanceof LoupeError ? error.details : { cause: error };
+  return new LoupeError('prompt', `Prompt ${name} could not be fetched: ${message}`, details);
+}
+
+function fallbackPrompt(name: string, opts: GetPromptOptions): Prompt {
+  const given = typeof opts.fallback === 'string' ? { systemPrompt: opts.fallback } : opts.fallback!;
+  return {
+    id: 0,
+    name,
+    version: opts.version ?? '0.0.0',
+    promptGroupId: '',
+    isLatest: false,
+    humanPrompt: null,
+    rawPrompt: null,
+    description: null,
+    metadata: {},
+    outputSchema: null,
+    ...given,
+    isFallback: true,
+  };
+}
+
+export interface RenderedPrompt {
+  systemPrompt: string;
+  humanPrompt: string | undefined;
+  /** Ready for a chat model: the system message, then the human message when there is one. */
+  messages: Array<{ role: 'system' | 'user'; content: string }>;
+}
+
+// `{{` and `}}` are literal braces; `{name}` is a placeholder; any other brace stays as written.
+const TOKEN = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_.-]*)\}/g;
+
+/** The names of a template's placeholders, in order of first use. */
+export function templateVariables(template: string): string[] {
+  const names = new Set<string>();
+  for (const m of template.matchAll(TOKEN)) if (m[1] !== undefined) names.add(m[1]);
+  return [...names];
+}
+
+/** Fills `{name}` placeholders; throws a LoupeError naming every missing variable. */
+export function renderTemplate(template: string, variables: Record<string, unknown>): string {
+  const missing = templateVariables(template).filter((n) => !Object.hasOwn(variables, n) || variables[n] === undefined);
+  if (missing.length > 0) throw new LoupeError('prompt', `Missing prompt variable(s): ${missing.join(', ')}`, { missing });
+  return template.replace(TOKEN, (token, name: string | undefined) => {
+    if (name === undefined) return token[0]!;
+    const value = variables[name];
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
+/** Fills a prompt's system and human templates together; missing variables of both are named at once. */
+export function render(prompt: Pick<PromptRecord, 'systemPrompt' | 'humanPrompt'>, variables: Record<string, unknown> = {}): RenderedPrompt {
+  const human = prompt.humanPrompt ?? undefined;
+  const needed = [...new Set([...templateVariables(prompt.systemPrompt), ...templateVariables(human ?? '')])];
+  const missing = needed.filter((n) => !Object.hasOwn(variables, n) || variables[n] === undefined);
+  if (missing.length > 0) throw new LoupeError('prompt', `Missing prompt variable(s): ${missing.join(', ')}`, { missing });
+  const systemPrompt = renderTemplate(prompt.systemPrompt, variables);
+  const humanPrompt = human === undefined ? undefined : renderTemplate(human, variables);
+  return {
+    systemPrompt,
+    humanPrompt,
+    messages: [
+      { role: 'system', content: systemPrompt },
+      ...(humanPrompt ? [{ role: 'user' as const, content: humanPrompt }] : []),
+    ],
+  };
+}
