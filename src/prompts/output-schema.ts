@@ -25,10 +25,13 @@ function validatorFor(dialect: unknown): Ajv | Ajv2019 | Ajv2020 | undefined {
   return undefined;
 }
 
-const toProblem = (error: ErrorObject): SchemaProblem => ({
-  path: error.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')),
-  message: error.message ?? 'is invalid',
-});
+function toProblem(error: ErrorObject): SchemaProblem {
+  const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+  return {
+    path: error.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')),
+    message: (error.message ?? 'is invalid') + (allowed ? ` (${allowed.map(String).join(', ')})` : ''),
+  };
+}
 
 /**
  * Checks that an output schema is a JSON Schema its dialect's meta-schema accepts (draft-07
@@ -40,10 +43,11 @@ export function checkOutputSchema(schema: Record<string, unknown>): SchemaProble
     return [{ path: ['$schema'], message: 'must name draft-07, 2019-09 or 2020-12 of JSON Schema, or be left out (draft-07)' }];
   }
   if (!ajv.validateSchema(schema)) {
+    // A meta-schema reports each failed branch of an anyOf (`type` must be a name, or an
+    // array of names); the first problem at a path is the one that reads best.
     const seen = new Set<string>();
     return (ajv.errors ?? []).map(toProblem).filter((p) => {
-      // allErrors reports each branch of an anyOf; one line per path and message is enough.
-      const key = `${p.path.join('.')}:${p.message}`;
+      const key = p.path.join('/');
       return seen.has(key) ? false : (seen.add(key), true);
     });
   }
