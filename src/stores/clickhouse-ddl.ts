@@ -8,6 +8,11 @@
  *   table named `<name>` is put in front, sharded by `{{shard:expr}}` (default `rand()`),
  *   so queries name the same table in both modes.
  * - `{{ttl:expr}}` becomes `TTL expr + INTERVAL n DAY` when retention is set, else nothing.
+ * - `{{local:name}}` names the table that holds the rows: `name` on one node, `name_local` on
+ *   a cluster. ALTERs (indexes, settings) must target it, never the Distributed table.
+ *
+ * Statements without an engine (views, ALTERs, INSERT … SELECT) keep their text; views and
+ * INSERTs name the Distributed table on a cluster, which reads and routes across shards.
  */
 export interface DdlOptions {
   cluster?: string | undefined;
@@ -27,11 +32,14 @@ export function splitStatements(sql: string): string[] {
 const enginePattern = /\{\{engine:([A-Za-z]+)\((.*?)\)\}\}/s;
 const shardPattern = /\{\{shard:(.*?)\}\}/s;
 const ttlPattern = /\{\{ttl:(.*?)\}\}/s;
+const localPattern = /\{\{local:([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 const createTablePattern = /CREATE TABLE IF NOT EXISTS\s+([A-Za-z_][A-Za-z0-9_]*)/;
 
 export function renderClickhouseMigration(statement: string, options: DdlOptions): string[] {
   const onCluster = options.cluster ? `ON CLUSTER ${options.cluster}` : '';
-  let text = statement.replaceAll('{{on_cluster}}', onCluster);
+  let text = statement
+    .replaceAll('{{on_cluster}}', onCluster)
+    .replace(localPattern, (_match, table: string) => (options.cluster ? `${table}_local` : table));
   const ttl = ttlPattern.exec(text);
   if (ttl) {
     text = text.replace(

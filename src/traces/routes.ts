@@ -1,6 +1,74 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
+import { ingestTraces } from './ingest.js';
+import { deleteTrace, getTrace, listTraces } from './read.js';
+import {
+  batchIngestBodySchema,
+  ingestBodySchema,
+  ingestResultSchema,
+  listMetaSchema,
+  listTracesQuery,
+  traceDetailSchema,
+  traceListItemSchema,
+  traceParams,
+} from './schemas.js';
 
-// Filled in by the trace ingestion work.
-export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async () => {};
+const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
+const tags = ['traces'];
+
+/** Native ingestion and retrieval; every handler is confined to `request.auth.workspaceId`. */
+export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse }) => {
+  const ingest = {
+    summary: 'Ingest traces with their spans (idempotent upsert by trace and span id)',
+    response: { 200: envelope(ingestResultSchema), ...errors },
+    tags,
+  };
+
+  app.post('/', {
+    schema: { ...ingest, body: ingestBodySchema },
+    handler: async (request, reply) =>
+      sendData(request, reply, await ingestTraces(clickhouse, request.auth.workspaceId, request.body.traces)),
+  });
+
+  app.post('/batch', {
+    schema: { ...ingest, summary: 'Ingest up to 100 traces', body: batchIngestBodySchema },
+    handler: async (request, reply) =>
+      sendData(request, reply, await ingestTraces(clickhouse, request.auth.workspaceId, request.body.traces)),
+  });
+
+  app.get('/', {
+    schema: {
+      summary: 'List traces, newest first',
+      querystring: listTracesQuery,
+      response: { 200: envelope(z.array(traceListItemSchema), listMetaSchema), ...errors },
+      tags,
+    },
+    handler: async (request, reply) => {
+      const { items, pagination } = await listTraces(clickhouse, request.auth.workspaceId, request.query);
+      return sendData(request, reply, items, { meta: { pagination } });
+    },
+  });
+
+  app.get('/:id', {
+    schema: {
+      summary: 'One trace with all its spans',
+      params: traceParams,
+      response: { 200: envelope(traceDetailSchema), ...errors },
+      tags,
+    },
+    handler: async (request, reply) => sendData(request, reply, await getTrace(clickhouse, request.auth.workspaceId, request.params.id)),
+  });
+
+  app.delete('/:id', {
+    schema: {
+      summary: 'Delete a trace and all its spans',
+      params: traceParams,
+      response: { 200: envelope(z.object({ traceId: z.string(), deleted: z.literal(true) })), ...errors },
+      tags,
+    },
+    handler: async (request, reply) => sendData(request, reply, await deleteTrace(clickhouse, request.auth.workspaceId, request.params.id)),
+  });
+};

@@ -1,0 +1,39 @@
+import type { ClickHouseClient } from '../stores/clickhouse.js';
+import { issuePath } from '../http/errors.js';
+import { toSpanRows } from './rows.js';
+import { insertSpanRows, recomputeTraceSummaries } from './queries.js';
+import { limits, traceSchema, type IngestResult, type Trace } from './schemas.js';
+
+/**
+ * Validates every trace on its own: valid ones are stored, invalid ones are reported by
+ * index, traceId and path, never dropped silently. The OTLP bridge calls this too, with the
+ * native traces it normalized.
+ */
+export async function ingestTraces(clickhouse: ClickHouseClient, workspaceId: string, traces: unknown[]): Promise<IngestResult> {
+  const valid: Trace[] = [];
+  const errors: IngestResult['errors'] = [];
+  traces.forEach((candidate, index) => {
+    const parsed = traceSchema.safeParse(candidate);
+    if (parsed.success) {
+      valid.push(parsed.data);
+      return;
+    }
+    const traceId = typeof (candidate as { traceId?: unknown } | null)?.traceId === 'string' ? (candidate as { traceId: string }).traceId : null;
+    for (const issue of parsed.error.issues.slice(0, limits.issuesPerTrace)) {
+      errors.push({ index, traceId, path: issuePath(`traces.${index}`, issue.path), message: issue.message });
+    }
+  });
+  await storeTraces(clickhouse, workspaceId, valid);
+  return { accepted: valid.length, rejected: traces.length - valid.length, errors };
+}
+
+/**
+ * Stores already-validated traces: one insert for all their spans, then one statement that
+ * recomputes the touched summaries inside the engine. Re-sent spans replace earlier ones
+ * (a newer version of the same key); a trace may arrive over many calls.
+ */
+export async function storeTraces(clickhouse: ClickHouseClient, workspaceId: string, traces: Trace[]): Promise<void> {
+  if (traces.length === 0) return;
+  await insertSpanRows(clickhouse, toSpanRows(workspaceId, traces));
+  await recomputeTraceSummaries(clickhouse, workspaceId, [...new Set(traces.map((t) => t.traceId))]);
+}

@@ -1,0 +1,200 @@
+import type { ClickHouseClient } from '../stores/clickhouse.js';
+import { nextVersion, toStoredTime, type SpanRow } from './rows.js';
+import type { ListTracesQuery } from './schemas.js';
+
+/**
+ * The trace store's SQL. Every statement is led by `workspace_id = {workspaceId:String}`,
+ * the first column of both sorting keys, so no read or write crosses a workspace.
+ *
+ * Inserts wait for the write (no async insert) and, on a cluster, for the Distributed table
+ * to hand the rows to their shard: the summary recomputed right after must see them.
+ */
+const writeSettings = { insert_distributed_sync: 1 } as const;
+
+export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await clickhouse.insert({ table: 'spans', values: rows, format: 'JSONEachRow', clickhouse_settings: writeSettings });
+}
+
+/** LLM spans are the generation kinds; their usage is the trace's usage when any exists. */
+const isLlm = "startsWith(kind, 'llm.')";
+const isRoot = "parent_span_id = ''";
+/** The span that names the trace's model: an LLM span with a model, then most tokens, then id. */
+const modelRank = `(model != '', ifNull(total_tokens, ifNull(input_tokens, 0) + ifNull(output_tokens, 0)), span_id)`;
+const usage = (column: string) => `if(countIf(${isLlm}) > 0, sumIf(${column}, ${isLlm}), sum(${column}))`;
+/** With several root spans the earliest one (the outermost) speaks for the trace. */
+const rootValue = (column: string) => `argMinIf(${column}, (start_time, span_id), ${isRoot})`;
+
+/** Aliases inside carry a t_ prefix: an alias equal to a column name would shadow it in the other aggregates. */
+/** Latest non-empty value of a trace-level field, with the version that carried it. */
+const latestSent = (column: string, alias: string) =>
+  `argMaxIf(${column}, version, ${column} != '') AS ${alias}, maxIf(version, ${column} != '') AS ${alias}_version`;
+/** A payload that omits a trace field keeps the earlier value, even once the spans that carried it were replaced. */
+const keepEarlier = (alias: string, column: string) =>
+  `if(s.${alias}_version >= previous.version OR previous.${column} = '', s.${alias}, previous.${column})`;
+
+/**
+ * Recomputes the summary rows of the given traces from their deduplicated spans, inside the
+ * engine: reads bounded by the primary key, one row per trace, the rules of DESIGN.md.
+ * Trace-level fields come from the latest payload that sent them; the previous summary row
+ * remembers values whose spans have since been re-sent without them.
+ */
+export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, workspaceId: string, traceIds: string[]) {
+  if (traceIds.length === 0) return;
+  await clickhouse.command({
+    query: `
+      INSERT INTO traces (workspace_id, trace_id, name, session_id, source, environment, status, trace_kind,
+        start_time, end_time, duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd,
+        span_count, error_count, version, is_deleted)
+      SELECT s.workspace_id, s.trace_id, ${keepEarlier('t_name', 'name')}, ${keepEarlier('t_session', 'session_id')},
+        s.t_source, ${keepEarlier('t_env', 'environment')}, s.t_status, s.t_kind, s.t_start, s.t_end, s.t_duration,
+        s.t_model, s.t_provider, s.t_input_tokens, s.t_output_tokens, s.t_total_tokens, s.t_cost_usd, s.t_span_count,
+        s.t_error_count,
+        {version:UInt64}, 0
+      FROM (
+        SELECT
+          workspace_id,
+          trace_id,
+          ${latestSent('trace_name', 't_name')},
+          ${latestSent('session_id', 't_session')},
+          ${latestSent('environment', 't_env')},
+          argMax(source, version) AS t_source,
+          countIf(${isRoot}) > 0 AS t_has_root,
+          if(t_has_root, if(${rootValue('status')} = 'error', 'error', 'completed'), 'running') AS t_status,
+          if(t_has_root, ${rootValue('kind')}, '') AS t_kind,
+          min(start_time) AS t_start,
+          if(t_has_root, toNullable(${rootValue('end_time')}), NULL) AS t_end,
+          if(t_has_root, toNullable(${rootValue('duration_ms')}), NULL) AS t_duration,
+          argMaxIf(model, ${modelRank}, ${isLlm}) AS t_model,
+          argMaxIf(provider, ${modelRank}, ${isLlm}) AS t_provider,
+          ${usage('input_tokens')} AS t_input_tokens,
+          ${usage('output_tokens')} AS t_output_tokens,
+          ${usage('total_tokens')} AS t_total_tokens,
+          ${usage('cost_usd')} AS t_cost_usd,
+          toUInt32(count()) AS t_span_count,
+          toUInt32(countIf(status = 'error')) AS t_error_count
+        FROM spans FINAL
+        WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
+        GROUP BY workspace_id, trace_id
+      ) AS s
+      LEFT JOIN (
+        SELECT trace_id, name, session_id, environment, version
+        FROM traces FINAL
+        WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
+      ) AS previous ON previous.trace_id = s.trace_id`,
+    query_params: { workspaceId, traceIds, version: nextVersion().toString() },
+    clickhouse_settings: writeSettings,
+  });
+}
+
+export interface TraceSummaryRow {
+  trace_id: string;
+  name: string;
+  session_id: string;
+  source: string;
+  environment: string;
+  status: 'running' | 'completed' | 'error';
+  trace_kind: string;
+  start_time: string;
+  end_time: string | null;
+  duration_ms: number | null;
+  model: string;
+  provider: string;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  total_tokens: number | null;
+  cost_usd: number | null;
+  span_count: number;
+  error_count: number;
+}
+
+const summaryColumns = `trace_id, name, session_id, source, environment, status, trace_kind, start_time, end_time,
+  duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd, span_count, error_count`;
+
+/** Filters as parameterized fragments; FINAL first, so a filter sees only each trace's newest row. */
+function listFilters(query: ListTracesQuery) {
+  const clauses = ['workspace_id = {workspaceId:String}', 'is_deleted = 0'];
+  const params: Record<string, unknown> = {};
+  if (query.sessionId !== undefined) (clauses.push('session_id = {sessionId:String}'), (params.sessionId = query.sessionId));
+  if (query.status !== undefined) (clauses.push('status = {status:String}'), (params.status = query.status));
+  if (query.source !== undefined) (clauses.push('source = {source:String}'), (params.source = query.source));
+  if (query.environment !== undefined) (clauses.push('environment = {environment:String}'), (params.environment = query.environment));
+  if (query.startAfter !== undefined) {
+    clauses.push("start_time > {startAfter:DateTime64(6, 'UTC')}");
+    params.startAfter = toStoredTime(query.startAfter);
+  }
+  if (query.startBefore !== undefined) {
+    clauses.push("start_time < {startBefore:DateTime64(6, 'UTC')}");
+    params.startBefore = toStoredTime(query.startBefore);
+  }
+  return { where: clauses.join(' AND '), params };
+}
+
+/** One page of summaries, newest first, and the number of matching traces. Never reads span payloads. */
+export async function listTraceSummaries(clickhouse: ClickHouseClient, workspaceId: string, query: ListTracesQuery) {
+  const { where, params } = listFilters(query);
+  const query_params = { ...params, workspaceId, limit: query.limit, offset: query.offset };
+  const [page, count] = await Promise.all([
+    clickhouse.query({
+      query: `SELECT ${summaryColumns} FROM traces FINAL WHERE ${where}
+              ORDER BY start_time DESC, trace_id ASC LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      query_params,
+      format: 'JSONEachRow',
+    }),
+    clickhouse.query({ query: `SELECT count() AS total FROM traces FINAL WHERE ${where}`, query_params, format: 'JSONEachRow' }),
+  ]);
+  const rows = await page.json<TraceSummaryRow>();
+  const [totalRow] = await count.json<{ total: number }>();
+  return { rows, total: Number(totalRow?.total ?? 0) };
+}
+
+export async function findTraceSummary(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
+  const result = await clickhouse.query({
+    query: `SELECT ${summaryColumns} FROM traces FINAL
+            WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0`,
+    query_params: { workspaceId, traceId },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<TraceSummaryRow>();
+  return row;
+}
+
+export type StoredSpanRow = Omit<SpanRow, 'workspace_id' | 'trace_name' | 'session_id' | 'source' | 'environment' | 'version'>;
+
+/** Every live span of the given traces, in start order. */
+export async function selectSpans(clickhouse: ClickHouseClient, workspaceId: string, traceIds: string[]) {
+  if (traceIds.length === 0) return [];
+  const result = await clickhouse.query({
+    query: `SELECT trace_id, span_id, parent_span_id, name, kind, status, status_message, start_time, end_time,
+              duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd,
+              input, output, attributes, events, metadata
+            FROM spans FINAL
+            WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
+            ORDER BY trace_id, start_time, span_id`,
+    query_params: { workspaceId, traceIds },
+    format: 'JSONEachRow',
+  });
+  return result.json<StoredSpanRow>();
+}
+
+/**
+ * Tombstones (is_deleted = 1, a newer version) for the trace's spans and summary. They carry
+ * the keys and start time only, so once merged the trace's content is gone from disk too;
+ * the start time keeps the retention TTL of the tombstone in step with the rows it hides.
+ */
+export async function tombstoneTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
+  const query_params = { workspaceId, traceId, version: nextVersion().toString() };
+  const live = 'WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0';
+  await clickhouse.command({
+    query: `INSERT INTO spans (workspace_id, trace_id, span_id, start_time, version, is_deleted)
+            SELECT workspace_id, trace_id, span_id, start_time, {version:UInt64}, 1 FROM spans FINAL ${live}`,
+    query_params,
+    clickhouse_settings: writeSettings,
+  });
+  await clickhouse.command({
+    query: `INSERT INTO traces (workspace_id, trace_id, start_time, span_count, error_count, version, is_deleted)
+            SELECT workspace_id, trace_id, start_time, 0, 0, {version:UInt64}, 1 FROM traces FINAL ${live}`,
+    query_params,
+    clickhouse_settings: writeSettings,
+  });
+}

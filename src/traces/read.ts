@@ -1,0 +1,31 @@
+import type { ClickHouseClient } from '../stores/clickhouse.js';
+import { notFound } from '../http/errors.js';
+import { findTraceSummary, listTraceSummaries, selectSpans, tombstoneTrace } from './queries.js';
+import type { ListTracesQuery, TraceDetail, TraceListItem } from './schemas.js';
+import { groupSpansByTrace, toStoredSpan, toTraceListItem } from './tree.js';
+
+/** Newest first; with include=spans each item also carries its flat span list. */
+export async function listTraces(clickhouse: ClickHouseClient, workspaceId: string, query: ListTracesQuery) {
+  const { rows, total } = await listTraceSummaries(clickhouse, workspaceId, query);
+  let items: TraceListItem[] = rows.map(toTraceListItem);
+  if (query.include === 'spans') {
+    const spans = groupSpansByTrace(await selectSpans(clickhouse, workspaceId, rows.map((r) => r.trace_id)));
+    items = items.map((item) => ({ ...item, spans: spans.get(item.traceId) ?? [] }));
+  }
+  const pagination = { limit: query.limit, offset: query.offset, total, hasMore: query.offset + items.length < total };
+  return { items, pagination };
+}
+
+export async function getTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string): Promise<TraceDetail> {
+  const summary = await findTraceSummary(clickhouse, workspaceId, traceId);
+  if (!summary) throw notFound('Trace', { traceId });
+  const spans = await selectSpans(clickhouse, workspaceId, [traceId]);
+  return { ...toTraceListItem(summary), spans: spans.map(toStoredSpan) };
+}
+
+export async function deleteTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
+  const summary = await findTraceSummary(clickhouse, workspaceId, traceId);
+  if (!summary) throw notFound('Trace', { traceId });
+  await tombstoneTrace(clickhouse, workspaceId, traceId);
+  return { traceId, deleted: true as const };
+}

@@ -1,0 +1,113 @@
+import type { Span, Trace } from './schemas.js';
+
+/**
+ * Conversion between the wire shapes and the rows of `spans` (clickhouse/0001). Optional
+ * fields that were not sent are stored as '' (strings) or NULL (numbers) and left out again
+ * when read, so a span comes back with exactly the fields it was sent with.
+ */
+
+export interface SpanRow {
+  workspace_id: string;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string;
+  name: string;
+  kind: string;
+  status: string;
+  status_message: string;
+  start_time: string;
+  end_time: string;
+  duration_ms: number;
+  model: string;
+  provider: string;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  total_tokens: number | null;
+  cost_usd: number | null;
+  input: string;
+  output: string;
+  attributes: string;
+  events: string;
+  metadata: string;
+  trace_name: string;
+  session_id: string;
+  source: string;
+  environment: string;
+  /** UInt64 as a decimal string: it does not fit a JS number exactly. */
+  version: string;
+}
+
+let lastVersion = 0n;
+const versionOrigin = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
+
+/**
+ * Row versions: nanoseconds since the epoch on a monotonic clock, bumped by one when two
+ * calls land on the same nanosecond, so every later ingest in this process wins and replicas
+ * order by wall time.
+ */
+export function nextVersion(): bigint {
+  const now = versionOrigin + process.hrtime.bigint();
+  lastVersion = now > lastVersion ? now : lastVersion + 1n;
+  return lastVersion;
+}
+
+/** ISO 8601 with any offset → 'YYYY-MM-DD hh:mm:ss.ffffff' in UTC, microseconds kept. */
+export function toStoredTime(iso: string): string {
+  const ms = Date.parse(iso);
+  const whole = new Date(Math.floor(ms / 1000) * 1000).toISOString();
+  const fraction = (/\.(\d+)/.exec(iso)?.[1] ?? '').padEnd(6, '0').slice(0, 6);
+  return `${whole.slice(0, 10)} ${whole.slice(11, 19)}.${fraction}`;
+}
+
+/** 'YYYY-MM-DD hh:mm:ss[.ffffff]' (UTC) → ISO 8601; milliseconds unless microseconds are set. */
+export function fromStoredTime(stored: string): string {
+  const [date, time = '00:00:00'] = stored.split(' ');
+  const [clock, fraction = ''] = time.split('.');
+  const digits = fraction.padEnd(6, '0');
+  const shown = digits.endsWith('000') ? digits.slice(0, 3) : digits;
+  return `${date}T${clock}.${shown}Z`;
+}
+
+const json = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
+
+export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version: string): SpanRow {
+  return {
+    workspace_id: workspaceId,
+    trace_id: trace.traceId,
+    span_id: span.spanId,
+    parent_span_id: span.parentSpanId ?? '',
+    name: span.name,
+    kind: span.kind,
+    status: span.status,
+    status_message: span.statusMessage ?? '',
+    start_time: toStoredTime(span.startTime),
+    end_time: toStoredTime(span.endTime),
+    duration_ms: span.durationMs,
+    model: span.model ?? '',
+    provider: span.provider ?? '',
+    input_tokens: span.inputTokens ?? null,
+    output_tokens: span.outputTokens ?? null,
+    total_tokens: span.totalTokens ?? null,
+    cost_usd: span.costUsd ?? null,
+    input: json(span.input),
+    output: json(span.output),
+    attributes: json(span.attributes),
+    events: json(span.events),
+    metadata: json(span.metadata),
+    trace_name: trace.name ?? '',
+    session_id: trace.sessionId ?? '',
+    source: trace.source,
+    environment: trace.environment ?? '',
+    version,
+  };
+}
+
+/** Every span row of a list of traces; later traces get later versions (the last one sent wins). */
+export function toSpanRows(workspaceId: string, traces: Trace[]): SpanRow[] {
+  const rows: SpanRow[] = [];
+  for (const trace of traces) {
+    const version = nextVersion().toString();
+    for (const span of trace.spans) rows.push(toSpanRow(workspaceId, trace, span, version));
+  }
+  return rows;
+}

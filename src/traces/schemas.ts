@@ -1,0 +1,233 @@
+import { z } from 'zod';
+
+/**
+ * Wire shapes of traces and spans, as SPEC.md's tables give them, with the limits the
+ * specification leaves open (documented in the README, section Traces).
+ */
+
+export const spanKinds = [
+  'llm.chat',
+  'llm.completion',
+  'llm.embedding',
+  'chain',
+  'agent',
+  'graph',
+  'node',
+  'edge',
+  'workflow',
+  'middleware',
+  'tool',
+  'retrieval',
+  'rerank',
+  'guardrail',
+  'custom',
+] as const;
+export const spanKindSchema = z.enum(spanKinds);
+export type SpanKind = z.infer<typeof spanKindSchema>;
+
+export const spanStatusSchema = z.enum(['ok', 'error', 'unset']);
+export const traceStatusSchema = z.enum(['running', 'completed', 'error']);
+
+export const limits = {
+  idLength: 128,
+  nameLength: 1000,
+  sessionIdLength: 256,
+  labelLength: 64,
+  modelLength: 256,
+  statusMessageLength: 10_000,
+  spansPerTrace: 10_000,
+  eventsPerSpan: 1000,
+  issuesPerTrace: 20,
+  batchTraces: 100,
+} as const;
+
+/** Trace and span ids: what OpenTelemetry, UUIDs and most SDKs produce, nothing that needs escaping. */
+export const idSchema = z
+  .string()
+  .min(1)
+  .max(limits.idLength)
+  .regex(/^[A-Za-z0-9._:\-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+/** Source and environment: short labels used for grouping and filters. */
+const labelSchema = z
+  .string()
+  .min(1)
+  .max(limits.labelLength)
+  .regex(/^[A-Za-z0-9._:\/\-]+$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : / -');
+const noControl = /^[^\u0000-\u001f\u007f]*$/;
+const sessionIdSchema = z.string().min(1).max(limits.sessionIdLength).regex(noControl, 'must not contain control characters');
+const nameSchema = z.string().min(1).max(limits.nameLength);
+/** Years the store's DateTime64 and retention TTL can hold without clamping. */
+const isoTime = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone (Z or ±hh:mm)' })
+  .refine((v) => {
+    const year = new Date(Date.parse(v)).getUTCFullYear();
+    return year >= 1970 && year < 2100;
+  }, 'must be between the years 1970 and 2099');
+const amount = z.number().finite().nonnegative();
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const spanMessageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.string(),
+  name: z.string().optional(),
+  toolCallId: z.string().optional(),
+});
+export const toolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: jsonObject,
+  result: z.unknown().optional(),
+});
+export const documentSchema = z.object({
+  content: z.string(),
+  metadata: jsonObject.optional(),
+  score: z.number().finite().optional(),
+});
+export const spanIOSchema = z.object({
+  messages: z.array(spanMessageSchema).optional(),
+  toolCalls: z.array(toolCallSchema).optional(),
+  documents: z.array(documentSchema).optional(),
+  text: z.string().optional(),
+  raw: z.unknown().optional(),
+});
+export type SpanIO = z.infer<typeof spanIOSchema>;
+
+export const spanEventSchema = z.object({
+  name: z.string().min(1).max(limits.nameLength),
+  timestamp: isoTime,
+  attributes: jsonObject.optional(),
+});
+
+/** Fields a span may carry; unknown fields are dropped (the README lists the kept ones). */
+const spanFields = {
+  spanId: idSchema,
+  parentSpanId: idSchema.optional(),
+  name: nameSchema,
+  kind: spanKindSchema,
+  input: spanIOSchema.optional(),
+  output: spanIOSchema.optional(),
+  startTime: isoTime,
+  endTime: isoTime,
+  durationMs: amount,
+  model: z.string().min(1).max(limits.modelLength).optional(),
+  provider: z.string().min(1).max(limits.modelLength).optional(),
+  inputTokens: amount.optional(),
+  outputTokens: amount.optional(),
+  totalTokens: amount.optional(),
+  costUsd: amount.optional(),
+  status: spanStatusSchema,
+  statusMessage: z.string().max(limits.statusMessageLength).optional(),
+  attributes: jsonObject.optional(),
+  events: z.array(spanEventSchema).max(limits.eventsPerSpan).optional(),
+  metadata: jsonObject.optional(),
+};
+
+export const spanSchema = z.object(spanFields).superRefine((span, ctx) => {
+  if (isBefore(span.endTime, span.startTime)) {
+    ctx.addIssue({ code: 'custom', path: ['endTime'], message: 'must not be before startTime' });
+  }
+  if (span.parentSpanId !== undefined && span.parentSpanId === span.spanId) {
+    ctx.addIssue({ code: 'custom', path: ['parentSpanId'], message: 'must not name the span itself' });
+  }
+});
+export type Span = z.infer<typeof spanSchema>;
+
+/** Date.parse drops sub-millisecond digits, so equal milliseconds compare those digits. */
+export function isBefore(a: string, b: string): boolean {
+  const ms = Date.parse(a) - Date.parse(b);
+  return ms < 0 || (ms === 0 && subMillis(a) < subMillis(b));
+}
+function subMillis(iso: string): number {
+  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? '';
+  return Number(fraction.padEnd(9, '0').slice(3, 9));
+}
+
+export const traceSchema = z
+  .object({
+    traceId: idSchema,
+    name: nameSchema.optional(),
+    sessionId: sessionIdSchema.optional(),
+    source: labelSchema,
+    environment: labelSchema.optional(),
+    spans: z.array(spanSchema).min(1).max(limits.spansPerTrace),
+  })
+  .superRefine((trace, ctx) => {
+    // Two spans with one id in one trace is ambiguous: the trace is rejected, never half-stored.
+    const seen = new Map<string, number>();
+    trace.spans.forEach((span, index) => {
+      const first = seen.get(span.spanId);
+      if (first === undefined) seen.set(span.spanId, index);
+      else ctx.addIssue({ code: 'custom', path: ['spans', index, 'spanId'], message: `duplicates the spanId of spans.${first}` });
+    });
+  });
+export type Trace = z.infer<typeof traceSchema>;
+
+/** The body is checked only for its outer shape here; each trace is validated on its own. */
+export const ingestBodySchema = z.object({ traces: z.array(z.unknown()) });
+export const batchIngestBodySchema = z.object({
+  traces: z.array(z.unknown()).max(limits.batchTraces, `at most ${limits.batchTraces} traces per batch request`),
+});
+
+export const ingestErrorSchema = z.object({
+  index: z.number().int(),
+  traceId: z.string().nullable(),
+  path: z.string(),
+  message: z.string(),
+});
+export const ingestResultSchema = z.object({
+  accepted: z.number().int(),
+  rejected: z.number().int(),
+  errors: z.array(ingestErrorSchema),
+});
+export type IngestResult = z.infer<typeof ingestResultSchema>;
+
+/** A span as returned: exactly the fields it was sent with. */
+export const storedSpanSchema = z.object(spanFields);
+export type StoredSpan = z.infer<typeof storedSpanSchema>;
+
+export const traceListItemSchema = z.object({
+  traceId: z.string(),
+  name: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  source: z.string(),
+  environment: z.string().nullable(),
+  status: traceStatusSchema,
+  traceKind: spanKindSchema.nullable(),
+  startTime: z.string(),
+  endTime: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  model: z.string().optional(),
+  provider: z.string().optional(),
+  inputTokens: z.number().optional(),
+  outputTokens: z.number().optional(),
+  totalTokens: z.number().optional(),
+  costUsd: z.number().optional(),
+  spanCount: z.number().int(),
+  errorCount: z.number().int(),
+  spans: z.array(storedSpanSchema).optional(),
+});
+export type TraceListItem = z.infer<typeof traceListItemSchema>;
+
+export const traceDetailSchema = traceListItemSchema.extend({ spans: z.array(storedSpanSchema) });
+export type TraceDetail = z.infer<typeof traceDetailSchema>;
+
+export const listTracesQuery = z
+  .object({
+    sessionId: sessionIdSchema.optional(),
+    status: traceStatusSchema.optional(),
+    source: labelSchema.optional(),
+    environment: labelSchema.optional(),
+    startAfter: isoTime.optional(),
+    startBefore: isoTime.optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+    include: z.enum(['spans']).optional(),
+  })
+  .strict();
+export type ListTracesQuery = z.infer<typeof listTracesQuery>;
+
+export const traceParams = z.object({ id: idSchema });
+
+export const listMetaSchema = {
+  pagination: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int(), hasMore: z.boolean() }),
+};
