@@ -1,6 +1,102 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
+import { decodeJsonRequest, parseOtlpJson } from './json.js';
+import { decodeProtobufRequest, encodeProtobufResponse, ProtobufDecodeError } from './protobuf.js';
+import { ExportGate, exportSpans } from './export.js';
+import type { PlainExportRequest } from './model.js';
 
-// Filled in by the OTLP bridge work.
-export const otlpRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async () => {};
+type OtlpBody = { encoding: 'json'; value: unknown } | { encoding: 'protobuf'; value: Buffer };
+
+const protobufTypes = ['application/x-protobuf', 'application/protobuf'];
+
+export const otlpResponseSchema = z.object({
+  partialSuccess: z.object({ rejectedSpans: z.number().int(), errorMessage: z.string() }).optional(),
+  data: z.object({
+    accepted: z.number().int(),
+    rejected: z.number().int(),
+    errors: z.array(z.object({ traceId: z.string(), spanId: z.string(), reason: z.string() })),
+  }),
+  meta: metaSchema,
+});
+
+const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 413: errorEnvelopeSchema, 415: errorEnvelopeSchema, 503: errorEnvelopeSchema };
+
+/** Exports in flight per process before exporters are asked to retry. */
+const maxExportsInFlight = 16;
+
+function decodeBody(body: OtlpBody | undefined): PlainExportRequest {
+  if (body === undefined) return {}; // an empty protobuf body is an empty request
+  if (body.encoding === 'protobuf') {
+    try {
+      return decodeProtobufRequest(body.value);
+    } catch (error) {
+      if (error instanceof ProtobufDecodeError) {
+        throw new AppError('VALIDATION_ERROR', error.message, { issues: [{ path: 'body', message: 'is not a protobuf ExportTraceServiceRequest' }] });
+      }
+      throw error;
+    }
+  }
+  const decoded = decodeJsonRequest(body.value);
+  if (!decoded.ok) {
+    throw new AppError('VALIDATION_ERROR', `Body is not an OTLP/JSON ExportTraceServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`, {
+      issues: decoded.issues,
+    });
+  }
+  return decoded.request;
+}
+
+/**
+ * OTLP/HTTP traces receiver: an OpenTelemetry exporter needs only this URL and `x-api-key`.
+ * JSON and protobuf, plain or gzip (decompressed, within the body limit, by the app's body
+ * hook); the answer is an ExportTraceServiceResponse in the request's encoding.
+ */
+export const otlpRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse }) => {
+  // Only these two encodings, in this scope only: anything else answers 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    try {
+      done(null, { encoding: 'json', value: parseOtlpJson(text as string) } satisfies OtlpBody);
+    } catch {
+      done(new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', { issues: [{ path: 'body', message: 'is not valid JSON' }] }), undefined);
+    }
+  });
+  app.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (_request, buffer, done) => {
+    done(null, { encoding: 'protobuf', value: buffer as Buffer } satisfies OtlpBody);
+  });
+
+  const gate = new ExportGate(maxExportsInFlight);
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = request.body as OtlpBody | undefined;
+    const plain = decodeBody(body);
+    const leave = gate.enter();
+    try {
+      const result = await exportSpans(clickhouse, request.auth.workspaceId, plain, request.log);
+      if (body?.encoding === 'json') {
+        return reply.code(200).send({
+          ...(result.rejected > 0 ? { partialSuccess: { rejectedSpans: result.rejected, errorMessage: result.errorMessage } } : {}),
+          data: { accepted: result.accepted, rejected: result.rejected, errors: result.errors },
+          meta: meta(request),
+        });
+      }
+      return reply.code(200).header('content-type', 'application/x-protobuf').send(encodeProtobufResponse(result.rejected, result.errorMessage));
+    } finally {
+      leave();
+    }
+  };
+
+  const schema = {
+    summary: 'OTLP/HTTP trace export (ExportTraceServiceRequest as application/json or application/x-protobuf, gzip or not)',
+    description:
+      'Answers an ExportTraceServiceResponse in the request encoding; for JSON the envelope data and meta ride beside partialSuccess. A protobuf request gets a protobuf body.',
+    response: { 200: otlpResponseSchema, ...errors },
+    tags: ['traces', 'otlp'],
+  };
+  app.post('/', { schema }, handler);
+  app.post('/v1/traces', { schema }, handler);
+};

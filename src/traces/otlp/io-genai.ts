@@ -1,0 +1,139 @@
+import type { SpanIO, SpanMessage, SpanToolCall } from './model.js';
+import { asArguments, asString, asText, isRecord, parseMaybeJson, toRole } from './io-values.js';
+
+/**
+ * OpenTelemetry GenAI messages (semantic conventions v1.37+): `gen_ai.input.messages`,
+ * `gen_ai.output.messages` ([{role, parts, name?, finish_reason?}]) and
+ * `gen_ai.system_instructions` ([part]), structured or as JSON text. Text parts become
+ * message content, tool_call parts toolCalls, tool_call_response parts tool messages (and the
+ * result of the matching call). Anything the native shape cannot hold (reasoning, blob, file,
+ * uri parts, unknown roles) keeps the whole original under `raw`, so nothing is dropped.
+ */
+export interface ConvertedMessages {
+  messages: SpanMessage[];
+  toolCalls: SpanToolCall[];
+  lossy: boolean;
+}
+
+function convertParts(parts: unknown[], role: SpanMessage['role'], out: ConvertedMessages, name?: string) {
+  const text: string[] = [];
+  let toolParts = 0;
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      text.push(part);
+      continue;
+    }
+    if (!isRecord(part)) {
+      out.lossy = true;
+      continue;
+    }
+    const type = asString(part.type);
+    if (type === 'text') text.push(asText(part.content ?? part.text));
+    else if (type === 'tool_call') {
+      toolParts++;
+      out.toolCalls.push({ id: asString(part.id) ?? '', name: asString(part.name) ?? '', arguments: asArguments(part.arguments) });
+    } else if (type === 'tool_call_response') {
+      toolParts++;
+      const id = asString(part.id) ?? '';
+      const result = part.response !== undefined ? part.response : part.result;
+      out.messages.push({ role: 'tool', content: asText(result), ...(id ? { toolCallId: id } : {}) });
+      const call = out.toolCalls.find((c) => c.id === id && id !== '');
+      if (call) call.result = parseMaybeJson(result);
+    } else out.lossy = true; // reasoning, blob, file, uri and future part types
+  }
+  if (text.length > 0 || toolParts === 0) {
+    out.messages.push({ role, content: text.join('\n'), ...(name ? { name } : {}) });
+  }
+}
+
+export function convertGenAiMessages(value: unknown, out: ConvertedMessages = { messages: [], toolCalls: [], lossy: false }) {
+  const list = parseMaybeJson(value);
+  if (!Array.isArray(list)) {
+    if (typeof list === 'string') out.messages.push({ role: 'user', content: list });
+    out.lossy = true;
+    return out;
+  }
+  for (const message of list) {
+    if (!isRecord(message)) {
+      out.lossy = true;
+      continue;
+    }
+    const { role, exact } = toRole(message.role);
+    if (!exact) out.lossy = true;
+    if (message.finish_reason !== undefined) out.lossy = true;
+    const parts = Array.isArray(message.parts) ? message.parts : message.content !== undefined ? [asText(message.content)] : [];
+    convertParts(parts, role, out, asString(message.name));
+  }
+  return out;
+}
+
+export function convertSystemInstructions(value: unknown, out: ConvertedMessages = { messages: [], toolCalls: [], lossy: false }) {
+  const parsed = parseMaybeJson(value);
+  const parts = Array.isArray(parsed) ? parsed : [asText(parsed)];
+  convertParts(parts, 'system', out);
+  return out;
+}
+
+/**
+ * The ai SDK's own prompt format (`ai.prompt.messages`, `ai.prompt`): content is a string or
+ * parts {type: text | tool-call | tool-result | reasoning | file | image}.
+ */
+export function convertAiSdkMessages(value: unknown, out: ConvertedMessages = { messages: [], toolCalls: [], lossy: false }) {
+  const parsed = parseMaybeJson(value);
+  if (isRecord(parsed)) {
+    // `ai.prompt`: {system?, prompt?, messages?}
+    if (parsed.system !== undefined) out.messages.push({ role: 'system', content: asText(parsed.system) });
+    if (typeof parsed.prompt === 'string') out.messages.push({ role: 'user', content: parsed.prompt });
+    else if (Array.isArray(parsed.prompt)) convertAiSdkMessages(parsed.prompt, out);
+    if (Array.isArray(parsed.messages)) convertAiSdkMessages(parsed.messages, out);
+    return out;
+  }
+  if (!Array.isArray(parsed)) {
+    out.lossy = true;
+    return out;
+  }
+  for (const message of parsed) {
+    if (!isRecord(message)) continue;
+    const { role, exact } = toRole(message.role);
+    if (!exact) out.lossy = true;
+    if (typeof message.content === 'string') {
+      out.messages.push({ role, content: message.content });
+      continue;
+    }
+    const parts = Array.isArray(message.content) ? message.content : [];
+    convertParts(
+      parts.map((p) => {
+        if (!isRecord(p)) return p;
+        if (p.type === 'tool-call') return { type: 'tool_call', id: p.toolCallId, name: p.toolName, arguments: p.input ?? p.args };
+        if (p.type === 'tool-result') {
+          const output = isRecord(p.output) && 'value' in p.output ? p.output.value : (p.output ?? p.result);
+          return { type: 'tool_call_response', id: p.toolCallId, response: output };
+        }
+        return p;
+      }),
+      role,
+      out,
+    );
+  }
+  return out;
+}
+
+/** `ai.response.toolCalls`: [{toolCallId, toolName, input | args}]. */
+export function convertAiSdkToolCalls(value: unknown): SpanToolCall[] {
+  const parsed = parseMaybeJson(value);
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter(isRecord).map((c) => ({
+    id: asString(c.toolCallId) ?? '',
+    name: asString(c.toolName) ?? '',
+    arguments: asArguments(c.input ?? c.args),
+  }));
+}
+
+/** Merges converted messages into a SpanIO side, keeping the original when lossy. */
+export function toSpanIO(converted: ConvertedMessages, source: string, original: unknown): SpanIO {
+  const io: SpanIO = {};
+  if (converted.messages.length > 0) io.messages = converted.messages;
+  if (converted.toolCalls.length > 0) io.toolCalls = converted.toolCalls;
+  if (converted.lossy) io.raw = { [source]: parseMaybeJson(original) };
+  return io;
+}

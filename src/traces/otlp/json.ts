@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { PlainAnyValue, PlainExportRequest, PlainKeyValue } from './model.js';
+
+/**
+ * OTLP/JSON (the protobuf JSON mapping with hex ids): one zod schema for the wire shape.
+ * Nested objects ignore unknown fields, as protobuf JSON readers may; the top level is
+ * strict, so a body that is some other JSON (a native `{traces}` payload) answers 400.
+ */
+const int64 = z.union([z.string().regex(/^-?\d+$/, 'must be an integer'), z.number().int()]);
+const uint32 = z.number().int().min(0);
+const id = z.string();
+
+const anyValue: z.ZodType<PlainAnyValue> = z.lazy(() =>
+  z.looseObject({
+    stringValue: z.string().optional(),
+    boolValue: z.boolean().optional(),
+    intValue: int64.optional(),
+    doubleValue: z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])]).optional(),
+    arrayValue: z.looseObject({ values: z.array(anyValue).optional() }).optional(),
+    kvlistValue: z.looseObject({ values: z.array(keyValue).optional() }).optional(),
+    bytesValue: z.string().optional(),
+  }),
+);
+const keyValue: z.ZodType<PlainKeyValue> = z.lazy(() => z.looseObject({ key: z.string(), value: anyValue.optional() }));
+const attributes = z.array(keyValue).optional();
+
+const span = z.looseObject({
+  traceId: id.optional(),
+  spanId: id.optional(),
+  traceState: z.string().optional(),
+  parentSpanId: id.optional(),
+  flags: uint32.optional(),
+  name: z.string().optional(),
+  kind: z.number().int().optional(),
+  startTimeUnixNano: int64.optional(),
+  endTimeUnixNano: int64.optional(),
+  attributes,
+  droppedAttributesCount: uint32.optional(),
+  events: z
+    .array(z.looseObject({ timeUnixNano: int64.optional(), name: z.string().optional(), attributes, droppedAttributesCount: uint32.optional() }))
+    .optional(),
+  droppedEventsCount: uint32.optional(),
+  links: z
+    .array(z.looseObject({ traceId: id.optional(), spanId: id.optional(), traceState: z.string().optional(), attributes, flags: uint32.optional() }))
+    .optional(),
+  droppedLinksCount: uint32.optional(),
+  status: z.looseObject({ message: z.string().optional(), code: z.number().int().optional() }).optional(),
+});
+
+export const otlpJsonRequestSchema = z.strictObject({
+  resourceSpans: z.array(
+    z.looseObject({
+      resource: z.looseObject({ attributes, droppedAttributesCount: uint32.optional() }).optional(),
+      scopeSpans: z
+        .array(
+          z.looseObject({
+            scope: z.looseObject({ name: z.string().optional(), version: z.string().optional(), attributes }).optional(),
+            spans: z.array(span).optional(),
+            schemaUrl: z.string().optional(),
+          }),
+        )
+        .optional(),
+      schemaUrl: z.string().optional(),
+    }),
+  ),
+});
+
+// Integer literals of the int64 fields, at a key position (after `{` or `,`). An unescaped
+// quote cannot occur inside a JSON string, so this never matches string content.
+const int64Literal = /([{,]\s*"(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|intValue)"\s*:\s*)(-?\d{16,})(?=\s*[,}])/g;
+
+/**
+ * Parses OTLP/JSON text. Unix nanoseconds sent as JSON numbers exceed 2^53, so they are
+ * turned into strings before JSON.parse would round them.
+ */
+export function parseOtlpJson(text: string): unknown {
+  return JSON.parse(text.replace(int64Literal, '$1"$2"'));
+}
+
+export type OtlpJsonIssue = { path: string; message: string };
+
+export function decodeJsonRequest(
+  body: unknown,
+): { ok: true; request: PlainExportRequest } | { ok: false; issues: OtlpJsonIssue[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('resourceSpans' in body)) {
+    return { ok: false, issues: [{ path: 'body', message: 'is not an ExportTraceServiceRequest: expected {"resourceSpans": [...]}' }] };
+  }
+  const parsed = otlpJsonRequestSchema.safeParse(body);
+  if (parsed.success) return { ok: true, request: parsed.data as PlainExportRequest };
+  return {
+    ok: false,
+    issues: parsed.error.issues.slice(0, 20).map((issue) => ({
+      path: ['body', ...issue.path.map(String)].join('.'),
+      message: issue.message,
+    })),
+  };
+}

@@ -1,0 +1,164 @@
+import { fromKeyValues } from './any-value.js';
+import { mapIO, mapKind, mapMetrics, mapTraceFields } from './mapping.js';
+import { otelSpanKinds, type Attributes, type NativeSpan, type NativeTrace, type PlainExportRequest, type PlainId, type PlainInt64, type PlainSpan } from './model.js';
+
+export interface SpanRejection {
+  traceId: string;
+  spanId: string;
+  reason: string;
+}
+
+export interface NormalizedExport {
+  traces: NativeTrace[];
+  /** Spans turned away before the native validation (bad ids, missing times). */
+  rejections: SpanRejection[];
+  spanCount: number;
+}
+
+const hexPattern = /^[0-9a-f]+$/;
+const zeroPattern = /^0+$/;
+
+/** A hex id of `bytes` bytes; '' when absent, undefined when malformed or all zero. */
+export function toHexId(id: PlainId | undefined, bytes: number): string | undefined {
+  if (id === undefined) return '';
+  let hex: string;
+  if (typeof id === 'string') {
+    if (id === '') return '';
+    hex = id.toLowerCase();
+    // OTLP/JSON ids are hex; some older senders used base64 of the bytes: take both.
+    if (hex.length !== bytes * 2 && id.length === Math.ceil(bytes / 3) * 4) hex = Buffer.from(id, 'base64').toString('hex');
+  } else {
+    if (id.byteLength === 0) return '';
+    hex = Buffer.from(id.buffer, id.byteOffset, id.byteLength).toString('hex');
+  }
+  if (hex.length !== bytes * 2 || !hexPattern.test(hex) || zeroPattern.test(hex)) return undefined;
+  return hex;
+}
+
+function toNanos(value: PlainInt64 | undefined): bigint | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const n = BigInt(value);
+    return n > 0n ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// Years 1970..9999: what DateTime64 and ISO 8601 both hold.
+const maxNanos = 253402300799999999999n;
+
+/** Unix nanoseconds as ISO 8601 with microseconds: 2025-01-01T00:00:00.123456Z. */
+export function nanosToIso(nanos: bigint): string {
+  const millis = nanos / 1_000_000n;
+  const micros = (nanos / 1000n) % 1000n;
+  return new Date(Number(millis)).toISOString().replace('Z', `${micros.toString().padStart(3, '0')}Z`);
+}
+
+const statuses = ['unset', 'ok', 'error'] as const;
+
+function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string }, start: bigint, end: bigint, context: { resource: Attributes; scope: Record<string, unknown> }) {
+  const attributes = fromKeyValues(span.attributes);
+  const { kind, consumed: kindKeys } = mapKind(attributes);
+  const { fields, consumed: metricKeys } = mapMetrics(attributes);
+  const { input, output, consumed: ioKeys } = mapIO(attributes, kind);
+  const traceFields = mapTraceFields(attributes, context.resource);
+  for (const key of [...kindKeys, ...metricKeys, ...ioKeys]) delete attributes[key];
+
+  const code = span.status?.code ?? 0;
+  const status = statuses[code] ?? 'unset';
+  const events = (span.events ?? []).map((event) => {
+    const at = toNanos(event.timeUnixNano) ?? start;
+    const eventAttributes = fromKeyValues(event.attributes);
+    return {
+      name: event.name || 'event',
+      timestamp: nanosToIso(at > maxNanos ? start : at),
+      ...(Object.keys(eventAttributes).length > 0 ? { attributes: eventAttributes } : {}),
+    };
+  });
+  let statusMessage = span.status?.message || undefined;
+  if (!statusMessage && status === 'error') {
+    const exception = events.find((e) => e.name === 'exception');
+    const message = exception?.attributes?.['exception.message'];
+    if (typeof message === 'string' && message) statusMessage = message;
+  }
+
+  const otel: Record<string, unknown> = { spanKind: otelSpanKinds[span.kind ?? 0] ?? 'unspecified' };
+  if (span.traceState) otel.traceState = span.traceState;
+  if (span.links?.length) {
+    otel.links = span.links.map((l) => ({ traceId: toHexId(l.traceId, 16) ?? '', spanId: toHexId(l.spanId, 8) ?? '', attributes: fromKeyValues(l.attributes) }));
+  }
+  const dropped = { attributes: span.droppedAttributesCount ?? 0, events: span.droppedEventsCount ?? 0, links: span.droppedLinksCount ?? 0 };
+  if (dropped.attributes || dropped.events || dropped.links) otel.dropped = dropped;
+
+  const native: NativeSpan = {
+    spanId: ids.spanId,
+    ...(ids.parentSpanId ? { parentSpanId: ids.parentSpanId } : {}),
+    name: span.name || '(unnamed)',
+    kind,
+    ...(input ? { input } : {}),
+    ...(output ? { output } : {}),
+    startTime: nanosToIso(start),
+    endTime: nanosToIso(end),
+    durationMs: Number(end - start) / 1e6,
+    ...fields,
+    status,
+    ...(statusMessage ? { statusMessage } : {}),
+    ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
+    ...(events.length > 0 ? { events } : {}),
+    metadata: { resource: context.resource, scope: context.scope, otel },
+  };
+  return { native, traceFields };
+}
+
+/**
+ * Turns one export request into native traces, one per trace id, and lists the spans that
+ * cannot become native spans. The trace name is the root span's name; environment and
+ * session come from the root span (or else the first span that has them), then its resource.
+ */
+export function normalizeExport(request: PlainExportRequest): NormalizedExport {
+  const traces = new Map<string, { trace: NativeTrace; fieldsFromRoot: boolean; bySpanId: Map<string, number> }>();
+  const rejections: SpanRejection[] = [];
+  let spanCount = 0;
+  for (const resourceSpans of request.resourceSpans ?? []) {
+    const resource = fromKeyValues(resourceSpans.resource?.attributes);
+    for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
+      const scopeInfo = scopeSpans.scope ?? {};
+      const scope: Record<string, unknown> = { name: scopeInfo.name ?? '', ...(scopeInfo.version ? { version: scopeInfo.version } : {}) };
+      const scopeAttributes = fromKeyValues(scopeInfo.attributes);
+      if (Object.keys(scopeAttributes).length > 0) scope.attributes = scopeAttributes;
+      for (const span of scopeSpans.spans ?? []) {
+        spanCount++;
+        const traceId = toHexId(span.traceId, 16);
+        const spanId = toHexId(span.spanId, 8);
+        const parentSpanId = toHexId(span.parentSpanId, 8);
+        const start = toNanos(span.startTimeUnixNano);
+        const end = toNanos(span.endTimeUnixNano);
+        const reject = (reason: string) => rejections.push({ traceId: traceId || '', spanId: spanId || '', reason });
+        if (!traceId) reject('traceId is missing or not 16 bytes of hex (or all zero)');
+        else if (!spanId) reject('spanId is missing or not 8 bytes of hex (or all zero)');
+        else if (parentSpanId === undefined) reject('parentSpanId is not 8 bytes of hex (or all zero)');
+        else if (start === undefined || start > maxNanos) reject('startTimeUnixNano is missing or out of range');
+        else if (end === undefined || end > maxNanos) reject('endTimeUnixNano is missing or out of range');
+        else if (end < start) reject('endTimeUnixNano is before startTimeUnixNano');
+        else {
+          const { native, traceFields: fields } = buildSpan(span, { spanId, parentSpanId }, start, end, { resource, scope });
+          let entry = traces.get(traceId);
+          if (!entry) traces.set(traceId, (entry = { trace: { traceId, source: 'otel', spans: [] }, fieldsFromRoot: false, bySpanId: new Map() }));
+          // A span sent twice in one export (a retried batch) is one span: the last copy wins.
+          const earlier = entry.bySpanId.get(spanId);
+          if (earlier === undefined) entry.bySpanId.set(spanId, entry.trace.spans.push(native) - 1);
+          else entry.trace.spans[earlier] = native;
+          const isRoot = !parentSpanId;
+          if (isRoot) entry.trace.name = native.name;
+          if (isRoot || !entry.fieldsFromRoot) {
+            if (isRoot) entry.fieldsFromRoot = true;
+            if (fields.environment && (isRoot || !entry.trace.environment)) entry.trace.environment = fields.environment;
+            if (fields.sessionId && (isRoot || !entry.trace.sessionId)) entry.trace.sessionId = fields.sessionId;
+          }
+        }
+      }
+    }
+  }
+  return { traces: [...traces.values()].map((e) => e.trace), rejections, spanCount };
+}

@@ -1,0 +1,54 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+import type { PlainExportRequest } from './model.js';
+
+const protoDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'proto');
+
+/** The OTLP trace messages, loaded once from the .proto files beside this module. */
+function loadSchema() {
+  const root = new protobuf.Root();
+  // The files import each other by bare file name; resolve every import inside protoDir.
+  root.resolvePath = (_origin, target) => path.join(protoDir, path.basename(target));
+  root.loadSync('trace_service.proto');
+  root.resolveAll();
+  return {
+    request: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
+    response: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
+  };
+}
+
+const schema = loadSchema();
+
+// int64/fixed64 as decimal strings: unix nanoseconds need 61 bits, more than a double holds.
+// Bytes stay Uint8Array (ids become hex later); defaults are left out, as in OTLP/JSON.
+const toObjectOptions: protobuf.IConversionOptions = { longs: String, enums: Number, defaults: false, arrays: false };
+
+export class ProtobufDecodeError extends Error {}
+
+export function decodeProtobufRequest(body: Buffer): PlainExportRequest {
+  let message: protobuf.Message;
+  try {
+    message = schema.request.decode(body);
+  } catch (error) {
+    throw new ProtobufDecodeError(`Body is not a protobuf ExportTraceServiceRequest: ${(error as Error).message}`);
+  }
+  return schema.request.toObject(message, toObjectOptions) as PlainExportRequest;
+}
+
+export function encodeProtobufResponse(rejectedSpans: number, errorMessage: string | undefined): Buffer {
+  // Full success leaves partial_success unset, as the OTLP specification asks.
+  const payload = rejectedSpans > 0 ? { partialSuccess: { rejectedSpans, errorMessage: errorMessage ?? '' } } : {};
+  return Buffer.from(schema.response.encode(schema.response.fromObject(payload)).finish());
+}
+
+/** For tests and the benchmark: the request as an OTLP exporter would encode it. */
+export function encodeProtobufRequest(request: unknown): Buffer {
+  return Buffer.from(schema.request.encode(schema.request.fromObject(request as Record<string, unknown>)).finish());
+}
+
+export function decodeProtobufResponse(body: Uint8Array) {
+  return schema.response.toObject(schema.response.decode(body), { longs: Number }) as {
+    partialSuccess?: { rejectedSpans?: number; errorMessage?: string };
+  };
+}
