@@ -15,7 +15,8 @@ export const versionString = z
   .superRefine((value, ctx) => {
     const check = parseVersion(value);
     if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
-  });
+  })
+  .meta({ description: 'Strict major.minor.patch (no "v" prefix, prerelease or build metadata)', example: '1.2.0' });
 
 /** A JSON Schema object, checked against its dialect's meta-schema; problems name their path inside it. */
 const outputSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
