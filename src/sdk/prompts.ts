@@ -75,20 +75,27 @@ export class PromptClient {
   }
 
   private async fetchPrompt(name: string, version: string | undefined): Promise<PromptRecord> {
-    const query = new URLSearchParams({ name });
-    if (version === undefined) query.set('isLatest', 'true');
-    const path = `/api/prompt?${query}`;
-    const answer = await request(this.options, 'GET', path);
-    if (answer.status !== 200) throw httpError('GET', path, answer);
-    const records = (answer.body as { data?: PromptRecord[] } | undefined)?.data;
-    if (!Array.isArray(records)) throw new LoupeError('prompt', `GET ${path} answered no list of prompts`);
-    const found = records.find((r) => r.name === name && (version === undefined ? r.isLatest : r.version === version));
-    if (!found) {
-      throw new LoupeError('prompt', `No prompt ${name}${version ? ` version ${version}` : ''}`, { status: 404, code: 'NOT_FOUND' });
+    // The latest version is one record; a given version is looked for page by page (newest first).
+    for (let offset = 0; ; offset += PAGE) {
+      const query = new URLSearchParams({ name });
+      if (version === undefined) query.set('isLatest', 'true');
+      else query.set('limit', String(PAGE));
+      if (offset > 0) query.set('offset', String(offset));
+      const path = `/api/prompt?${query}`;
+      const answer = await request(this.options, 'GET', path);
+      if (answer.status !== 200) throw httpError('GET', path, answer);
+      const records = (answer.body as { data?: PromptRecord[] } | undefined)?.data;
+      if (!Array.isArray(records)) throw new LoupeError('prompt', `GET ${path} answered no list of prompts`);
+      const found = records.find((r) => r.name === name && (version === undefined ? r.isLatest : r.version === version));
+      if (found) return found;
+      if (version === undefined || records.length < PAGE) {
+        throw new LoupeError('prompt', `No prompt ${name}${version ? ` version ${version}` : ''}`, { status: 404, code: 'NOT_FOUND' });
+      }
     }
-    return found;
   }
 }
+
+const PAGE = 200;
 
 function asPromptError(name: string, error: unknown): LoupeError {
   if (error instanceof LoupeError && error.kind === 'prompt') return error;
@@ -123,7 +130,7 @@ export interface RenderedPrompt {
 }
 
 // `{{` and `}}` are literal braces; `{name}` is a placeholder; any other brace stays as written.
-const TOKEN = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_.-]*)\}/g;
+const TOKEN = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** The names of a template's placeholders, in order of first use. */
 export function templateVariables(template: string): string[] {

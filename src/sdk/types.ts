@@ -103,7 +103,7 @@ export interface TracePayload {
 
 export interface IngestError {
   index: number;
-  traceId?: string;
+  traceId?: string | null;
   path: string;
   message: string;
 }

@@ -45,7 +45,7 @@ describe('SDK prompts', () => {
     expect(calls[0]!.headers['x-api-key']).toBe('lpk_test');
     const old = await loupe.getPrompt('support', { version: '1.0.0' });
     expect(old.version).toBe('1.0.0');
-    expect(calls[1]!.url).toBe('http://loupe.test/api/prompt?name=support');
+    expect(calls[1]!.url).toBe('http://loupe.test/api/prompt?name=support&limit=200');
     await expect(loupe.getPrompt('support', { version: '9.9.9' })).rejects.toMatchObject({ kind: 'prompt', details: { code: 'NOT_FOUND' } });
     await loupe.shutdown();
   });
