@@ -143,10 +143,12 @@ export const traceFieldRows: { field: 'environment' | 'sessionId'; key: string }
 
 export function mapTraceFields(span: Attributes, resource: Attributes): { environment?: string; sessionId?: string } {
   const out: { environment?: string; sessionId?: string } = {};
-  for (const row of traceFieldRows) {
-    if (out[row.field] !== undefined) continue;
-    const value = asString(span[row.key]) ?? asString(resource[row.key]);
-    if (value) out[row.field] = value;
+  for (const attrs of [span, resource]) {
+    for (const row of traceFieldRows) {
+      if (out[row.field] !== undefined) continue;
+      const value = asString(attrs[row.key]);
+      if (value) out[row.field] = value;
+    }
   }
   return out;
 }
