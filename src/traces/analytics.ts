@@ -1,0 +1,235 @@
+import type { ClickHouseClient } from '../stores/clickhouse.js';
+import type { AnalyticsQuery, AnalyticsResult } from './analytics-schemas.js';
+import { countedUsage, spanGroupsPerTrace, traceConditions, type CompiledQuery, type TraceFilter } from './span-groups.js';
+import { finiteOrNull } from './stats.js';
+
+/**
+ * GET /api/traces/analytics as two aggregate queries: one over the deduplicated trace
+ * summaries (totals, latency, usage over time, efficiency, budget), one over spans (the cost
+ * breakdown). A trace is in range when startAfter < its start time < startBefore, the same
+ * rule as the list filters, so the list's total and `totals.traceCount` agree.
+ *
+ * Percentiles: `quantilesExactInclusive`, exact, for the reasons given in stats.ts.
+ */
+
+export const defaultRangeDays = 30;
+/** Up to this range the usage series has hourly buckets, beyond it daily ones. */
+export const hourlyUpToMs = 2 * 24 * 3600_000;
+
+export type Interval = 'hour' | 'day';
+const bucketExpression: Record<Interval, string> = {
+  hour: 'toStartOfHour(start_time)',
+  day: 'toStartOfDay(start_time)',
+};
+const intervalMs: Record<Interval, number> = { hour: 3600_000, day: 24 * 3600_000 };
+
+export interface AnalyticsRange {
+  startAfter: string;
+  startBefore: string;
+  interval: Interval;
+  /** Range length over the part of it already elapsed: the factor that projects spend to its end. */
+  projectionFactor: number;
+}
+
+/** No range: the last 30 days. One bound only: the other is now, or 30 days before startBefore. */
+export function resolveRange(query: Pick<AnalyticsQuery, 'startAfter' | 'startBefore'>, now: number): AnalyticsRange {
+  const after = query.startAfter !== undefined ? Date.parse(query.startAfter) : undefined;
+  const end = query.startBefore !== undefined ? Date.parse(query.startBefore) : Math.max(now, after ?? now);
+  const start = after ?? end - defaultRangeDays * 24 * 3600_000;
+  const elapsed = Math.min(now, end) - start;
+  return {
+    startAfter: query.startAfter ?? new Date(start).toISOString(),
+    startBefore: query.startBefore ?? new Date(end).toISOString(),
+    interval: end - start <= hourlyUpToMs ? 'hour' : 'day',
+    // Nothing elapsed yet (a range in the future): nothing to extrapolate from.
+    projectionFactor: elapsed > 0 ? (end - start) / elapsed : 1,
+  };
+}
+
+/**
+ * Totals and one row per time bucket in one pass: GROUPING SETS computes the total row
+ * (`isTotal = 1`) beside the buckets, so no figure is summed outside the engine. The outer
+ * SELECT derives rates, efficiency and the budget block from the same aggregates.
+ */
+export function compileTraceTotalsQuery(range: AnalyticsRange): CompiledQuery {
+  const { clauses, params } = traceConditions({ startAfter: range.startAfter, startBefore: range.startBefore }, 'start_time', 'session_id');
+  const where = ['workspace_id = {workspaceId:String}', 'is_deleted = 0', ...clauses].join(' AND ');
+  return {
+    query: `
+  SELECT *,
+    if(traceCount = 0, 0, errorCount / traceCount) AS errorRate,
+    if(traceCount = 0, NULL, costUsd / traceCount) AS costPerTrace,
+    if(totalTokens = 0, NULL, costUsd * 1000 / totalTokens) AS costPer1kTokens,
+    if(traceCount = 0, NULL, totalTokens / traceCount) AS tokensPerTrace,
+    if(completedCount = 0, NULL, costUsd / completedCount) AS costPerSuccessfulTrace,
+    {budget:Float64} - costUsd AS remainingUsd,
+    if({budget:Float64} = 0, NULL, costUsd / {budget:Float64}) AS utilization,
+    costUsd > {budget:Float64} AS exceeded,
+    costUsd * {projectionFactor:Float64} AS projectedUsd
+  FROM (
+    SELECT grouping(bucket) AS isTotal,
+      toUnixTimestamp(${bucketExpression[range.interval]}) AS bucket,
+      count() AS traceCount,
+      sum(span_count) AS spanCount,
+      countIf(status = 'error') AS errorCount,
+      -- Successful traces: completed without error; running ones are not (yet) successes.
+      countIf(status = 'completed') AS completedCount,
+      sum(ifNull(input_tokens, 0)) AS inputTokens,
+      sum(ifNull(output_tokens, 0)) AS outputTokens,
+      sum(ifNull(total_tokens, 0)) AS totalTokens,
+      sum(ifNull(cost_usd, 0)) AS costUsd,
+      avg(duration_ms) AS latencyAvg,
+      quantilesExactInclusive(0.5, 0.9, 0.95, 0.99)(duration_ms) AS latencyPercentiles
+    FROM traces FINAL
+    WHERE ${where}
+    GROUP BY GROUPING SETS ((), (bucket))
+  )
+  ORDER BY isTotal DESC, bucket ASC`,
+    params,
+  };
+}
+
+/**
+ * Cost per model, provider and kind in one pass over the per-trace span groups; shares are
+ * each group's part of its dimension's total, computed by a window in the engine.
+ */
+export function compileCostBreakdownQuery(filter: TraceFilter): CompiledQuery {
+  const source = spanGroupsPerTrace(['model', 'provider', 'kind'], filter);
+  return {
+    query: `
+  SELECT dimension, key, costUsd,
+    if(sum(costUsd) OVER (PARTITION BY dimension) = 0, 0, costUsd / sum(costUsd) OVER (PARTITION BY dimension)) AS share
+  FROM (
+    SELECT multiIf(grouping(model) = 0, 'model', grouping(provider) = 0, 'provider', 'kind') AS dimension,
+      nullIf(multiIf(grouping(model) = 0, model, grouping(provider) = 0, provider, kind), '') AS key,
+      ${countedUsage('cost_usd')} AS costUsd
+    FROM ${source.query}
+    GROUP BY GROUPING SETS ((model), (provider), (kind))
+  )
+  ORDER BY dimension, costUsd DESC, key ASC NULLS LAST`,
+    params: source.params,
+  };
+}
+
+interface TotalsRow {
+  isTotal: number;
+  bucket: number;
+  traceCount: number;
+  spanCount: number;
+  errorCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  costUsd: number;
+  latencyAvg: number | null;
+  latencyPercentiles: Array<number | null>;
+  errorRate: number;
+  costPerTrace: number | null;
+  costPer1kTokens: number | null;
+  tokensPerTrace: number | null;
+  costPerSuccessfulTrace: number | null;
+  remainingUsd: number;
+  utilization: number | null;
+  exceeded: boolean | number;
+  projectedUsd: number;
+}
+
+interface BreakdownRow {
+  dimension: 'model' | 'provider' | 'kind';
+  key: string | null;
+  costUsd: number;
+  share: number;
+}
+
+/** Every bucket of the range, oldest first: the engine only answers buckets that hold traces. */
+export function bucketStarts(range: AnalyticsRange): number[] {
+  const step = intervalMs[range.interval];
+  const first = Math.floor(Date.parse(range.startAfter) / step) * step;
+  const end = Date.parse(range.startBefore);
+  const starts: number[] = [];
+  for (let t = first; t < end; t += step) starts.push(t);
+  return starts;
+}
+
+export async function getAnalytics(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  query: AnalyticsQuery,
+  now: number = Date.now(),
+): Promise<AnalyticsResult> {
+  const range = resolveRange(query, now);
+  const totals = compileTraceTotalsQuery(range);
+  const breakdown = compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore });
+  const settings = { output_format_json_quote_denormals: 0 } as const;
+  const [totalsResult, breakdownResult] = await Promise.all([
+    clickhouse.query({
+      query: totals.query,
+      query_params: { ...totals.params, workspaceId, budget: query.budget ?? 0, projectionFactor: range.projectionFactor },
+      format: 'JSONEachRow',
+      clickhouse_settings: settings,
+    }),
+    clickhouse.query({ query: breakdown.query, query_params: { ...breakdown.params, workspaceId }, format: 'JSONEachRow', clickhouse_settings: settings }),
+  ]);
+  const rows = await totalsResult.json<TotalsRow>();
+  const shares = await breakdownResult.json<BreakdownRow>();
+  const total = rows.find((r) => Number(r.isTotal) === 1) as TotalsRow;
+  return shape(range, total, rows, shares, query.budget);
+}
+
+function shape(range: AnalyticsRange, total: TotalsRow, rows: TotalsRow[], shares: BreakdownRow[], budget: number | undefined): AnalyticsResult {
+  const byBucket = new Map(rows.filter((r) => Number(r.isTotal) === 0).map((r) => [Number(r.bucket) * 1000, r]));
+  const points = bucketStarts(range).map((start) => {
+    const row = byBucket.get(start);
+    return {
+      bucket: new Date(start).toISOString(),
+      inputTokens: row?.inputTokens ?? 0,
+      outputTokens: row?.outputTokens ?? 0,
+      totalTokens: row?.totalTokens ?? 0,
+      costUsd: row?.costUsd ?? 0,
+      traceCount: Number(row?.traceCount ?? 0),
+    };
+  });
+  const [p50, p90, p95, p99] = total.latencyPercentiles;
+  const part = (dimension: BreakdownRow['dimension']) =>
+    shares.filter((s) => s.dimension === dimension).map(({ key, costUsd, share }) => ({ key, costUsd, share }));
+  return {
+    range: { startAfter: range.startAfter, startBefore: range.startBefore },
+    totals: {
+      traceCount: Number(total.traceCount),
+      spanCount: Number(total.spanCount),
+      errorCount: Number(total.errorCount),
+      errorRate: total.errorRate,
+      inputTokens: total.inputTokens,
+      outputTokens: total.outputTokens,
+      totalTokens: total.totalTokens,
+      costUsd: total.costUsd,
+    },
+    latencyMs: {
+      avg: finiteOrNull(total.latencyAvg),
+      p50: finiteOrNull(p50),
+      p90: finiteOrNull(p90),
+      p95: finiteOrNull(p95),
+      p99: finiteOrNull(p99),
+    },
+    costBreakdown: { byModel: part('model'), byProvider: part('provider'), byKind: part('kind') },
+    tokenUsageOverTime: { interval: range.interval, points },
+    costEfficiency: {
+      costPerTrace: finiteOrNull(total.costPerTrace),
+      costPer1kTokens: finiteOrNull(total.costPer1kTokens),
+      tokensPerTrace: finiteOrNull(total.tokensPerTrace),
+      costPerSuccessfulTrace: finiteOrNull(total.costPerSuccessfulTrace),
+    },
+    ...(budget === undefined
+      ? {}
+      : {
+          budget: {
+            budgetUsd: budget,
+            spentUsd: total.costUsd,
+            remainingUsd: total.remainingUsd,
+            utilization: finiteOrNull(total.utilization),
+            exceeded: Boolean(Number(total.exceeded)),
+            projectedUsd: total.projectedUsd,
+          },
+        }),
+  };
+}
