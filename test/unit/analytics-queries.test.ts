@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { compileStatsQuery } from '../../src/traces/stats.js';
+import { bucketStarts, compileCostBreakdownQuery, compileTraceTotalsQuery, resolveRange } from '../../src/traces/analytics.js';
+import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/analytics-schemas.js';
+
+const squash = (sql: string) => sql.replace(/\s+/g, ' ').trim();
+const stats = (query: Record<string, string>) => compileStatsQuery(statsQuerySchema.parse(query));
+
+describe('compileStatsQuery', () => {
+  for (const dimension of ['model', 'provider', 'kind'] as const) {
+    it(`groups spans per trace and ${dimension}, then per ${dimension}`, () => {
+      const { query, params } = stats({ groupBy: dimension });
+      const sql = squash(query);
+      expect(sql).toContain(`SELECT nullIf(${dimension}, '') AS key`);
+      expect(sql).toContain(`GROUP BY trace_id, ${dimension} WINDOW per_trace AS (PARTITION BY trace_id)`);
+      expect(sql).toContain('FROM spans FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0');
+      expect(sql).toContain('sum(if(trace_llm_spans > 0, llm_cost_usd, any_cost_usd)) AS costUsd');
+      expect(sql).toContain('quantilesExactInclusiveArray(0.5, 0.95, 0.99)(durations)');
+      expect(sql).toMatch(/GROUP BY key ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST$/);
+      expect(sql).not.toContain('FROM traces');
+      expect(params).toEqual({});
+    });
+  }
+
+  it('groups trace summaries by source', () => {
+    const sql = squash(stats({ groupBy: 'source' }).query);
+    expect(sql).toContain("SELECT nullIf(source, '') AS key");
+    expect(sql).toContain('FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 GROUP BY key');
+    expect(sql).toContain("countIf(status = 'error') AS errorCount");
+    expect(sql).toContain('quantilesExactInclusive(0.5, 0.95, 0.99)(duration_ms)');
+    expect(sql).not.toContain('FROM spans');
+  });
+
+  it('filters the range half-open on the trace start and the session, as parameters only', () => {
+    const query = { from: '2026-03-01T00:00:00Z', to: '2026-03-02T00:00:00+02:00', sessionId: "s'1" };
+    const source = stats({ groupBy: 'source', ...query });
+    expect(squash(source.query)).toContain(
+      "AND start_time >= {startFrom:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')} AND session_id = {sessionId:String}",
+    );
+    expect(source.params).toEqual({ startFrom: '2026-03-01 00:00:00.000000', startBefore: '2026-03-01 22:00:00.000000', sessionId: "s'1" });
+    const model = stats({ groupBy: 'model', ...query });
+    const sql = squash(model.query);
+    expect(sql).toContain("WHERE trace_start >= {startFrom:DateTime64(6, 'UTC')} AND trace_start < {startBefore:DateTime64(6, 'UTC')} AND trace_session = {sessionId:String}");
+    expect(sql).toContain('AND trace_id IN (SELECT trace_id FROM spans WHERE workspace_id = {workspaceId:String} AND session_id = {sessionId:String})');
+    expect(sql).not.toContain("s'1");
+  });
+});
+
+describe('analytics queries', () => {
+  const range = resolveRange({ startAfter: '2026-03-01T00:00:00Z', startBefore: '2026-03-04T00:00:00Z' }, Date.parse('2026-04-01T00:00:00Z'));
+
+  it('computes totals and buckets in one pass with GROUPING SETS', () => {
+    const sql = squash(compileTraceTotalsQuery(range).query);
+    expect(sql).toContain('toUnixTimestamp(toStartOfDay(start_time)) AS bucket');
+    expect(sql).toContain('GROUP BY GROUPING SETS ((), (bucket))');
+    expect(sql).toContain("start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}");
+    expect(sql).toContain('quantilesExactInclusive(0.5, 0.9, 0.95, 0.99)(duration_ms)');
+    expect(sql).toContain('costUsd * {projectionFactor:Float64} AS projectedUsd');
+    const hourly = resolveRange({ startAfter: '2026-03-01T00:00:00Z', startBefore: '2026-03-02T00:00:00Z' }, 0);
+    expect(squash(compileTraceTotalsQuery(hourly).query)).toContain('toUnixTimestamp(toStartOfHour(start_time)) AS bucket');
+  });
+
+  it('breaks cost down by three dimensions in one pass', () => {
+    const sql = squash(compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore }).query);
+    expect(sql).toContain('GROUP BY trace_id, model, provider, kind');
+    expect(sql).toContain('GROUP BY GROUPING SETS ((model), (provider), (kind))');
+    expect(sql).toContain('costUsd / sum(costUsd) OVER (PARTITION BY dimension)');
+  });
+});
+
+describe('resolveRange and bucketStarts', () => {
+  const now = Date.parse('2026-03-20T12:34:56Z');
+
+  it('defaults to the last 30 days with daily buckets', () => {
+    const range = resolveRange({}, now);
+    expect(range).toEqual({ startAfter: '2026-02-18T12:34:56.000Z', startBefore: '2026-03-20T12:34:56.000Z', interval: 'day', projectionFactor: 1 });
+    expect(bucketStarts(range)).toHaveLength(31);
+  });
+
+  it('uses hourly buckets up to two days and projects over the elapsed part', () => {
+    const range = resolveRange({ startAfter: '2026-03-20T00:00:00Z', startBefore: '2026-03-21T00:00:00Z' }, Date.parse('2026-03-20T06:00:00Z'));
+    expect(range.interval).toBe('hour');
+    expect(range.projectionFactor).toBe(4);
+    expect(bucketStarts(range)).toHaveLength(24);
+    expect(resolveRange({ startAfter: '2026-03-25T00:00:00Z', startBefore: '2026-03-26T00:00:00Z' }, now).projectionFactor).toBe(1);
+  });
+
+  it('ends an open range now', () => {
+    expect(resolveRange({ startAfter: '2026-03-19T12:34:56Z' }, now)).toMatchObject({ startBefore: '2026-03-20T12:34:56.000Z', interval: 'hour' });
+  });
+});
+
+describe('query schemas', () => {
+  it('refuses other groupings, reversed ranges and negative budgets', () => {
+    expect(statsQuerySchema.safeParse({ groupBy: 'environment' }).success).toBe(false);
+    const reversed = statsQuerySchema.safeParse({ from: '2026-03-02T00:00:00Z', to: '2026-03-01T00:00:00Z' });
+    expect(reversed.error?.issues[0]?.path).toEqual(['from']);
+    expect(analyticsQuerySchema.safeParse({ budget: '-0.01' }).success).toBe(false);
+    expect(analyticsQuerySchema.parse({ budget: '12.5' })).toEqual({ budget: 12.5 });
+  });
+});
