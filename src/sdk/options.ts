@@ -24,6 +24,8 @@ export interface LoupeOptions {
   maxRetries?: number;
   /** First retry delay, doubling each retry. Env LOUPE_RETRY_BASE_DELAY_MS; default 1000. */
   retryBaseDelayMs?: number;
+  /** Longest wait before a retry; a longer Retry-After drops the batch. Env LOUPE_MAX_RETRY_DELAY_MS; default 60000. */
+  maxRetryDelayMs?: number;
   /** Spans held at most; past it the oldest are dropped. Env LOUPE_MAX_QUEUE_SIZE; default 10000. */
   maxQueueSize?: number;
   /** Longest wait for one HTTP request. Env LOUPE_TIMEOUT_MS; default 10000. */
@@ -52,6 +54,7 @@ export interface ResolvedOptions {
   batchSize: number;
   maxRetries: number;
   retryBaseDelayMs: number;
+  maxRetryDelayMs: number;
   maxQueueSize: number;
   timeoutMs: number;
   promptCacheTtlMs: number;
@@ -93,6 +96,7 @@ export function resolveOptions(options: LoupeOptions = {}): ResolvedOptions {
     batchSize: count('batchSize', options.batchSize, env.LOUPE_BATCH_SIZE, 10, 1),
     maxRetries: count('maxRetries', options.maxRetries, env.LOUPE_MAX_RETRIES, 3, 0),
     retryBaseDelayMs: count('retryBaseDelayMs', options.retryBaseDelayMs, env.LOUPE_RETRY_BASE_DELAY_MS, 1000, 0),
+    maxRetryDelayMs: count('maxRetryDelayMs', options.maxRetryDelayMs, env.LOUPE_MAX_RETRY_DELAY_MS, 60_000, 0),
     maxQueueSize: count('maxQueueSize', options.maxQueueSize, env.LOUPE_MAX_QUEUE_SIZE, 10_000, 1),
     timeoutMs: count('timeoutMs', options.timeoutMs, env.LOUPE_TIMEOUT_MS, 10_000, 1),
     promptCacheTtlMs: count('promptCacheTtlMs', options.promptCacheTtlMs, env.LOUPE_PROMPT_CACHE_TTL_MS, 60_000, 0),

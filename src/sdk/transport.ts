@@ -100,7 +100,8 @@ export class SpanTransport {
     const path = '/api/traces';
     for (let attempt = 0; ; attempt++) {
       let failure: LoupeError;
-      let delay = this.options.retryBaseDelayMs * 2 ** attempt;
+      let delay = Math.min(this.options.retryBaseDelayMs * 2 ** attempt, this.options.maxRetryDelayMs);
+      let toldToWait: number | undefined;
       try {
         this.counters.requests++;
         const answer = await request(this.options, 'POST', path, { traces });
@@ -115,13 +116,17 @@ export class SpanTransport {
           this.report(new LoupeError(answer.status === 400 ? 'rejected' : 'http', `${batch.length} span(s) not sent: ${failure.message}`, failure.details));
           return;
         }
-        if (answer.status === 429) delay = retryAfterMs(answer.headers) ?? delay;
+        if (answer.status === 429) toldToWait = retryAfterMs(answer.headers);
       } catch (error) {
         failure = error instanceof LoupeError ? error : new LoupeError('network', String(error), { cause: error });
       }
-      if (attempt >= this.options.maxRetries) {
+      // A Retry-After beyond maxRetryDelayMs (a daily limit) would hold shutdown() that long: give up now.
+      const tooLong = toldToWait !== undefined && toldToWait > this.options.maxRetryDelayMs;
+      delay = toldToWait ?? delay;
+      if (attempt >= this.options.maxRetries || tooLong) {
         this.counters.dropped += batch.length;
-        this.report(new LoupeError('dropped', `${batch.length} span(s) dropped after ${attempt + 1} attempts: ${failure.message}`, { ...failure.details, spanCount: batch.length }));
+        const why = tooLong ? `told to wait ${Math.ceil(delay / 1000)} s` : `after ${attempt + 1} attempts`;
+        this.report(new LoupeError('dropped', `${batch.length} span(s) dropped ${why}: ${failure.message}`, { ...failure.details, spanCount: batch.length }));
         return;
       }
       await sleep(delay);

@@ -111,6 +111,16 @@ describe('SDK transport', () => {
     await loupe.shutdown();
   });
 
+  it('gives up at once when Retry-After is longer than maxRetryDelayMs (a daily limit)', async () => {
+    const { loupe, calls, errors } = client(() => json(429, { error: { code: 'RATE_LIMITED', message: 'daily limit' } }, { 'retry-after': '86400' }));
+    endSpans(loupe, 10);
+    await vi.advanceTimersByTimeAsync(0);
+    await expect(loupe.shutdown()).resolves.toBeUndefined();
+    expect(calls).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ kind: 'dropped', details: { status: 429, spanCount: 10 } });
+    expect(errors[0]!.message).toMatch(/wait 86400 s/);
+  });
+
   it('does not retry a 400 (validation) and reports it', async () => {
     const { loupe, calls, errors } = client(() => json(400, { error: { code: 'VALIDATION_ERROR', message: 'bad body' } }));
     endSpans(loupe, 10);
