@@ -172,7 +172,7 @@ function groupByTrace(batch: QueuedSpan[], options: ResolvedOptions): TracePaylo
     if (!payload) {
       payload = {
         traceId: trace.traceId,
-        name: trace.name,
+        ...(trace.name ? { name: trace.name } : {}),
         ...(trace.sessionId ? { sessionId: trace.sessionId } : {}),
         source: options.source,
         ...(options.environment ? { environment: options.environment } : {}),

@@ -1,6 +1,8 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loupe, SESSION_EVENTS, type LoupeError, type SpanPayload } from 'loupe/sdk';
+import { buildApp } from '../../src/app.js';
 import { startListeningService, type ListeningService } from './sdk-server.js';
 
 let service: ListeningService;
@@ -11,7 +13,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-function client(options: { batchSize?: number } = {}) {
+function client(options: { batchSize?: number; baseUrl?: string; retryBaseDelayMs?: number } = {}) {
   const errors: LoupeError[] = [];
   const loupe = new Loupe({
     apiKey: service.apiKey,
@@ -166,5 +168,47 @@ describe('SDK against the listening service', () => {
     expect(turn1.events?.map((e) => e.name)).toEqual([SESSION_EVENTS.stop]);
     expect(turn2.events?.map((e) => e.name)).toEqual([SESSION_EVENTS.stop]);
     expect(detail.spans.some((s) => s.kind === 'custom')).toBe(false);
+  });
+
+  it('a trace the service refuses is reported with its path and not re-sent; the others of the payload are stored', async () => {
+    const { loupe, errors } = client();
+    const bad = loupe.startSpan('', { kind: 'tool' }); // a span name may not be empty
+    bad.end();
+    const good = loupe.startSpan('fine', { kind: 'tool' });
+    good.end();
+    await loupe.shutdown();
+    expect(loupe.stats()).toMatchObject({ sent: 1, rejected: 1, requests: 1 });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.kind).toBe('rejected');
+    expect(errors[0]!.details.errors![0]).toMatchObject({ index: 0, traceId: bad.traceId });
+    expect(errors[0]!.details.errors![0]!.path).toMatch(/spans\.0\.name$/);
+    expect((await service.call('GET', `/api/traces/${good.traceId}`)).status).toBe(200);
+    expect((await service.call('GET', `/api/traces/${bad.traceId}`)).status).toBe(404);
+  });
+
+  it('spans ended while the service is down arrive once it is back (retries with backoff)', async () => {
+    // A free port with nothing on it yet.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((r) => probe.close(() => r()));
+
+    const { loupe, errors } = client({ baseUrl: `http://127.0.0.1:${port}`, retryBaseDelayMs: 300 });
+    const span = loupe.startSpan('while-down', { kind: 'agent' });
+    span.end({ status: 'ok' });
+    void loupe.flush(); // first attempt: connection refused; retries after 300 ms, 600 ms, 1200 ms
+    await sleep(100);
+    const second = await buildApp({ config: service.stores.config, sql: service.stores.sql, clickhouse: service.stores.clickhouse });
+    await second.listen({ port, host: '127.0.0.1' });
+    try {
+      await loupe.shutdown();
+      expect(errors).toEqual([]);
+      expect(loupe.stats()).toMatchObject({ sent: 1, dropped: 0 });
+      expect(loupe.stats().requests).toBeGreaterThanOrEqual(2);
+      const res = await service.call('GET', `/api/traces/${span.traceId}`);
+      expect(res.body.data).toMatchObject({ status: 'completed', spanCount: 1 });
+    } finally {
+      await second.close();
+    }
   });
 });
