@@ -1,0 +1,133 @@
+/**
+ * Query benchmark: `npm run bench -- query [--spans 1000000,10000000] [--calls 20] [--batch 5000]`.
+ *
+ * One process, one temporary LOUPE_DATA_DIR (the embedded engine binds one directory per
+ * process): it starts the service (startServer, embedded stores), loads traces into the
+ * bootstrap workspace through `storeTraces` (the ingest path minus HTTP and validation: the
+ * same span rows and the same in-engine summary recompute), and times each endpoint through
+ * HTTP: one warm-up call, then the median of `--calls` calls. Sizes are reached one after the
+ * other by adding traces, every size spread over the last 30 days.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { makeQueryTrace, spansPerTrace } from './query-data.js';
+
+const apiKey = 'bench-query-key-0123456789abcdef';
+const dayMs = 24 * 3600_000;
+
+interface Options {
+  spans: number[];
+  calls: number;
+  batch: number;
+}
+
+function parseOptions(args: string[]): Options {
+  const arg = (name: string) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const spans = (arg('spans') ?? '1000000,10000000').split(',').map(Number);
+  const calls = Number(arg('calls') ?? 20);
+  const batch = Number(arg('batch') ?? 5000);
+  if (spans.some((n) => !Number.isInteger(n) || n < spansPerTrace) || !(calls > 0) || !(batch > 0)) {
+    throw new Error('--spans takes whole numbers (comma separated), --calls and --batch positive numbers');
+  }
+  return { spans: [...spans].sort((a, b) => a - b), calls, batch };
+}
+
+/** Goals of the issue, in milliseconds, at 1M and 10M spans. */
+const goals: Record<string, [number, number]> = {
+  'GET /api/traces (default)': [50, 100],
+  'GET /api/traces?status=error': [100, 250],
+  'GET /api/traces?sessionId=…': [30, 60],
+  'GET /api/traces/:id': [20, 30],
+  'GET /api/traces/stats?groupBy=model': [150, 600],
+  'GET /api/traces/analytics (30 days)': [300, 1200],
+};
+
+async function time(url: string, calls: number): Promise<number> {
+  const call = async () => {
+    const started = performance.now();
+    const res = await fetch(url, { headers: { 'x-api-key': apiKey } });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${body.slice(0, 300)}`);
+    return performance.now() - started;
+  };
+  await call();
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) times.push(await call());
+  times.sort((a, b) => a - b);
+  return times.length % 2 ? times[(times.length - 1) / 2]! : (times[times.length / 2 - 1]! + times[times.length / 2]!) / 2;
+}
+
+export async function run(args: string[]) {
+  const options = parseOptions(args);
+  const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-query-'));
+  const { loadConfig } = await import('../src/config.js');
+  const { startServer } = await import('../src/server.js');
+  const { openClickhouse } = await import('../src/stores/clickhouse.js');
+  const { storeTraces } = await import('../src/traces/ingest.js');
+  const config = loadConfig({ LOUPE_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn', LOUPE_BOOTSTRAP_API_KEY: apiKey });
+  const server = await startServer(config);
+  // A second client on the same directory and database: the server's own engine, loaded in-process.
+  const store = await openClickhouse({ database: config.CLICKHOUSE_DATABASE, dataDir: dir });
+  try {
+    const me = await (await fetch(`${server.url}/api/me`, { headers: { 'x-api-key': apiKey } })).json();
+    const workspaceId: string = me.data.workspaceId;
+    const rangeEnd = Date.now() - 3600_000;
+    const rangeStart = rangeEnd - 30 * dayMs + 2 * 3600_000;
+    // Each session starts at a random time of the range, so every size covers all 30 days.
+    const maxTraces = options.spans.at(-1)! / spansPerTrace;
+    let loaded = 0;
+    const rows: Array<{ spans: number; loadSeconds: number; figures: Record<string, number> }> = [];
+    for (const target of options.spans) {
+      const started = performance.now();
+      const traces = target / spansPerTrace;
+      while (loaded < traces) {
+        const count = Math.min(options.batch, traces - loaded);
+        const batch = Array.from({ length: count }, (_, i) => makeQueryTrace(loaded + i, rangeStart, rangeEnd - rangeStart));
+        await storeTraces(store.client, workspaceId, batch);
+        loaded += count;
+        if (loaded % (options.batch * 20) === 0) console.error(`loaded ${loaded * spansPerTrace} spans`);
+      }
+      const loadSeconds = (performance.now() - started) / 1000;
+      const sample = makeQueryTrace(Math.floor(traces / 2), rangeStart, rangeEnd - rangeStart);
+      const base = server.url;
+      const urls: Record<string, string> = {
+        'GET /api/traces (default)': `${base}/api/traces`,
+        'GET /api/traces?status=error': `${base}/api/traces?status=error`,
+        'GET /api/traces?sessionId=…': `${base}/api/traces?sessionId=${encodeURIComponent(sample.sessionId!)}`,
+        'GET /api/traces/:id': `${base}/api/traces/${sample.traceId}`,
+        'GET /api/traces/stats?groupBy=model': `${base}/api/traces/stats?groupBy=model`,
+        'GET /api/traces/analytics (30 days)': `${base}/api/traces/analytics`,
+      };
+      const figures: Record<string, number> = {};
+      for (const [name, url] of Object.entries(urls)) {
+        figures[name] = await time(url, options.calls);
+        console.error(`${target} spans: ${name} ${figures[name]!.toFixed(1)} ms`);
+      }
+      rows.push({ spans: target, loadSeconds, figures });
+    }
+    printTable(rows, maxTraces);
+  } finally {
+    await store.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function printTable(rows: Array<{ spans: number; loadSeconds: number; figures: Record<string, number> }>, maxTraces: number) {
+  const header = ['call', ...rows.flatMap((r) => [`${(r.spans / 1e6).toLocaleString('en')}M spans`, 'goal'])];
+  console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
+  for (const name of Object.keys(goals)) {
+    const cells = rows.flatMap((r) => {
+      const goal = goals[name]![r.spans >= 10_000_000 ? 1 : 0];
+      const figure = r.figures[name]!;
+      return [`${figure.toFixed(1)} ms${figure > goal ? ' (miss)' : ''}`, `≤ ${goal} ms`];
+    });
+    console.log(`| ${name} | ${cells.join(' | ')} |`);
+  }
+  console.log(`\nMedian of the calls after one warm-up, through HTTP on the embedded engine; up to ${maxTraces.toLocaleString('en')} traces.`);
+  for (const r of rows) console.log(`Loading up to ${r.spans.toLocaleString('en')} spans took ${r.loadSeconds.toFixed(0)} s (storeTraces, in-process).`);
+}
