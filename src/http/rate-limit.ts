@@ -1,110 +1,22 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Plan } from '../config.js';
 import type { Sql } from '../stores/postgres.js';
-import type { AuthContext } from './auth.js';
 import { AppError } from './errors.js';
+import { DAY_MS, MINUTE_MS, decide, leaseSize, limitsFor, windowsAt, type Counts, type Limits, type Windows } from './rate-limit-rules.js';
 
-export interface Limits {
-  perMinute: number;
-  perDay: number;
+export interface Reservation {
+  granted: number;
+  /** The windows' counts right after the grant, every replica's reservations included. */
+  minuteCount: number;
+  dayCount: number;
 }
 
-/** The published plans; enterprise organizations carry their own numbers. */
-export const planLimits: Record<Exclude<Plan, 'enterprise'>, Limits> = {
-  free: { perMinute: 60, perDay: 1_000 },
-  pro: { perMinute: 300, perDay: 10_000 },
-};
-
-/** An enterprise organization missing a number (only possible by editing the table) falls back to pro's. */
-export function limitsFor(plan: Plan, custom: AuthContext['customLimits']): Limits {
-  if (plan !== 'enterprise') return planLimits[plan];
-  return { perMinute: custom.perMinute ?? planLimits.pro.perMinute, perDay: custom.perDay ?? planLimits.pro.perDay };
-}
-
-const MINUTE_MS = 60_000;
-const DAY_MS = 86_400_000;
-
-export interface Windows {
-  minuteStart: Date;
-  dayStart: Date;
-}
-
-/** Fixed windows in UTC: the minute and the calendar day that contain `nowMs`. */
-export function windowsAt(nowMs: number): Windows {
-  return {
-    minuteStart: new Date(Math.floor(nowMs / MINUTE_MS) * MINUTE_MS),
-    dayStart: new Date(Math.floor(nowMs / DAY_MS) * DAY_MS),
-  };
-}
-
-export interface Counts {
-  /** Requests counted in the current minute, this one included. */
-  minute: number;
-  /** Requests admitted today, this one included when it was admitted. */
-  day: number;
-  admitted: boolean;
-}
-
-export interface Decision {
-  allowed: boolean;
-  window: 'minute' | 'day';
-  limit: number;
-  remaining: number;
-  /** Whole seconds until the reported window starts over (at least 1). */
-  resetSeconds: number;
-}
-
-/**
- * Reports the tighter window: when the request is refused, the exhausted window that frees up
- * last (so Retry-After is honest); otherwise the one with fewer requests left.
- */
-export function decide(counts: Counts, limits: Limits, windows: Windows, nowMs: number): Decision {
-  const resetIn = (start: Date, length: number) => Math.max(1, Math.ceil((start.getTime() + length - nowMs) / 1000));
-  const minute = {
-    window: 'minute' as const,
-    limit: limits.perMinute,
-    remaining: Math.max(0, limits.perMinute - counts.minute),
-    resetSeconds: resetIn(windows.minuteStart, MINUTE_MS),
-  };
-  const day = {
-    window: 'day' as const,
-    limit: limits.perDay,
-    remaining: Math.max(0, limits.perDay - counts.day),
-    resetSeconds: resetIn(windows.dayStart, DAY_MS),
-  };
-  if (!counts.admitted) {
-    const dayExhausted = counts.day >= limits.perDay;
-    return { allowed: false, ...(dayExhausted ? day : minute), remaining: 0 };
-  }
-  return { allowed: true, ...(day.remaining < minute.remaining ? day : minute) };
-}
-
-/**
- * Counts one request of an organization in both windows with one statement. The minute window
- * counts every attempt; the day window only admitted requests, so a client retrying too fast
- * does not burn its day. The final select reads the day row as it was before the statement,
- * which is the day's count when this request did not touch it.
- */
-export async function countRequest(sql: Sql, organizationId: string, limits: Limits, windows: Windows): Promise<Counts> {
-  const [row] = await sql<{ minute: number; dayAdmitted: number | null; dayBefore: number | null }[]>`
-    with minute as (
-      insert into rate_limit_windows as w (organization_id, kind, window_start, count)
-      values (${organizationId}, 'minute', ${windows.minuteStart}, 1)
-      on conflict (organization_id, kind, window_start) do update set count = w.count + 1
-      returning w.count
-    ), day as (
-      insert into rate_limit_windows as w (organization_id, kind, window_start, count)
-      select ${organizationId}, 'day', ${windows.dayStart}, 1 from minute where minute.count <= ${limits.perMinute}
-      on conflict (organization_id, kind, window_start) do update set count = w.count + 1
-        where w.count < ${limits.perDay}
-      returning w.count
-    )
-    select (select count from minute) as minute,
-           (select count from day) as "dayAdmitted",
-           (select count from rate_limit_windows
-             where organization_id = ${organizationId} and kind = 'day' and window_start = ${windows.dayStart}) as "dayBefore"`;
-  const admitted = row!.dayAdmitted !== null;
-  return { minute: row!.minute, day: row!.dayAdmitted ?? row!.dayBefore ?? 0, admitted };
+/** Reserves up to `want` requests in both windows with one statement (see postgres/0003_rate_limits.sql). */
+export async function reserveRequests(sql: Sql, organizationId: string, limits: Limits, windows: Windows, want: number): Promise<Reservation> {
+  const [row] = await sql<Reservation[]>`
+    select granted, minute_count as "minuteCount", day_count as "dayCount"
+    from rate_limit_reserve(${organizationId}, ${windows.minuteStart}, ${windows.dayStart},
+                            ${limits.perMinute}, ${limits.perDay}, ${want})`;
+  return row!;
 }
 
 /** Deletes windows that can no longer count: minutes before the previous one, days before yesterday. */
@@ -117,11 +29,27 @@ export async function pruneWindows(sql: Sql, nowMs: number): Promise<number> {
   return result.count;
 }
 
+/** One organization's state in this process, for the current pair of windows and limits. */
+interface Lease {
+  key: string;
+  /** Reserved in PostgreSQL, not used yet. */
+  tokens: number;
+  minuteCount: number;
+  dayCount: number;
+  /** The database granted nothing (a window is used up): refuse locally until the windows change. */
+  exhausted: boolean;
+  /** Requests of this organization waiting for a token. */
+  demand: number;
+  pending: Promise<void> | undefined;
+}
+
 export interface RateLimiterOptions {
   /** The clock; tests move it to cross minute and day boundaries. */
   now?: () => number;
   /** How often (by that clock) one instance prunes old windows. */
   pruneEveryMs?: number;
+  /** Most requests reserved at once beyond those waiting (1: reserve only for waiting requests). */
+  maxLease?: number;
 }
 
 export interface RateLimiter {
@@ -129,12 +57,62 @@ export interface RateLimiter {
   prune(): Promise<number>;
 }
 
-/** Per-organization limits counted in PostgreSQL, so every replica draws on one budget. */
+/**
+ * Per-organization limits counted in PostgreSQL, so every replica draws on one budget. A
+ * replica reserves requests in small batches (one reservation at a time per organization,
+ * sized to the requests waiting) and admits from them without a round trip; once the
+ * database grants nothing, the organization is refused locally until the window turns.
+ */
 export function createRateLimiter(sql: Sql, options: RateLimiterOptions = {}): RateLimiter {
   const now = options.now ?? Date.now;
   const pruneEveryMs = options.pruneEveryMs ?? 5 * MINUTE_MS;
+  const leases = new Map<string, Lease>();
   let lastPrune = Number.NEGATIVE_INFINITY;
-  const prune = () => pruneWindows(sql, now());
+
+  const prune = async () => {
+    const nowMs = now();
+    const { minuteStart } = windowsAt(nowMs);
+    for (const [organizationId, lease] of leases) {
+      if (!lease.pending && !lease.key.startsWith(`${minuteStart.getTime()}/`)) leases.delete(organizationId);
+    }
+    return await pruneWindows(sql, nowMs);
+  };
+
+  async function take(organizationId: string, limits: Limits, windows: Windows): Promise<Counts> {
+    const key = `${windows.minuteStart.getTime()}/${windows.dayStart.getTime()}/${limits.perMinute}/${limits.perDay}`;
+    let lease = leases.get(organizationId);
+    if (!lease || lease.key !== key) {
+      lease = { key, tokens: 0, minuteCount: 0, dayCount: 0, exhausted: false, demand: 0, pending: undefined };
+      leases.set(organizationId, lease);
+    }
+    const current = lease;
+    current.demand += 1;
+    try {
+      for (;;) {
+        if (current.tokens > 0) {
+          current.tokens -= 1;
+          return { minute: current.minuteCount - current.tokens, day: current.dayCount - current.tokens, admitted: true };
+        }
+        if (current.exhausted) return { minute: current.minuteCount, day: current.dayCount, admitted: false };
+        if (!current.pending) {
+          const want = Math.max(leaseSize(limits, options.maxLease), current.demand);
+          current.pending = reserveRequests(sql, organizationId, limits, windows, want)
+            .then((r) => {
+              current.tokens += r.granted;
+              current.minuteCount = r.minuteCount;
+              current.dayCount = r.dayCount;
+              current.exhausted = r.granted === 0;
+            })
+            .finally(() => {
+              current.pending = undefined;
+            });
+        }
+        await current.pending;
+      }
+    } finally {
+      current.demand -= 1;
+    }
+  }
 
   return {
     prune,
@@ -147,7 +125,7 @@ export function createRateLimiter(sql: Sql, options: RateLimiterOptions = {}): R
       const { organizationId, plan, customLimits } = request.auth;
       const limits = limitsFor(plan, customLimits);
       const windows = windowsAt(nowMs);
-      const decision = decide(await countRequest(sql, organizationId, limits, windows), limits, windows, nowMs);
+      const decision = decide(await take(organizationId, limits, windows), limits, windows, nowMs);
       const headers = {
         'ratelimit-limit': String(decision.limit),
         'ratelimit-remaining': String(decision.remaining),

@@ -132,6 +132,32 @@ describe('per-organization limits', () => {
     expect(concurrent.filter((r) => r.statusCode === 429)).toHaveLength(20);
   });
 
+  it('reserve in batches of 1% for large limits, reporting what was used rather than reserved', async () => {
+    clock = start;
+    const tenant = await enterprise(10_000, 1_000_000);
+    const answers = await statuses(5, () => me(tenant));
+    expect(answers).toEqual([200, 200, 200, 200, 200]);
+    const last = await me(tenant, second);
+    expect(last.headers).toMatchObject({ 'ratelimit-limit': '10000' });
+    const counted = await ctx.sql<{ count: number }[]>`
+      select count from rate_limit_windows where organization_id = ${tenant.organizationId} and kind = 'minute'`;
+    // Each replica reserved 100; what one has not used counts as used.
+    expect(counted[0]!.count).toBe(200);
+    // A replica reports from the counts of its last reservation (100 then) and its own use (6).
+    expect((await me(tenant)).headers['ratelimit-remaining']).toBe(String(10_000 - 6));
+  });
+
+  it('refuse an exhausted organization without asking the database again in that minute', async () => {
+    clock = start;
+    const tenant = await enterprise(2, 100);
+    expect(await statuses(4, () => me(tenant))).toEqual([200, 200, 429, 429]);
+    // A refusal the database did not see leaves its row untouched.
+    const before = await ctx.sql`select xmin from rate_limit_windows where organization_id = ${tenant.organizationId} and kind = 'minute'`;
+    expect(await statuses(5, () => me(tenant))).toEqual([429, 429, 429, 429, 429]);
+    const after = await ctx.sql`select xmin from rate_limit_windows where organization_id = ${tenant.organizationId} and kind = 'minute'`;
+    expect(after[0]!.xmin).toBe(before[0]!.xmin);
+  });
+
   it('follow a plan change made through the admin API at once', async () => {
     clock = start;
     const tenant = await ctx.tenant({ plan: 'free' });

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { AppError } from '../../src/http/errors.js';
 import { createFailedAuthLimiter } from '../../src/http/failed-auth.js';
 import { oauthVerifierFromConfig } from '../../src/http/oauth.js';
-import { decide, limitsFor, windowsAt } from '../../src/http/rate-limit.js';
+import { decide, leaseSize, limitsFor, windowsAt } from '../../src/http/rate-limit-rules.js';
 import type { Sql } from '../../src/stores/postgres.js';
 
 describe('limitsFor', () => {
@@ -16,6 +16,16 @@ describe('limitsFor', () => {
     expect(limitsFor('free', { perMinute: 5000, perDay: 5000 })).toEqual({ perMinute: 60, perDay: 1_000 });
     expect(limitsFor('enterprise', { perMinute: 7, perDay: 70 })).toEqual({ perMinute: 7, perDay: 70 });
     expect(limitsFor('enterprise', { perMinute: 7, perDay: null })).toEqual({ perMinute: 7, perDay: 10_000 });
+  });
+});
+
+describe('leaseSize', () => {
+  it('reserves 1% of the tighter limit, one at a time for small plans, at most 100 or the given cap', () => {
+    expect(leaseSize({ perMinute: 60, perDay: 1_000 })).toBe(1);
+    expect(leaseSize({ perMinute: 300, perDay: 10_000 })).toBe(3);
+    expect(leaseSize({ perMinute: 1_000_000, perDay: 5_000 })).toBe(50);
+    expect(leaseSize({ perMinute: 1e9, perDay: 1e9 })).toBe(100);
+    expect(leaseSize({ perMinute: 1e9, perDay: 1e9 }, 1)).toBe(1);
   });
 });
 
