@@ -118,7 +118,7 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
     },
     output: {
       messages: [{ role: 'assistant', content: 'Cold.' }],
-      raw: { 'gen_ai.output.messages': [{ role: 'assistant', parts: [{ type: 'reasoning', content: 'hmm' }, { type: 'text', content: 'Cold.' }], finish_reason: 'stop' }] },
+      raw: { 'gen_ai.output.messages': [{ message: 0, finish_reason: 'stop' }, { message: 0, part: { type: 'reasoning', content: 'hmm' } }] },
     },
   },
   'gen_ai.tool': {
@@ -211,7 +211,9 @@ describe('input and output rows', () => {
     const messages = [{ role: 'developer', parts: [{ type: 'blob', modality: 'image', mime_type: 'image/png', content: 'AAAA' }, { type: 'uri', modality: 'image', uri: 'https://x/y.png' }, { type: 'file', file_id: 'f1' }] }];
     const mapped = mapIO({ 'gen_ai.input.messages': messages }, 'llm.chat');
     expect(mapped.input?.messages).toEqual([{ role: 'system', content: '' }]);
-    expect(mapped.input?.raw).toEqual({ 'gen_ai.input.messages': messages });
+    expect(mapped.input?.raw).toEqual({
+      'gen_ai.input.messages': [{ message: 0, role: 'developer' }, ...messages[0]!.parts.map((part) => ({ message: 0, part }))],
+    });
   });
   it('merges gen_ai system instructions before the input messages', () => {
     const mapped = mapIO({ 'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'U' }] }], 'gen_ai.system_instructions': [{ type: 'text', content: 'S' }] }, 'llm.chat');

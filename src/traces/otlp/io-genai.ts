@@ -6,16 +6,19 @@ import { asArguments, asString, asText, isRecord, parseMaybeJson, toRole } from 
  * `gen_ai.output.messages` ([{role, parts, name?, finish_reason?}]) and
  * `gen_ai.system_instructions` ([part]), structured or as JSON text. Text parts become
  * message content, tool_call parts toolCalls, tool_call_response parts tool messages (and the
- * result of the matching call). Anything the native shape cannot hold (reasoning, blob, file,
- * uri parts, unknown roles) keeps the whole original under `raw`, so nothing is dropped.
+ * result of the matching call). What the native shape cannot hold (reasoning, blob, file and
+ * uri parts, a finish reason, a role outside the four) goes to `raw[source]` as
+ * `{message: index, ...}` entries, so nothing is dropped and nothing is stored twice.
  */
 export interface ConvertedMessages {
   messages: SpanMessage[];
   toolCalls: SpanToolCall[];
-  lossy: boolean;
+  extras: Record<string, unknown>[];
 }
 
-function convertParts(parts: unknown[], role: SpanMessage['role'], out: ConvertedMessages, name?: string) {
+export const emptyConversion = (): ConvertedMessages => ({ messages: [], toolCalls: [], extras: [] });
+
+function convertParts(parts: unknown[], role: SpanMessage['role'], out: ConvertedMessages, index: number, name?: string) {
   const text: string[] = [];
   let toolParts = 0;
   for (const part of parts) {
@@ -24,7 +27,7 @@ function convertParts(parts: unknown[], role: SpanMessage['role'], out: Converte
       continue;
     }
     if (!isRecord(part)) {
-      out.lossy = true;
+      out.extras.push({ message: index, part });
       continue;
     }
     const type = asString(part.type);
@@ -39,38 +42,38 @@ function convertParts(parts: unknown[], role: SpanMessage['role'], out: Converte
       out.messages.push({ role: 'tool', content: asText(result), ...(id ? { toolCallId: id } : {}) });
       const call = out.toolCalls.find((c) => c.id === id && id !== '');
       if (call) call.result = parseMaybeJson(result);
-    } else out.lossy = true; // reasoning, blob, file, uri and future part types
+    } else out.extras.push({ message: index, part }); // reasoning, blob, file, uri, future types
   }
   if (text.length > 0 || toolParts === 0) {
     out.messages.push({ role, content: text.join('\n'), ...(name ? { name } : {}) });
   }
 }
 
-export function convertGenAiMessages(value: unknown, out: ConvertedMessages = { messages: [], toolCalls: [], lossy: false }) {
+export function convertGenAiMessages(value: unknown, out: ConvertedMessages = emptyConversion()) {
   const list = parseMaybeJson(value);
   if (!Array.isArray(list)) {
     if (typeof list === 'string') out.messages.push({ role: 'user', content: list });
-    out.lossy = true;
+    else out.extras.push({ value: list });
     return out;
   }
-  for (const message of list) {
+  list.forEach((message, index) => {
     if (!isRecord(message)) {
-      out.lossy = true;
-      continue;
+      out.extras.push({ message: index, value: message });
+      return;
     }
     const { role, exact } = toRole(message.role);
-    if (!exact) out.lossy = true;
-    if (message.finish_reason !== undefined) out.lossy = true;
+    if (!exact) out.extras.push({ message: index, role: message.role });
+    if (message.finish_reason !== undefined) out.extras.push({ message: index, finish_reason: message.finish_reason });
     const parts = Array.isArray(message.parts) ? message.parts : message.content !== undefined ? [asText(message.content)] : [];
-    convertParts(parts, role, out, asString(message.name));
-  }
+    convertParts(parts, role, out, index, asString(message.name));
+  });
   return out;
 }
 
-export function convertSystemInstructions(value: unknown, out: ConvertedMessages = { messages: [], toolCalls: [], lossy: false }) {
+export function convertSystemInstructions(value: unknown, out: ConvertedMessages = emptyConversion()) {
   const parsed = parseMaybeJson(value);
   const parts = Array.isArray(parsed) ? parsed : [asText(parsed)];
-  convertParts(parts, 'system', out);
+  convertParts(parts, 'system', out, 0);
   return out;
 }
 
@@ -78,7 +81,7 @@ export function convertSystemInstructions(value: unknown, out: ConvertedMessages
  * The ai SDK's own prompt format (`ai.prompt.messages`, `ai.prompt`): content is a string or
  * parts {type: text | tool-call | tool-result | reasoning | file | image}.
  */
-export function convertAiSdkMessages(value: unknown, out: ConvertedMessages = { messages: [], toolCalls: [], lossy: false }) {
+export function convertAiSdkMessages(value: unknown, out: ConvertedMessages = emptyConversion()) {
   const parsed = parseMaybeJson(value);
   if (isRecord(parsed)) {
     // `ai.prompt`: {system?, prompt?, messages?}
@@ -89,13 +92,16 @@ export function convertAiSdkMessages(value: unknown, out: ConvertedMessages = { 
     return out;
   }
   if (!Array.isArray(parsed)) {
-    out.lossy = true;
+    out.extras.push({ value: parsed });
     return out;
   }
-  for (const message of parsed) {
-    if (!isRecord(message)) continue;
+  for (const [index, message] of parsed.entries()) {
+    if (!isRecord(message)) {
+      out.extras.push({ message: index, value: message });
+      continue;
+    }
     const { role, exact } = toRole(message.role);
-    if (!exact) out.lossy = true;
+    if (!exact) out.extras.push({ message: index, role: message.role });
     if (typeof message.content === 'string') {
       out.messages.push({ role, content: message.content });
       continue;
@@ -113,6 +119,7 @@ export function convertAiSdkMessages(value: unknown, out: ConvertedMessages = { 
       }),
       role,
       out,
+      index,
     );
   }
   return out;
@@ -129,11 +136,11 @@ export function convertAiSdkToolCalls(value: unknown): SpanToolCall[] {
   }));
 }
 
-/** Merges converted messages into a SpanIO side, keeping the original when lossy. */
-export function toSpanIO(converted: ConvertedMessages, source: string, original: unknown): SpanIO {
+/** One SpanIO side from converted messages; what they could not hold goes under raw[source]. */
+export function toSpanIO(converted: ConvertedMessages, source: string): SpanIO {
   const io: SpanIO = {};
   if (converted.messages.length > 0) io.messages = converted.messages;
   if (converted.toolCalls.length > 0) io.toolCalls = converted.toolCalls;
-  if (converted.lossy) io.raw = { [source]: parseMaybeJson(original) };
+  if (converted.extras.length > 0) io.raw = { [source]: converted.extras };
   return io;
 }

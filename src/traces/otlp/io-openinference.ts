@@ -1,6 +1,6 @@
 import type { SpanDocument, SpanMessage, SpanToolCall } from './model.js';
 import { asArguments, asNumber, asString, collectIndexed, isRecord, parseMaybeJson, toRole } from './io-values.js';
-import type { ConvertedMessages } from './io-genai.js';
+import { emptyConversion } from './io-genai.js';
 
 /**
  * OpenInference flattened lists: `llm.input_messages.N.message.role|content|name|tool_call_id`,
@@ -10,16 +10,16 @@ import type { ConvertedMessages } from './io-genai.js';
  */
 export function convertOpenInferenceMessages(attrs: Record<string, unknown>, prefix: string) {
   const { items, keys } = collectIndexed(attrs, `${prefix}.`);
-  const out: ConvertedMessages = { messages: [], toolCalls: [], lossy: false };
-  for (const item of items) {
+  const out = emptyConversion();
+  for (const [index, item] of items.entries()) {
     const { role, exact } = toRole(item['message.role']);
-    if (!exact) out.lossy = true;
+    if (!exact) out.extras.push({ message: index, role: item['message.role'] });
     const text: string[] = [];
     if (item['message.content'] !== undefined) text.push(asString(item['message.content']) ?? JSON.stringify(item['message.content']));
     for (const part of collectIndexed(item, 'message.contents.').items) {
       const type = part['message_content.type'];
       if (type === undefined || type === 'text') text.push(asString(part['message_content.text']) ?? '');
-      else out.lossy = true; // images and other content kinds stay in raw
+      else out.extras.push({ message: index, content: part }); // images and other content kinds
     }
     const calls: SpanToolCall[] = collectIndexed(item, 'message.tool_calls.').items.map((call) => ({
       id: asString(call['tool_call.id']) ?? '',
@@ -34,7 +34,7 @@ export function convertOpenInferenceMessages(attrs: Record<string, unknown>, pre
     if (toolCallId) message.toolCallId = toolCallId;
     if (text.length > 0 || calls.length === 0) out.messages.push(message);
   }
-  return { converted: out, keys, original: items };
+  return { converted: out, keys };
 }
 
 export function convertOpenInferenceDocuments(attrs: Record<string, unknown>, prefix: string) {

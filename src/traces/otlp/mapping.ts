@@ -187,15 +187,15 @@ function toolCallRow(id: string, keys: { name: string; id: string; args: string;
 const messagesRow = (id: string, side: 'input' | 'output', convert: (v: unknown) => ReturnType<typeof convertGenAiMessages>): IORow => ({
   id,
   keys: [id],
-  read: (attrs) => ({ [side]: toSpanIO(convert(attrs[id]), id, attrs[id]), consumed: [id] }),
+  read: (attrs) => ({ [side]: toSpanIO(convert(attrs[id]), id), consumed: [id] }),
 });
 
 const openInferenceMessagesRow = (prefix: string, side: 'input' | 'output'): IORow => ({
   id: prefix,
   keys: [`${prefix}.`],
   read(attrs) {
-    const { converted, keys, original } = convertOpenInferenceMessages(attrs, prefix);
-    return { [side]: toSpanIO(converted, prefix, original), consumed: keys };
+    const { converted, keys } = convertOpenInferenceMessages(attrs, prefix);
+    return { [side]: toSpanIO(converted, prefix), consumed: keys };
   },
 });
 
@@ -262,20 +262,22 @@ function mergeIO(into: SpanIO, add: SpanIO | undefined) {
 export function mapIO(attrs: Attrs, kind: SpanKind): { input?: SpanIO; output?: SpanIO; consumed: string[] } {
   const input: SpanIO = {};
   const output: SpanIO = {};
-  const consumed = new Set<string>();
-  let rest = attrs;
+  const consumed: string[] = [];
+  // Later rows only see what earlier rows left, so one attribute never lands twice.
+  const rest: Attrs = { ...attrs };
   for (const row of ioRows) {
     if (!row.keys.some((k) => present(rest, k))) continue;
     const result = row.read(rest, kind);
     mergeIO(input, result.input);
     mergeIO(output, result.output);
-    for (const key of result.consumed) consumed.add(key);
-    // Later rows only see what earlier rows left, so one attribute never lands twice.
-    if (result.consumed.length > 0) rest = Object.fromEntries(Object.entries(rest).filter(([k]) => !consumed.has(k)));
+    for (const key of result.consumed) {
+      delete rest[key];
+      consumed.push(key);
+    }
   }
   return {
     ...(Object.keys(input).length > 0 ? { input } : {}),
     ...(Object.keys(output).length > 0 ? { output } : {}),
-    consumed: [...consumed],
+    consumed,
   };
 }

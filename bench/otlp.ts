@@ -1,0 +1,176 @@
+/**
+ * OTLP bridge benchmark: `npm run bench -- otlp [--spans N] [--clients 4] [--rounds 4]`.
+ *
+ * A child process runs the service (startServer, embedded stores, a temp LOUPE_DATA_DIR).
+ * The same spans (512 per request: 64 traces of 8 GenAI spans) go in twice, under different
+ * trace ids: as native JSON to POST /api/traces and as OTLP protobuf exports to
+ * POST /api/traces/otlp/v1/traces, each from N concurrent clients, in alternating rounds.
+ * Bodies are built before the clock starts, so both rates measure the server.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodeProtobufRequest, decodeProtobufResponse, encodeProtobufRequest } from '../src/traces/otlp/protobuf.js';
+import { normalizeExport } from '../src/traces/otlp/normalize.js';
+
+const self = fileURLToPath(import.meta.url);
+const adminToken = 'bench-admin-token-0123456789';
+const tracesPerRequest = 64;
+const spansPerTrace = 8;
+const spansPerRequest = tracesPerRequest * spansPerTrace;
+
+const question = 'Summarise the quarterly churn drivers and list three actions for the customer-success team, with owners and dates.';
+const answer = 'Churn rose among small accounts after the price change; enterprise expansion offset it. Actions: review pricing, onboarding calls, health-score alerts.';
+
+const str = (v: string) => ({ stringValue: v });
+const int = (v: number) => ({ intValue: String(v) });
+const kv = (attrs: Record<string, { stringValue: string } | { intValue: string }>) => Object.entries(attrs).map(([key, value]) => ({ key, value }));
+
+/** One OTLP export of 64 traces; `phase` and `request` make every trace id unique. */
+function exportRequest(phase: number, request: number) {
+  const base = 1748779200000000000n + BigInt(request) * 1_000_000_000n;
+  const spans = [];
+  for (let t = 0; t < tracesPerRequest; t++) {
+    const traceId = Buffer.alloc(16);
+    traceId.writeUInt32BE(phase + 1, 0);
+    traceId.writeUInt32BE(request, 4);
+    traceId.writeUInt32BE(t + 1, 12);
+    const spanId = (n: number) => Buffer.from([0, 0, 0, 0, 0, 0, t + 1, n + 1]);
+    const time = (ms: number) => String(base + BigInt(t) * 10_000_000n + BigInt(ms) * 1_000_000n + 123_456n);
+    const span = (n: number, parent: number | undefined, name: string, from: number, to: number, attributes: ReturnType<typeof kv>) => ({
+      traceId, spanId: spanId(n), ...(parent === undefined ? {} : { parentSpanId: spanId(parent) }), name, kind: 1,
+      startTimeUnixNano: time(from), endTimeUnixNano: time(to), attributes, status: { code: 1 },
+    });
+    spans.push(span(0, undefined, 'invoke_agent support', 0, 4000, kv({ 'gen_ai.operation.name': str('invoke_agent'), 'gen_ai.agent.name': str('support'), 'session.id': str(`s-${request}-${t}`) })));
+    for (let i = 0; i < 4; i++) {
+      spans.push(
+        span(1 + i, 0, 'chat gpt-4o-mini', 100 + i * 900, 800 + i * 900, kv({
+          'gen_ai.operation.name': str('chat'), 'gen_ai.provider.name': str('openai'), 'gen_ai.request.model': str('gpt-4o-mini'),
+          'gen_ai.usage.input_tokens': int(420 + i), 'gen_ai.usage.output_tokens': int(96),
+          'gen_ai.input.messages': str(JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: question }] }])),
+          'gen_ai.output.messages': str(JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }], finish_reason: 'stop' }])),
+        })),
+      );
+    }
+    for (let i = 0; i < 2; i++) {
+      spans.push(span(5 + i, 1 + i, 'execute_tool lookup_account', 810 + i * 900, 880 + i * 900, kv({
+        'gen_ai.operation.name': str('execute_tool'), 'gen_ai.tool.name': str('lookup_account'), 'gen_ai.tool.call.id': str(`call-${i}`),
+        'gen_ai.tool.call.arguments': str('{"accountId":"acc-1","fields":["plan","seats"]}'), 'gen_ai.tool.call.result': str('{"plan":"enterprise","seats":120}'),
+      })));
+    }
+    spans.push(span(7, 0, 'retrieval docs', 50, 95, kv({ 'gen_ai.operation.name': str('retrieval'), 'gen_ai.data_source.id': str('kb') })));
+  }
+  const resource = { attributes: kv({ 'service.name': str('bench-agent'), 'deployment.environment.name': str('production') }) };
+  return { resourceSpans: [{ resource, scopeSpans: [{ scope: { name: 'bench', version: '1.0.0' }, spans }] }] };
+}
+
+async function serverRole() {
+  const { loadConfig } = await import('../src/config.js');
+  const { startServer } = await import('../src/server.js');
+  const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, PORT: '0', LOG_LEVEL: 'warn', LOUPE_ADMIN_TOKEN: adminToken });
+  const server = await startServer(config);
+  process.send!({ url: server.url });
+  process.on('message', async () => {
+    await server.stop();
+    process.exit(0);
+  });
+}
+
+async function admin(url: string, route: string, body: unknown) {
+  const res = await fetch(`${url}/api/admin${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-admin-token': adminToken },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: Record<string, string> }).data;
+}
+
+async function benchKey(url: string) {
+  const org = await admin(url, '/organizations', { name: 'bench-otlp', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });
+  const workspace = await admin(url, `/organizations/${org.id}/workspaces`, { name: 'bench' });
+  return (await admin(url, '/api-keys', { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id })).key!;
+}
+
+/** Sends every body from `clients` concurrent senders; `check` throws on a failed answer. */
+async function drive(bodies: Buffer[], clients: number, send: (body: Buffer) => Promise<void>) {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next < bodies.length) await send(bodies[next++]!);
+  }));
+  return (performance.now() - started) / 1000;
+}
+
+export async function run(args: string[]) {
+  const option = (name: string, fallback: number) => {
+    const i = args.indexOf(`--${name}`);
+    const n = i >= 0 ? Number(args[i + 1]) : fallback;
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number`);
+    return n;
+  };
+  const spans = option('spans', 102_400);
+  const clients = option('clients', 4);
+  const rounds = option('rounds', 4);
+  const requests = Math.ceil(spans / spansPerRequest);
+
+  const protobufBodies = Array.from({ length: requests }, (_, r) => encodeProtobufRequest(exportRequest(1, r)));
+  // The native bodies hold exactly the spans the bridge makes of the same export.
+  const nativeBodies = Array.from({ length: requests }, (_, r) =>
+    Buffer.from(JSON.stringify({ traces: normalizeExport(decodeProtobufRequest(encodeProtobufRequest(exportRequest(0, r)))).traces })),
+  );
+
+  const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-otlp-'));
+  const proc: ChildProcess = fork(self, ['--role', 'server'], { env: { ...process.env, BENCH_DIR: dir }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      proc.once('message', (m: any) => resolve(m.url));
+      proc.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    });
+    const key = await benchKey(url);
+    const sendNative = async (body: Buffer) => {
+      const res = await fetch(`${url}/api/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: new Uint8Array(body) });
+      const result = (await res.json()) as { data?: { accepted: number } };
+      if (res.status !== 200 || result.data?.accepted !== tracesPerRequest) throw new Error(`native ingest failed: ${res.status} ${JSON.stringify(result).slice(0, 300)}`);
+    };
+    const sendOtlp = async (body: Buffer) => {
+      const res = await fetch(`${url}/api/traces/otlp/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-api-key': key }, body: new Uint8Array(body) });
+      const answer = decodeProtobufResponse(new Uint8Array(await res.arrayBuffer()));
+      if (res.status !== 200 || answer.partialSuccess?.rejectedSpans) throw new Error(`OTLP export failed: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
+    };
+    // Rounds alternate the two paths, so background merges and a warming engine weigh on both alike.
+    let nativeSeconds = 0;
+    let otlpSeconds = 0;
+    const perRound = Math.ceil(requests / rounds);
+    for (let r = 0; r < rounds; r++) {
+      const slice = [r * perRound, Math.min(requests, (r + 1) * perRound)] as const;
+      nativeSeconds += await drive(nativeBodies.slice(...slice), clients, sendNative);
+      otlpSeconds += await drive(protobufBodies.slice(...slice), clients, sendOtlp);
+    }
+    const total = requests * spansPerRequest;
+    const nativeRate = total / nativeSeconds;
+    const otlpRate = total / otlpSeconds;
+    console.log(
+      [
+        `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`,
+        `requests: ${requests} of ${spansPerRequest} spans (${tracesPerRequest} traces x ${spansPerTrace} GenAI spans), ${clients} concurrent clients`,
+        `native JSON  POST /api/traces:                ${total} spans in ${nativeSeconds.toFixed(1)} s = ${Math.round(nativeRate)} spans/s`,
+        `OTLP protobuf POST /api/traces/otlp/v1/traces: ${total} spans in ${otlpSeconds.toFixed(1)} s = ${Math.round(otlpRate)} spans/s`,
+        `ratio OTLP / native: ${((100 * otlpRate) / nativeRate).toFixed(0)}% (goal >= 80%)`,
+      ].join('\n'),
+    );
+  } finally {
+    proc.send('stop');
+    await new Promise((resolve) => proc.once('exit', resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes('--role')) {
+  serverRole().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
