@@ -58,8 +58,10 @@ describe('per-organization limits', () => {
     const res = await me(tenant);
     expect(res.statusCode).toBe(200);
     expect(res.headers).toMatchObject({ 'ratelimit-limit': '60', 'ratelimit-remaining': '59', 'ratelimit-reset': '55' });
-    const missing = await ctx.app.inject({ method: 'GET', url: '/api/me/nothing-here', headers: tenant.headers });
-    expect(missing.statusCode).toBe(404);
+    // An error of an authenticated request carries them too.
+    const invalid = await ctx.app.inject({ method: 'GET', url: '/api/prompt?limit=0', headers: tenant.headers });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.headers).toMatchObject({ 'ratelimit-limit': '60', 'ratelimit-remaining': '58' });
     const pro = await me(await ctx.tenant({ plan: 'pro' }));
     expect(pro.headers).toMatchObject({ 'ratelimit-limit': '300', 'ratelimit-remaining': '299' });
   });
