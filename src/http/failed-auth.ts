@@ -31,14 +31,15 @@ export function createFailedAuthLimiter(options: FailedAuthOptions = {}): Failed
   const maxClients = options.maxClients ?? 100_000;
   const windows = new Map<string, { start: number; failures: number }>();
 
+  /**
+   * A window is (re)inserted when it starts, so the map is in start order: expired windows sit
+   * at the front, and dropping from the front forgets the oldest first. Each entry is visited
+   * once before it goes, so a flood from many addresses costs constant time per failure.
+   */
   function forgetOldest() {
     const cutoff = now() - windowMs;
     for (const [address, window] of windows) {
-      if (window.start <= cutoff) windows.delete(address);
-    }
-    // Still full: drop in insertion order, oldest windows first.
-    for (const address of windows.keys()) {
-      if (windows.size < maxClients) break;
+      if (window.start > cutoff && windows.size < maxClients) break;
       windows.delete(address);
     }
   }

@@ -95,6 +95,18 @@ describe('createFailedAuthLimiter', () => {
     expect(refused(() => limiter.check(request('a')))).toBeUndefined();
     expect(refused(() => limiter.check(request('c')))).toBeInstanceOf(AppError);
   });
+
+  it('forgets expired windows before live ones when full', () => {
+    let clock = 0;
+    const limiter = createFailedAuthLimiter({ maxFailures: 1, maxClients: 2, windowMs: 60_000, now: () => clock });
+    limiter.record(request('a'));
+    clock = 30_000;
+    limiter.record(request('b'));
+    clock = 61_000;
+    limiter.record(request('c'));
+    expect(refused(() => limiter.check(request('b')))).toBeInstanceOf(AppError);
+    expect(refused(() => limiter.check(request('c')))).toBeInstanceOf(AppError);
+  });
 });
 
 describe('oauthVerifierFromConfig', () => {
