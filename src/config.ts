@@ -62,6 +62,18 @@ export const configSchema = z.object({
   LOUPE_OAUTH_JWKS_URL: optionalUrl(['http:', 'https:']),
   LOUPE_OAUTH_ISSUER: optionalString,
   LOUPE_OAUTH_AUDIENCE: optionalString,
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (the failed-login limit
+   * counts per address): `true` (any), a hop count, or comma-separated addresses / CIDRs.
+   */
+  LOUPE_TRUST_PROXY: optionalString.transform((v): boolean | number | string => {
+    if (v === undefined || v === 'false') return false;
+    if (v === 'true') return true;
+    if (/^\d+$/.test(v)) return Number(v);
+    return v;
+  }).refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:.\/]+$/.test(p.trim())), {
+    message: 'must be true, false, a hop count, or comma-separated addresses or CIDRs',
+  }),
   LOG_LEVEL: optionalString
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional())
     .transform((v) => v ?? 'info'),

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
     ['LOUPE_BODY_LIMIT', '-1'],
     ['LOG_LEVEL', 'loud'],
     ['LOUPE_RETENTION_DAYS', '0'],
+    ['LOUPE_TRUST_PROXY', 'anyone; rm'],
   ])('rejects %s=%s naming the variable', (name, value) => {
     try {
       loadConfig({ [name]: value });
@@ -41,6 +42,13 @@ describe('loadConfig', () => {
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as ConfigError).message).toContain(`${name}:`);
     }
+  });
+
+  it('parses the trusted proxies', () => {
+    expect(loadConfig({}).LOUPE_TRUST_PROXY).toBe(false);
+    expect(loadConfig({ LOUPE_TRUST_PROXY: 'true' }).LOUPE_TRUST_PROXY).toBe(true);
+    expect(loadConfig({ LOUPE_TRUST_PROXY: '2' }).LOUPE_TRUST_PROXY).toBe(2);
+    expect(loadConfig({ LOUPE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).LOUPE_TRUST_PROXY).toBe('10.0.0.0/8, 127.0.0.1');
   });
 
   it('parses servers and numbers', () => {
