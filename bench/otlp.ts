@@ -1,7 +1,7 @@
 /**
  * OTLP bridge benchmark: `npm run bench -- otlp [--spans N] [--clients 4] [--rounds 4]`.
  *
- * A child process runs the service (startServer, embedded stores, a temp LOUPE_DATA_DIR).
+ * A child process runs the service (embedded stores in a temp LOUPE_DATA_DIR).
  * The same spans (512 per request: 64 traces of 8 GenAI spans) go in twice, under different
  * trace ids: as native JSON to POST /api/traces and as OTLP protobuf exports to
  * POST /api/traces/otlp/v1/traces, each from N concurrent clients, in alternating rounds.
@@ -16,7 +16,6 @@ import { decodeProtobufRequest, decodeProtobufResponse, encodeProtobufRequest } 
 import { normalizeExport } from '../src/traces/otlp/normalize.js';
 
 const self = fileURLToPath(import.meta.url);
-const adminToken = 'bench-admin-token-0123456789';
 const tracesPerRequest = 64;
 const spansPerTrace = 8;
 const spansPerRequest = tracesPerRequest * spansPerTrace;
@@ -66,35 +65,35 @@ function exportRequest(phase: number, request: number) {
   return { resourceSpans: [{ resource, scopeSpans: [{ scope: { name: 'bench', version: '1.0.0' }, spans }] }] };
 }
 
+/**
+ * The service in a child process: the stores, the app with its rate limiter, and a workspace
+ * key of an enterprise organization whose limits are far above what the run sends.
+ */
 async function serverRole() {
   const { loadConfig } = await import('../src/config.js');
-  const { startServer } = await import('../src/server.js');
-  const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, PORT: '0', LOG_LEVEL: 'warn', LOUPE_ADMIN_TOKEN: adminToken });
-  const server = await startServer(config);
-  process.send!({ url: server.url });
-  process.on('message', async () => {
-    await server.stop();
+  const { createLogger, openStores, migrate } = await import('../src/server.js');
+  const { buildApp } = await import('../src/app.js');
+  const { createRateLimiter } = await import('../src/http/rate-limit.js');
+  const tenancy = await import('../src/admin/tenancy.js');
+  const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, LOG_LEVEL: 'warn' });
+  const log = createLogger(config);
+  const stores = await openStores(config, log);
+  await migrate(config, stores);
+  const sql = stores.postgres.sql;
+  const app = await buildApp({ config, sql, clickhouse: stores.clickhouse.client, log, admit: createRateLimiter(sql).admit });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const org = await tenancy.createOrganization(sql, { name: 'bench-otlp', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });
+  const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
+  const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
+  process.send!({ url, key });
+  process.once('message', async () => {
+    await app.close();
+    await stores.close();
     process.exit(0);
   });
 }
 
-async function admin(url: string, route: string, body: unknown) {
-  const res = await fetch(`${url}/api/admin${route}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-admin-token': adminToken },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { data: Record<string, string> }).data;
-}
-
-async function benchKey(url: string) {
-  const org = await admin(url, '/organizations', { name: 'bench-otlp', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });
-  const workspace = await admin(url, `/organizations/${org.id}/workspaces`, { name: 'bench' });
-  return (await admin(url, '/api-keys', { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id })).key!;
-}
-
-/** Sends every body from `clients` concurrent senders; `check` throws on a failed answer. */
+/** Sends every body from `clients` concurrent senders; `send` throws on a failed answer. */
 async function drive(bodies: Buffer[], clients: number, send: (body: Buffer) => Promise<void>) {
   let next = 0;
   const started = performance.now();
@@ -125,11 +124,10 @@ export async function run(args: string[]) {
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-otlp-'));
   const proc: ChildProcess = fork(self, ['--role', 'server'], { env: { ...process.env, BENCH_DIR: dir }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      proc.once('message', (m: any) => resolve(m.url));
+    const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+      proc.once('message', (m: any) => resolve(m));
       proc.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
-    const key = await benchKey(url);
     const sendNative = async (body: Buffer) => {
       const res = await fetch(`${url}/api/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: new Uint8Array(body) });
       const result = (await res.json()) as { data?: { accepted: number } };

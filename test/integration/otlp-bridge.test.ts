@@ -128,6 +128,19 @@ describe('POST /api/traces/otlp (JSON)', () => {
     expect((await getTrace(hex(4, 16))).json().data.spanCount).toBe(2);
   });
 
+  it('leaves out a trace field the native schema cannot hold instead of losing the trace', async () => {
+    const res = await post(request([jsonSpan(8, 1)], [{ key: 'deployment.environment.name', value: str('prod env with spaces') }]));
+    expect(res.json().data).toMatchObject({ accepted: 1, rejected: 0 });
+    const trace = (await getTrace(hex(8, 16))).json().data;
+    expect(trace.environment).toBeNull();
+    expect(trace.spans[0].metadata.resource['deployment.environment.name']).toBe('prod env with spaces');
+  });
+
+  it('is described in the OpenAPI document', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/traces/otlp/', '/api/traces/otlp/v1/traces']));
+  });
+
   it('answers 400 for a body that is not OTLP and for broken JSON', async () => {
     const native = await post({ traces: [{ traceId: 't', source: 'sdk', spans: [] }] });
     expect(native.statusCode).toBe(400);

@@ -201,7 +201,7 @@ describe('input and output rows', () => {
     expect(ioRows.map((r) => r.id).sort()).toEqual(Object.keys(ioCases).sort());
   });
   it.each(Object.entries(ioCases))('%s', (_name, { attrs, input, output }) => {
-    const mapped = mapIO(attrs, 'custom');
+    const mapped = mapIO(attrs);
     expect(mapped.input).toEqual(input);
     expect(mapped.output).toEqual(output);
     // Every attribute the row read became a native field.
@@ -209,14 +209,14 @@ describe('input and output rows', () => {
   });
   it('keeps blob, file and uri parts under raw, and guesses unknown roles without losing them', () => {
     const messages = [{ role: 'developer', parts: [{ type: 'blob', modality: 'image', mime_type: 'image/png', content: 'AAAA' }, { type: 'uri', modality: 'image', uri: 'https://x/y.png' }, { type: 'file', file_id: 'f1' }] }];
-    const mapped = mapIO({ 'gen_ai.input.messages': messages }, 'llm.chat');
+    const mapped = mapIO({ 'gen_ai.input.messages': messages });
     expect(mapped.input?.messages).toEqual([{ role: 'system', content: '' }]);
     expect(mapped.input?.raw).toEqual({
       'gen_ai.input.messages': [{ message: 0, role: 'developer' }, ...messages[0]!.parts.map((part) => ({ message: 0, part }))],
     });
   });
   it('merges gen_ai system instructions before the input messages', () => {
-    const mapped = mapIO({ 'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'U' }] }], 'gen_ai.system_instructions': [{ type: 'text', content: 'S' }] }, 'llm.chat');
+    const mapped = mapIO({ 'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'U' }] }], 'gen_ai.system_instructions': [{ type: 'text', content: 'S' }] });
     expect(mapped.input?.messages).toEqual([{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }]);
   });
 });

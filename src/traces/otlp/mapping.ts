@@ -159,11 +159,15 @@ export interface IORow {
   id: string;
   /** The row runs when one of these keys is present (prefixes end with a dot). */
   keys: string[];
-  read(attrs: Attrs, kind: SpanKind): { input?: SpanIO; output?: SpanIO; consumed: string[] };
+  read(attrs: Attrs): { input?: SpanIO; output?: SpanIO; consumed: string[] };
 }
 
-const present = (attrs: Attrs, key: string) =>
-  key.endsWith('.') ? Object.keys(attrs).some((k) => k.startsWith(key)) : attrs[key] !== undefined;
+/** Whether a row's trigger key (or a key under a trigger prefix ending in a dot) is left. */
+function present(attrs: Attrs, key: string, consumed: Set<string>): boolean {
+  if (!key.endsWith('.')) return attrs[key] !== undefined && !consumed.has(key);
+  for (const k in attrs) if (k.startsWith(key) && !consumed.has(k)) return true;
+  return false;
+}
 
 /** One tool call from a span's own attributes (gen_ai execute_tool, ai SDK, OpenInference). */
 function toolCallRow(id: string, keys: { name: string; id: string; args: string; result: string }): IORow {
@@ -259,25 +263,21 @@ function mergeIO(into: SpanIO, add: SpanIO | undefined) {
   if (add.raw !== undefined) into.raw = { ...(into.raw as object), ...(add.raw as object) };
 }
 
-export function mapIO(attrs: Attrs, kind: SpanKind): { input?: SpanIO; output?: SpanIO; consumed: string[] } {
+export function mapIO(attrs: Attrs): { input?: SpanIO; output?: SpanIO; consumed: string[] } {
   const input: SpanIO = {};
   const output: SpanIO = {};
-  const consumed: string[] = [];
-  // Later rows only see what earlier rows left, so one attribute never lands twice.
-  const rest: Attrs = { ...attrs };
+  // A row runs only on keys no earlier row took, so one attribute never lands twice.
+  const consumed = new Set<string>();
   for (const row of ioRows) {
-    if (!row.keys.some((k) => present(rest, k))) continue;
-    const result = row.read(rest, kind);
+    if (!row.keys.some((k) => present(attrs, k, consumed))) continue;
+    const result = row.read(attrs);
     mergeIO(input, result.input);
     mergeIO(output, result.output);
-    for (const key of result.consumed) {
-      delete rest[key];
-      consumed.push(key);
-    }
+    for (const key of result.consumed) consumed.add(key);
   }
   return {
     ...(Object.keys(input).length > 0 ? { input } : {}),
     ...(Object.keys(output).length > 0 ? { output } : {}),
-    consumed,
+    consumed: [...consumed],
   };
 }

@@ -48,11 +48,19 @@ function toNanos(value: PlainInt64 | undefined): bigint | undefined {
 // Years 1970..9999: what DateTime64 and ISO 8601 both hold.
 const maxNanos = 253402300799999999999n;
 
+let cachedSecond = -1;
+let cachedPrefix = '';
+
 /** Unix nanoseconds as ISO 8601 with microseconds: 2025-01-01T00:00:00.123456Z. */
 export function nanosToIso(nanos: bigint): string {
-  const millis = nanos / 1_000_000n;
-  const micros = (nanos / 1000n) % 1000n;
-  return new Date(Number(millis)).toISOString().replace('Z', `${micros.toString().padStart(3, '0')}Z`);
+  const second = Number(nanos / 1_000_000_000n);
+  // Spans of one export mostly share their seconds: format each second once.
+  if (second !== cachedSecond) {
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19);
+    cachedSecond = second;
+  }
+  const micros = Number((nanos / 1000n) % 1_000_000n);
+  return `${cachedPrefix}.${String(micros).padStart(6, '0')}Z`;
 }
 
 const statuses = ['unset', 'ok', 'error'] as const;
@@ -61,9 +69,15 @@ function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string 
   const attributes = fromKeyValues(span.attributes);
   const { kind, consumed: kindKeys } = mapKind(attributes);
   const { fields, consumed: metricKeys } = mapMetrics(attributes);
-  const { input, output, consumed: ioKeys } = mapIO(attributes, kind);
+  const { input, output, consumed: ioKeys } = mapIO(attributes);
   const traceFields = mapTraceFields(attributes, context.resource);
-  for (const key of [...kindKeys, ...metricKeys, ...ioKeys]) delete attributes[key];
+  // A fresh object of the keys left, rather than deletes (which slow every later access).
+  const consumed = new Set([...kindKeys, ...metricKeys, ...ioKeys]);
+  let rest: Attributes | undefined;
+  for (const key in attributes) {
+    if (consumed.has(key)) continue;
+    (rest ??= {})[key] = attributes[key]!;
+  }
 
   const code = span.status?.code ?? 0;
   const status = statuses[code] ?? 'unset';
@@ -93,21 +107,21 @@ function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string 
 
   const native: NativeSpan = {
     spanId: ids.spanId,
-    ...(ids.parentSpanId ? { parentSpanId: ids.parentSpanId } : {}),
     name: span.name || '(unnamed)',
     kind,
-    ...(input ? { input } : {}),
-    ...(output ? { output } : {}),
     startTime: nanosToIso(start),
     endTime: nanosToIso(end),
     durationMs: Number(end - start) / 1e6,
-    ...fields,
     status,
-    ...(statusMessage ? { statusMessage } : {}),
-    ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
-    ...(events.length > 0 ? { events } : {}),
     metadata: { resource: context.resource, scope: context.scope, otel },
   };
+  if (ids.parentSpanId) native.parentSpanId = ids.parentSpanId;
+  if (input) native.input = input;
+  if (output) native.output = output;
+  Object.assign(native, fields);
+  if (statusMessage) native.statusMessage = statusMessage;
+  if (rest) native.attributes = rest;
+  if (events.length > 0) native.events = events;
   return { native, traceFields };
 }
 
