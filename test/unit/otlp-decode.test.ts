@@ -1,14 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { fromAnyValue, fromKeyValues } from '../../src/traces/otlp/any-value.js';
 import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/otlp/json.js';
-import { nanosToIso, normalizeExport, toHexId } from '../../src/traces/otlp/normalize.js';
+import { normalizeExport, parseUnixNanos, toHexId, unixNanosToIso } from '../../src/traces/otlp/normalize.js';
 import { decodeProtobufRequest, decodeProtobufResponse, encodeProtobufRequest, encodeProtobufResponse } from '../../src/traces/otlp/protobuf.js';
 
 describe('times', () => {
   it('keeps microseconds of unix nanoseconds', () => {
-    expect(nanosToIso(1735689600123456789n)).toBe('2025-01-01T00:00:00.123456Z');
-    expect(nanosToIso(1735689600000000999n)).toBe('2025-01-01T00:00:00.000000Z');
-    expect(nanosToIso(1000n)).toBe('1970-01-01T00:00:00.000001Z');
+    const iso = (v: string | number) => unixNanosToIso(parseUnixNanos(v)!);
+    expect(iso('1735689600123456789')).toBe('2025-01-01T00:00:00.123456Z');
+    expect(iso('1735689600000000999')).toBe('2025-01-01T00:00:00.000000Z');
+    expect(iso('1735689601999999999')).toBe('2025-01-01T00:00:01.999999Z');
+    expect(iso(1000)).toBe('1970-01-01T00:00:00.000001Z');
+    expect(iso(1735689600123456800)).toBe('2025-01-01T00:00:00.123456Z');
+  });
+  it('treats zero, negative, malformed and past-9999 times as missing', () => {
+    for (const v of ['0', 0, '-5', -5, '12a', '', 1.5, '253402300800000000000']) expect(parseUnixNanos(v)).toBeUndefined();
+    expect(parseUnixNanos(undefined)).toBeUndefined();
+    expect(parseUnixNanos('253402300799999999999')).toEqual({ seconds: 253402300799, nanos: 999999999 });
   });
   it('reads int64 JSON numbers beyond 2^53 without rounding, and leaves strings alone', () => {
     const parsed = parseOtlpJson('{"startTimeUnixNano": 1735689600123456789, "x": {"intValue":9007199254740993}, "s": "\\"intValue\\":12345678901234567"}') as Record<string, unknown>;

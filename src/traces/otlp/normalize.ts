@@ -35,37 +35,49 @@ export function toHexId(id: PlainId | undefined, bytes: number): string | undefi
   return hex;
 }
 
-function toNanos(value: PlainInt64 | undefined): bigint | undefined {
-  if (value === undefined) return undefined;
-  try {
-    const n = BigInt(value);
-    return n > 0n ? n : undefined;
-  } catch {
-    return undefined;
-  }
+/** A unix time split into whole seconds and nanoseconds: both exact as doubles. */
+export interface UnixNanos {
+  seconds: number;
+  nanos: number;
 }
 
-// Years 1970..9999: what DateTime64 and ISO 8601 both hold.
-const maxNanos = 253402300799999999999n;
+// Up to 9999-12-31T23:59:59: what ISO 8601 with four-digit years holds.
+const maxSeconds = 253402300799;
+const digits = /^\d{1,21}$/;
+
+/**
+ * Reads an OTLP fixed64 time (decimal text, or a JSON number) without BigInt and without
+ * rounding: the text is cut into seconds and nanoseconds. Zero, negative or malformed: none.
+ */
+export function parseUnixNanos(value: PlainInt64 | undefined): UnixNanos | undefined {
+  if (value === undefined) return undefined;
+  const text = typeof value === 'number' ? (Number.isInteger(value) && value > 0 ? value.toLocaleString('en-US', { useGrouping: false }) : '') : value;
+  if (!digits.test(text)) return undefined;
+  const seconds = text.length > 9 ? Number(text.slice(0, -9)) : 0;
+  const nanos = Number(text.slice(-9));
+  if ((seconds === 0 && nanos === 0) || seconds > maxSeconds) return undefined;
+  return { seconds, nanos };
+}
+
+/** b - a in nanoseconds (exact below 104 days, which covers any span). */
+const nanosBetween = (a: UnixNanos, b: UnixNanos) => (b.seconds - a.seconds) * 1e9 + (b.nanos - a.nanos);
 
 let cachedSecond = -1;
 let cachedPrefix = '';
 
-/** Unix nanoseconds as ISO 8601 with microseconds: 2025-01-01T00:00:00.123456Z. */
-export function nanosToIso(nanos: bigint): string {
-  const second = Number(nanos / 1_000_000_000n);
+/** ISO 8601 with microseconds: 2025-01-01T00:00:00.123456Z. */
+export function unixNanosToIso(time: UnixNanos): string {
   // Spans of one export mostly share their seconds: format each second once.
-  if (second !== cachedSecond) {
-    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19);
-    cachedSecond = second;
+  if (time.seconds !== cachedSecond) {
+    cachedPrefix = new Date(time.seconds * 1000).toISOString().slice(0, 19);
+    cachedSecond = time.seconds;
   }
-  const micros = Number((nanos / 1000n) % 1_000_000n);
-  return `${cachedPrefix}.${String(micros).padStart(6, '0')}Z`;
+  return `${cachedPrefix}.${String(Math.floor(time.nanos / 1000)).padStart(6, '0')}Z`;
 }
 
 const statuses = ['unset', 'ok', 'error'] as const;
 
-function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string }, start: bigint, end: bigint, context: { resource: Attributes; scope: Record<string, unknown> }) {
+function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string }, start: UnixNanos, end: UnixNanos, context: { resource: Attributes; scope: Record<string, unknown> }) {
   const attributes = fromKeyValues(span.attributes);
   const { kind, consumed: kindKeys } = mapKind(attributes);
   const { fields, consumed: metricKeys } = mapMetrics(attributes);
@@ -82,11 +94,11 @@ function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string 
   const code = span.status?.code ?? 0;
   const status = statuses[code] ?? 'unset';
   const events = (span.events ?? []).map((event) => {
-    const at = toNanos(event.timeUnixNano) ?? start;
+    const at = parseUnixNanos(event.timeUnixNano) ?? start;
     const eventAttributes = fromKeyValues(event.attributes);
     return {
       name: event.name || 'event',
-      timestamp: nanosToIso(at > maxNanos ? start : at),
+      timestamp: unixNanosToIso(at),
       ...(Object.keys(eventAttributes).length > 0 ? { attributes: eventAttributes } : {}),
     };
   });
@@ -109,9 +121,9 @@ function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string 
     spanId: ids.spanId,
     name: span.name || '(unnamed)',
     kind,
-    startTime: nanosToIso(start),
-    endTime: nanosToIso(end),
-    durationMs: Number(end - start) / 1e6,
+    startTime: unixNanosToIso(start),
+    endTime: unixNanosToIso(end),
+    durationMs: nanosBetween(start, end) / 1e6,
     status,
     metadata: { resource: context.resource, scope: context.scope, otel },
   };
@@ -146,15 +158,15 @@ export function normalizeExport(request: PlainExportRequest): NormalizedExport {
         const traceId = toHexId(span.traceId, 16);
         const spanId = toHexId(span.spanId, 8);
         const parentSpanId = toHexId(span.parentSpanId, 8);
-        const start = toNanos(span.startTimeUnixNano);
-        const end = toNanos(span.endTimeUnixNano);
+        const start = parseUnixNanos(span.startTimeUnixNano);
+        const end = parseUnixNanos(span.endTimeUnixNano);
         const reject = (reason: string) => rejections.push({ traceId: traceId || '', spanId: spanId || '', reason });
         if (!traceId) reject('traceId is missing or not 16 bytes of hex (or all zero)');
         else if (!spanId) reject('spanId is missing or not 8 bytes of hex (or all zero)');
         else if (parentSpanId === undefined) reject('parentSpanId is not 8 bytes of hex (or all zero)');
-        else if (start === undefined || start > maxNanos) reject('startTimeUnixNano is missing or out of range');
-        else if (end === undefined || end > maxNanos) reject('endTimeUnixNano is missing or out of range');
-        else if (end < start) reject('endTimeUnixNano is before startTimeUnixNano');
+        else if (start === undefined) reject('startTimeUnixNano is missing or out of range');
+        else if (end === undefined) reject('endTimeUnixNano is missing or out of range');
+        else if (nanosBetween(start, end) < 0) reject('endTimeUnixNano is before startTimeUnixNano');
         else {
           const { native, traceFields: fields } = buildSpan(span, { spanId, parentSpanId }, start, end, { resource, scope });
           let entry = traces.get(traceId);
