@@ -1,5 +1,5 @@
 /**
- * OTLP bridge benchmark: `npm run bench -- otlp [--spans N] [--clients 4] [--rounds 4]`.
+ * OTLP bridge benchmark: `npm run bench -- otlp [--spans N] [--clients 4] [--rounds 8]`.
  *
  * A child process runs the service (embedded stores in a temp LOUPE_DATA_DIR).
  * The same spans (512 per request: 64 traces of 8 GenAI spans) go in twice, under different
@@ -112,7 +112,7 @@ export async function run(args: string[]) {
   };
   const spans = option('spans', 102_400);
   const clients = option('clients', 4);
-  const rounds = option('rounds', 4);
+  const rounds = option('rounds', 8);
   const requests = Math.ceil(spans / spansPerRequest);
 
   const protobufBodies = Array.from({ length: requests }, (_, r) => encodeProtobufRequest(exportRequest(1, r)));
