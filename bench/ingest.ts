@@ -1,0 +1,178 @@
+/**
+ * Ingest benchmark: `npm run bench -- ingest [--spans N] [--clients 4] [--traces-per-request 100]`.
+ *
+ * 1. Raw engine baseline: a child process inserts the same span and summary rows straight
+ *    into the same tables through the ClickHouse client (no HTTP, no validation).
+ * 2. End to end: a child process runs the service (startServer, embedded stores, a temp
+ *    LOUPE_DATA_DIR); N concurrent clients here POST 100 traces per request to /api/traces
+ *    until the span target is in. The server's peak RSS is read from /proc (VmHWM).
+ * Both children use one data directory, one after the other (the engine binds a directory
+ * to one process).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeBodyTemplate, makeTrace, spansPerTrace } from './ingest-data.js';
+
+const self = fileURLToPath(import.meta.url);
+const adminToken = 'bench-admin-token-0123456789';
+
+interface Options {
+  spans: number;
+  clients: number;
+  tracesPerRequest: number;
+}
+
+function parseOptions(args: string[]): Options {
+  const value = (name: string, fallback: number) => {
+    const i = args.indexOf(`--${name}`);
+    const n = i >= 0 ? Number(args[i + 1]) : fallback;
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number`);
+    return n;
+  };
+  return { spans: value('spans', 1_000_000), clients: value('clients', 4), tracesPerRequest: value('traces-per-request', 100) };
+}
+
+/** Runs this file again as a child in the given role; resolves with the messages it sends. */
+function child(role: string, env: Record<string, string>, onMessage: (message: any, proc: ChildProcess) => void) {
+  const proc = fork(self, ['--role', role], { env: { ...process.env, ...env }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  proc.on('message', (message) => onMessage(message, proc));
+  return proc;
+}
+
+async function rawRole(options: Options) {
+  const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
+  const { toSpanRows, nextVersion, toStoredTime } = await import('../src/traces/rows.js');
+  const dir = process.env.BENCH_DIR!;
+  const store = await openClickhouse({ database: 'loupe', dataDir: dir });
+  await migrateClickhouse(store.client, { database: 'loupe' });
+  const batches = Math.ceil(options.spans / spansPerTrace / options.tracesPerRequest);
+  const base = Date.parse('2025-06-01T12:00:00.000Z');
+  let spans = 0;
+  let busyMs = 0;
+  for (let b = 0; b < batches; b++) {
+    const traces = Array.from({ length: options.tracesPerRequest }, (_, i) => makeTrace(`raw${b}-${String(i).padStart(3, '0')}`, base + i * 1000));
+    const spanRows = toSpanRows('bench-raw', traces);
+    const summaries = traces.map((t) => ({
+      workspace_id: 'bench-raw', trace_id: t.traceId, name: t.name, session_id: t.sessionId, source: t.source,
+      environment: t.environment, status: 'completed', trace_kind: 'agent', start_time: toStoredTime(t.spans[0]!.startTime),
+      end_time: toStoredTime(t.spans[0]!.endTime), duration_ms: 4000, model: 'gpt-4o-mini', provider: 'openai',
+      input_tokens: 1686, output_tokens: 384, total_tokens: 2070, cost_usd: 0.00048, span_count: 10, error_count: 1,
+      version: nextVersion().toString(), is_deleted: 0,
+    }));
+    const started = performance.now();
+    await store.client.insert({ table: 'spans', values: spanRows, format: 'JSONEachRow' });
+    await store.client.insert({ table: 'traces', values: summaries, format: 'JSONEachRow' });
+    busyMs += performance.now() - started;
+    spans += spanRows.length;
+    if (b % 10 === 0) process.stderr.write(`raw batch ${b}/${batches}\n`);
+  }
+  await store.close();
+  process.send!({ spans, seconds: busyMs / 1000 });
+}
+
+async function serverRole() {
+  const { loadConfig } = await import('../src/config.js');
+  const { startServer } = await import('../src/server.js');
+  const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, PORT: '0', LOG_LEVEL: 'warn', LOUPE_ADMIN_TOKEN: adminToken });
+  const server = await startServer(config);
+  process.send!({ url: server.url });
+  process.on('message', async () => {
+    await server.stop();
+    process.exit(0);
+  });
+}
+
+async function admin(url: string, route: string, body: unknown) {
+  const res = await fetch(`${url}/api/admin${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-admin-token': adminToken },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: Record<string, string> }).data;
+}
+
+/** A workspace key on an enterprise plan with limits far above what the run sends. */
+async function benchKey(url: string) {
+  const org = await admin(url, '/organizations', { name: 'bench', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });
+  const workspace = await admin(url, `/organizations/${org.id}/workspaces`, { name: 'bench' });
+  return (await admin(url, '/api-keys', { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id })).key!;
+}
+
+async function endToEnd(url: string, options: Options) {
+  const key = await benchKey(url);
+  const template = makeBodyTemplate(options.tracesPerRequest);
+  const requests = Math.ceil(options.spans / spansPerTrace / options.tracesPerRequest);
+  let next = 0;
+  let spans = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: options.clients }, async () => {
+      while (next < requests) {
+        const body = template.replaceAll('@@', `e2e${next++}`);
+        const res = await fetch(`${url}/api/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body });
+        const result = (await res.json()) as { data?: { accepted: number } };
+        if (res.status !== 200 || result.data?.accepted !== options.tracesPerRequest) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(result).slice(0, 300)}`);
+        spans += options.tracesPerRequest * spansPerTrace;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const list = await fetch(`${url}/api/traces?limit=1`, { headers: { 'x-api-key': key } });
+  const total = ((await list.json()) as { meta: { pagination: { total: number } } }).meta.pagination.total;
+  if (total !== requests * options.tracesPerRequest) throw new Error(`expected ${requests * options.tracesPerRequest} traces, the list counts ${total}`);
+  return { spans, seconds };
+}
+
+const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+export async function run(args: string[]) {
+  const options = parseOptions(args);
+  const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-'));
+  try {
+    const raw = await new Promise<{ spans: number; seconds: number }>((resolve, reject) => {
+      const proc = child('raw', { BENCH_DIR: dir, BENCH_SPANS: String(options.spans), BENCH_TPR: String(options.tracesPerRequest) }, resolve);
+      proc.on('exit', (code) => code !== 0 && reject(new Error(`raw baseline exited with ${code}`)));
+    });
+    const server = await new Promise<{ url: string; proc: ChildProcess }>((resolve, reject) => {
+      const proc = child('server', { BENCH_DIR: dir }, (message, p) => resolve({ url: message.url, proc: p }));
+      proc.on('exit', (code) => code !== 0 && reject(new Error(`server exited with ${code}`)));
+    });
+    let e2e: { spans: number; seconds: number };
+    let rss: number;
+    try {
+      e2e = await endToEnd(server.url, options);
+      rss = peakRss(server.proc.pid!);
+    } finally {
+      server.proc.send('stop');
+      await new Promise((resolve) => server.proc.once('exit', resolve));
+    }
+    const rawRate = raw.spans / raw.seconds;
+    const e2eRate = e2e.spans / e2e.seconds;
+    console.log(
+      [
+        `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${mib(totalmem())} RAM, Node ${process.version}`,
+        `raw engine baseline: ${raw.spans} spans in ${raw.seconds.toFixed(1)} s = ${Math.round(rawRate)} spans/s`,
+        `end to end (${options.clients} clients, ${options.tracesPerRequest} traces/request): ${e2e.spans} spans in ${e2e.seconds.toFixed(1)} s = ${Math.round(e2eRate)} spans/s`,
+        `ratio end to end / raw: ${((100 * e2eRate) / rawRate).toFixed(0)}% (goal >= 40%)`,
+        `server peak RSS: ${mib(rss)} (goal < 1536 MiB)`,
+      ].join('\n'),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const roleIndex = process.argv.indexOf('--role');
+if (roleIndex >= 0) {
+  const role = process.argv[roleIndex + 1];
+  const options = { spans: Number(process.env.BENCH_SPANS ?? 0), clients: 0, tracesPerRequest: Number(process.env.BENCH_TPR ?? 100) };
+  (role === 'raw' ? rawRole(options) : serverRole()).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
