@@ -1,12 +1,13 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { AnalyticsQuery, AnalyticsResult } from './analytics-schemas.js';
-import { countedUsage, spanGroupsPerTrace, traceConditions, type CompiledQuery, type TraceFilter } from './span-groups.js';
+import { syncTraceRollups } from './rollups.js';
+import { traceRows, type CompiledQuery, type TraceFilter } from './span-groups.js';
 import { finiteOrNull } from './stats.js';
 
 /**
  * GET /api/traces/analytics as two aggregate queries: one over the deduplicated trace
- * summaries (totals, latency, usage over time, efficiency, budget), one over spans (the cost
- * breakdown). A trace is in range when startAfter < its start time < startBefore, the same
+ * summaries (totals, latency, usage over time, efficiency, budget), one over the per-trace
+ * span rollups (the cost breakdown), brought up to date first (rollups.ts). A trace is in range when startAfter < its start time < startBefore, the same
  * rule as the list filters, so the list's total and `totals.traceCount` agree.
  *
  * Percentiles: `quantilesExactInclusive`, exact, for the reasons given in stats.ts.
@@ -52,8 +53,7 @@ export function resolveRange(query: Pick<AnalyticsQuery, 'startAfter' | 'startBe
  * SELECT derives rates, efficiency and the budget block from the same aggregates.
  */
 export function compileTraceTotalsQuery(range: AnalyticsRange): CompiledQuery {
-  const { clauses, params } = traceConditions({ startAfter: range.startAfter, startBefore: range.startBefore }, 'start_time', 'session_id');
-  const where = ['workspace_id = {workspaceId:String}', 'is_deleted = 0', ...clauses].join(' AND ');
+  const rows = traceRows('traces', { startAfter: range.startAfter, startBefore: range.startBefore });
   return {
     query: `
   SELECT *,
@@ -80,34 +80,33 @@ export function compileTraceTotalsQuery(range: AnalyticsRange): CompiledQuery {
       sum(ifNull(cost_usd, 0)) AS costUsd,
       avg(duration_ms) AS latencyAvg,
       quantilesExactInclusive(0.5, 0.9, 0.95, 0.99)(duration_ms) AS latencyPercentiles
-    FROM traces FINAL
-    WHERE ${where}
+    FROM ${rows.query}
     GROUP BY GROUPING SETS ((), (bucket))
   )
   ORDER BY isTotal DESC, bucket ASC`,
-    params,
+    params: rows.params,
   };
 }
 
 /**
- * Cost per model, provider and kind in one pass over the per-trace span groups; shares are
- * each group's part of its dimension's total, computed by a window in the engine.
+ * Cost per model, provider and kind in one pass over the per-trace rollups: the three group
+ * arrays of each trace are concatenated and summed per (dimension, key); shares are each
+ * group's part of its dimension's total, computed by a window in the engine.
  */
 export function compileCostBreakdownQuery(filter: TraceFilter): CompiledQuery {
-  const source = spanGroupsPerTrace(['model', 'provider', 'kind'], filter);
+  const parts = (['model', 'provider', 'kind'] as const).map((d) => `arrayMap(g -> ('${d}', g.key, g.cost_usd), by_${d})`).join(', ');
+  const rows = traceRows('trace_rollups', filter, `ARRAY JOIN arrayConcat(${parts}) AS part`);
   return {
     query: `
   SELECT dimension, key, costUsd,
     if(sum(costUsd) OVER (PARTITION BY dimension) = 0, 0, costUsd / sum(costUsd) OVER (PARTITION BY dimension)) AS share
   FROM (
-    SELECT multiIf(grouping(model) = 0, 'model', grouping(provider) = 0, 'provider', 'kind') AS dimension,
-      nullIf(multiIf(grouping(model) = 0, model, grouping(provider) = 0, provider, kind), '') AS key,
-      ${countedUsage('cost_usd')} AS costUsd
-    FROM ${source.query}
-    GROUP BY GROUPING SETS ((model), (provider), (kind))
+    SELECT part.1 AS dimension, nullIf(part.2, '') AS key, sum(part.3) AS costUsd
+    FROM ${rows.query}
+    GROUP BY dimension, key
   )
   ORDER BY dimension, costUsd DESC, key ASC NULLS LAST`,
-    params: source.params,
+    params: rows.params,
   };
 }
 
@@ -161,6 +160,7 @@ export async function getAnalytics(
   const totals = compileTraceTotalsQuery(range);
   const breakdown = compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore });
   const settings = { output_format_json_quote_denormals: 0 } as const;
+  await syncTraceRollups(clickhouse, workspaceId);
   const [totalsResult, breakdownResult] = await Promise.all([
     clickhouse.query({
       query: totals.query,

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { StatsGroup, StatsQuery, StatsResult } from './analytics-schemas.js';
-import { countedUsage, spanGroupsPerTrace, traceConditions, type CompiledQuery, type TraceFilter } from './span-groups.js';
+import { syncTraceRollups } from './rollups.js';
+import { traceRows, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
 
 /**
  * GET /api/traces/stats as one aggregate query per call.
@@ -12,7 +13,8 @@ import { countedUsage, spanGroupsPerTrace, traceConditions, type CompiledQuery, 
  * (80 MB for 10 million spans), which the engine handles in one pass.
  *
  * Groups by model, provider and kind are over spans (a trace counts in every group one of its
- * spans falls in); by source over trace summaries. The range is half-open, `from` ≤ trace
+ * spans falls in), read from the per-trace rollups after bringing them up to date; by source
+ * over trace summaries. The range is half-open, `from` ≤ trace
  * start < `to`: adjacent ranges never count a trace twice.
  */
 
@@ -23,32 +25,31 @@ function statsFilter(query: StatsQuery): TraceFilter {
   return { startFrom: query.from, startBefore: query.to, sessionId: query.sessionId };
 }
 
-/** Span-level groups: the per-trace groups of span-groups.ts, summed per dimension value. */
-function compileSpanStats(dimension: 'model' | 'provider' | 'kind', filter: TraceFilter): CompiledQuery {
-  const source = spanGroupsPerTrace([dimension], filter);
+/** Span-level groups: each trace's groups of the dimension (trace_rollups), summed per value. */
+function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQuery {
+  const rows = traceRows('trace_rollups', filter, `ARRAY JOIN by_${dimension} AS g`);
   return {
     query: `
-  SELECT nullIf(${dimension}, '') AS key,
+  SELECT nullIf(g.key, '') AS key,
     count() AS traceCount,
-    sum(spans) AS spanCount,
-    sum(errors) AS errorCount,
-    ${countedUsage('input_tokens')} AS inputTokens,
-    ${countedUsage('output_tokens')} AS outputTokens,
-    ${countedUsage('total_tokens')} AS totalTokens,
-    ${countedUsage('cost_usd')} AS costUsd,
-    if(sum(spans) = 0, NULL, avgArray(durations)) AS latencyAvg,
-    quantilesExactInclusiveArray(${levels})(durations) AS latencyPercentiles
-  FROM ${source.query}
+    sum(g.spans) AS spanCount,
+    sum(g.errors) AS errorCount,
+    sum(g.input_tokens) AS inputTokens,
+    sum(g.output_tokens) AS outputTokens,
+    sum(g.total_tokens) AS totalTokens,
+    sum(g.cost_usd) AS costUsd,
+    avgArray(g.durations) AS latencyAvg,
+    quantilesExactInclusiveArray(${levels})(g.durations) AS latencyPercentiles
+  FROM ${rows.query}
   GROUP BY key
   ${orderGroups}`,
-    params: source.params,
+    params: rows.params,
   };
 }
 
 /** Trace-level groups: the deduplicated summaries, one row per trace. */
 function compileSourceStats(filter: TraceFilter): CompiledQuery {
-  const { clauses, params } = traceConditions(filter, 'start_time', 'session_id');
-  const where = ['workspace_id = {workspaceId:String}', 'is_deleted = 0', ...clauses].join(' AND ');
+  const rows = traceRows('traces', filter);
   return {
     query: `
   SELECT nullIf(source, '') AS key,
@@ -61,11 +62,10 @@ function compileSourceStats(filter: TraceFilter): CompiledQuery {
     sum(ifNull(cost_usd, 0)) AS costUsd,
     avg(duration_ms) AS latencyAvg,
     quantilesExactInclusive(${levels})(duration_ms) AS latencyPercentiles
-  FROM traces FINAL
-  WHERE ${where}
+  FROM ${rows.query}
   GROUP BY key
   ${orderGroups}`,
-    params,
+    params: rows.params,
   };
 }
 
@@ -107,6 +107,7 @@ function toStatsGroup(row: StatsRow): StatsGroup {
 }
 
 export async function getStats(clickhouse: ClickHouseClient, workspaceId: string, query: StatsQuery): Promise<StatsResult> {
+  if (query.groupBy !== 'source') await syncTraceRollups(clickhouse, workspaceId);
   const compiled = compileStatsQuery(query);
   const result = await clickhouse.query({
     query: compiled.query,

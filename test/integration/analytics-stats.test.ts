@@ -146,6 +146,22 @@ describe('GET /api/traces/stats', () => {
     expect(res.statusCode).toBe(401);
   });
 
+  it('follows re-sends, deletes and re-ingests of traces already aggregated', async () => {
+    const who = await ctx.tenant();
+    const { t1 } = fixtureTraces('live-');
+    await send(who, [t1]);
+    expect((await stats('groupBy=model', who)).map((g) => [g.key, g.costUsd])).toEqual([['gpt-4o', 0.5], [null, 0]]);
+    // The LLM span re-sent with a corrected cost replaces the earlier one.
+    const corrected = { ...t1, spans: [{ ...t1.spans[1]!, costUsd: 0.7 }] };
+    await send(who, [corrected]);
+    expect((await stats('groupBy=model', who)).map((g) => [g.key, g.costUsd, g.spanCount])).toEqual([['gpt-4o', 0.7, 1], [null, 0, 2]]);
+    const deleted = await ctx.app.inject({ method: 'DELETE', url: `/api/traces/${t1.traceId}`, headers: who.headers });
+    expect(deleted.statusCode).toBe(200);
+    expect(await stats('groupBy=kind', who)).toEqual([]);
+    await send(who, [t1]);
+    expect((await stats('groupBy=kind', who)).map((g) => [g.key, g.spanCount, g.costUsd])).toEqual([['llm.chat', 1, 0.5], ['agent', 1, 0], ['tool', 1, 0]]);
+  });
+
   it('computes latency percentiles within 1% of exact on a larger set', async () => {
     const who = await ctx.tenant();
     const durations = Array.from({ length: 400 }, (_, i) => Math.round(((i * 7919) % 400) ** 1.7 + 20));

@@ -2,20 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { compileStatsQuery } from '../../src/traces/stats.js';
 import { bucketStarts, compileCostBreakdownQuery, compileTraceTotalsQuery, resolveRange } from '../../src/traces/analytics.js';
 import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/analytics-schemas.js';
+import { rollupSyncQuery } from '../../src/traces/rollups.js';
 
 const squash = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 const stats = (query: Record<string, string>) => compileStatsQuery(statsQuerySchema.parse(query));
 
 describe('compileStatsQuery', () => {
   for (const dimension of ['model', 'provider', 'kind'] as const) {
-    it(`groups spans per trace and ${dimension}, then per ${dimension}`, () => {
+    it(`sums the per-trace ${dimension} groups of the rollups`, () => {
       const { query, params } = stats({ groupBy: dimension });
       const sql = squash(query);
-      expect(sql).toContain(`SELECT nullIf(${dimension}, '') AS key`);
-      expect(sql).toContain(`GROUP BY trace_id, ${dimension} WINDOW per_trace AS (PARTITION BY trace_id)`);
-      expect(sql).toContain('FROM spans FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0');
-      expect(sql).toContain('sum(if(trace_llm_spans > 0, llm_cost_usd, any_cost_usd)) AS costUsd');
-      expect(sql).toContain('quantilesExactInclusiveArray(0.5, 0.95, 0.99)(durations)');
+      expect(sql).toContain("SELECT nullIf(g.key, '') AS key, count() AS traceCount, sum(g.spans) AS spanCount, sum(g.errors) AS errorCount");
+      expect(sql).toContain(`FROM trace_rollups FINAL ARRAY JOIN by_${dimension} AS g WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 GROUP BY key`);
+      expect(sql).toContain('sum(g.cost_usd) AS costUsd');
+      expect(sql).toContain('quantilesExactInclusiveArray(0.5, 0.95, 0.99)(g.durations)');
       expect(sql).toMatch(/GROUP BY key ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST$/);
       expect(sql).not.toContain('FROM traces');
       expect(params).toEqual({});
@@ -28,21 +28,19 @@ describe('compileStatsQuery', () => {
     expect(sql).toContain('FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 GROUP BY key');
     expect(sql).toContain("countIf(status = 'error') AS errorCount");
     expect(sql).toContain('quantilesExactInclusive(0.5, 0.95, 0.99)(duration_ms)');
-    expect(sql).not.toContain('FROM spans');
+    expect(sql).not.toContain('trace_rollups');
   });
 
   it('filters the range half-open on the trace start and the session, as parameters only', () => {
     const query = { from: '2026-03-01T00:00:00Z', to: '2026-03-02T00:00:00+02:00', sessionId: "s'1" };
-    const source = stats({ groupBy: 'source', ...query });
-    expect(squash(source.query)).toContain(
-      "AND start_time >= {startFrom:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')} AND session_id = {sessionId:String}",
-    );
-    expect(source.params).toEqual({ startFrom: '2026-03-01 00:00:00.000000', startBefore: '2026-03-01 22:00:00.000000', sessionId: "s'1" });
-    const model = stats({ groupBy: 'model', ...query });
-    const sql = squash(model.query);
-    expect(sql).toContain("WHERE trace_start >= {startFrom:DateTime64(6, 'UTC')} AND trace_start < {startBefore:DateTime64(6, 'UTC')} AND trace_session = {sessionId:String}");
-    expect(sql).toContain('AND trace_id IN (SELECT trace_id FROM spans WHERE workspace_id = {workspaceId:String} AND session_id = {sessionId:String})');
-    expect(sql).not.toContain("s'1");
+    const where =
+      "AND start_time >= {startFrom:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')} AND session_id = {sessionId:String}";
+    for (const groupBy of ['source', 'model']) {
+      const compiled = stats({ groupBy, ...query });
+      expect(squash(compiled.query)).toContain(where);
+      expect(compiled.params).toEqual({ startFrom: '2026-03-01 00:00:00.000000', startBefore: '2026-03-01 22:00:00.000000', sessionId: "s'1" });
+      expect(compiled.query).not.toContain("s'1");
+    }
   });
 });
 
@@ -53,18 +51,25 @@ describe('analytics queries', () => {
     const sql = squash(compileTraceTotalsQuery(range).query);
     expect(sql).toContain('toUnixTimestamp(toStartOfDay(start_time)) AS bucket');
     expect(sql).toContain('GROUP BY GROUPING SETS ((), (bucket))');
-    expect(sql).toContain("start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}");
+    expect(sql).toContain("FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}");
     expect(sql).toContain('quantilesExactInclusive(0.5, 0.9, 0.95, 0.99)(duration_ms)');
     expect(sql).toContain('costUsd * {projectionFactor:Float64} AS projectedUsd');
     const hourly = resolveRange({ startAfter: '2026-03-01T00:00:00Z', startBefore: '2026-03-02T00:00:00Z' }, 0);
     expect(squash(compileTraceTotalsQuery(hourly).query)).toContain('toUnixTimestamp(toStartOfHour(start_time)) AS bucket');
   });
 
-  it('breaks cost down by three dimensions in one pass', () => {
+  it('breaks cost down by three dimensions in one pass over the rollups', () => {
     const sql = squash(compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore }).query);
-    expect(sql).toContain('GROUP BY trace_id, model, provider, kind');
-    expect(sql).toContain('GROUP BY GROUPING SETS ((model), (provider), (kind))');
+    expect(sql).toContain("ARRAY JOIN arrayConcat(arrayMap(g -> ('model', g.key, g.cost_usd), by_model), arrayMap(g -> ('provider', g.key, g.cost_usd), by_provider), arrayMap(g -> ('kind', g.key, g.cost_usd), by_kind)) AS part");
+    expect(sql).toContain('GROUP BY dimension, key');
     expect(sql).toContain('costUsd / sum(costUsd) OVER (PARTITION BY dimension)');
+  });
+
+  it('recomputes only rollups that do not match their summary version', () => {
+    const sql = squash(rollupSyncQuery);
+    expect(sql).toContain('(trace_id, version) NOT IN (SELECT trace_id, version FROM trace_rollups WHERE workspace_id = {workspaceId:String})');
+    expect(sql).toContain('FROM spans FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND trace_id IN');
+    expect(sql).toContain("if(trace_llm_spans > 0, llm_cost_usd, any_cost_usd) AS cost_usd");
   });
 });
 
