@@ -94,7 +94,10 @@ export function compileTraceTotalsQuery(range: AnalyticsRange): CompiledQuery {
  * group's part of its dimension's total, computed by a window in the engine.
  */
 export function compileCostBreakdownQuery(filter: TraceFilter): CompiledQuery {
-  const parts = (['model', 'provider', 'kind'] as const).map((d) => `arrayMap(g -> ('${d}', g.key, g.cost_usd), by_${d})`).join(', ');
+  // Subcolumns (by_model.key, by_model.cost_usd): the durations arrays are never read here.
+  const parts = (['model', 'provider', 'kind'] as const)
+    .map((d) => `arrayMap((k, c) -> ('${d}', k, c), by_${d}.key, by_${d}.cost_usd)`)
+    .join(', ');
   const rows = traceRows('trace_rollups', filter, `ARRAY JOIN arrayConcat(${parts}) AS part`);
   return {
     query: `

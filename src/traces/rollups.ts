@@ -4,7 +4,8 @@ import { isLlm, usageColumns } from './span-groups.js';
 /**
  * Keeps `trace_rollups` (clickhouse/0003) in step with the trace summaries.
  *
- * A rollup mirrors one version of a trace's summary row. Before every span-level aggregate,
+ * A rollup mirrors one version of a trace's summary row. Before every span-level aggregate, a
+ * cheap check compares the live (trace_id, version) pairs of both tables; when they differ,
  * one statement finds the live summaries whose (trace_id, version) has no rollup yet (new,
  * re-sent or re-ingested traces) and recomputes their rollups inside the engine from their
  * deduplicated spans, a read bounded by the primary key. Deleted traces are tombstoned by a
@@ -60,11 +61,24 @@ export const rollupSyncQuery = `
   ) AS r
   INNER JOIN (${stale}) AS s ON s.trace_id = r.trace_id`;
 
+/**
+ * The set of live (trace_id, version) pairs of a table, as a count and a sum of 64-bit hashes:
+ * equal fingerprints on both tables mean the rollups are current (a false match needs a 64-bit
+ * hash collision), and comparing them reads two narrow one-row-per-trace scans instead of
+ * matching a million pairs.
+ */
+const fingerprint = (table: string) =>
+  `(SELECT (count(), sum(cityHash64(trace_id, version))) FROM ${table} FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0)`;
+
 /** Brings the workspace's rollups up to date with its trace summaries; one cheap check when they are. */
 export async function syncTraceRollups(clickhouse: ClickHouseClient, workspaceId: string): Promise<void> {
-  const check = await clickhouse.query({ query: `SELECT count() AS stale FROM (${stale})`, query_params: { workspaceId }, format: 'JSONEachRow' });
-  const [row] = await check.json<{ stale: number }>();
-  if (Number(row?.stale ?? 0) === 0) return;
+  const check = await clickhouse.query({
+    query: `SELECT ${fingerprint('traces')} = ${fingerprint('trace_rollups')} AS current`,
+    query_params: { workspaceId },
+    format: 'JSONEachRow',
+  });
+  const [row] = await check.json<{ current: number | boolean }>();
+  if (Number(row?.current) === 1) return;
   await clickhouse.command({
     query: rollupSyncQuery,
     query_params: { workspaceId },

@@ -60,7 +60,7 @@ describe('analytics queries', () => {
 
   it('breaks cost down by three dimensions in one pass over the rollups', () => {
     const sql = squash(compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore }).query);
-    expect(sql).toContain("ARRAY JOIN arrayConcat(arrayMap(g -> ('model', g.key, g.cost_usd), by_model), arrayMap(g -> ('provider', g.key, g.cost_usd), by_provider), arrayMap(g -> ('kind', g.key, g.cost_usd), by_kind)) AS part");
+    expect(sql).toContain("ARRAY JOIN arrayConcat(arrayMap((k, c) -> ('model', k, c), by_model.key, by_model.cost_usd), arrayMap((k, c) -> ('provider', k, c), by_provider.key, by_provider.cost_usd), arrayMap((k, c) -> ('kind', k, c), by_kind.key, by_kind.cost_usd)) AS part");
     expect(sql).toContain('GROUP BY dimension, key');
     expect(sql).toContain('costUsd / sum(costUsd) OVER (PARTITION BY dimension)');
   });
