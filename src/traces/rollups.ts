@@ -82,6 +82,8 @@ export async function syncTraceRollups(clickhouse: ClickHouseClient, workspaceId
   await clickhouse.command({
     query: rollupSyncQuery,
     query_params: { workspaceId },
-    clickhouse_settings: { insert_distributed_sync: 1 },
+    // On a cluster both tables are sharded by trace id, so subqueries may read the shard-local
+    // tables; inserts wait for the rows to reach their shard, as the summaries' do.
+    clickhouse_settings: { insert_distributed_sync: 1, distributed_product_mode: 'local' },
   });
 }
