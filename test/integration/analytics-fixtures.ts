@@ -1,3 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+
+/** POSTs traces for a workspace and checks that every one was accepted. */
+export async function sendTraces(app: FastifyInstance, headers: Record<string, string>, traces: unknown[]) {
+  const res = await app.inject({ method: 'POST', url: '/api/traces', headers, payload: { traces } });
+  expect(res.statusCode).toBe(200);
+  expect(res.json().data.rejected).toBe(0);
+}
+
+/** Each query string answers 400 VALIDATION_ERROR with the given path among its issues. */
+export async function expectBadQueries(app: FastifyInstance, url: string, headers: Record<string, string>, cases: Array<[string, string]>) {
+  for (const [query, path] of cases) {
+    const res = await app.inject({ method: 'GET', url: `${url}?${query}`, headers });
+    expect(res.statusCode, query).toBe(400);
+    expect(res.json().error.code).toBe('VALIDATION_ERROR');
+    expect(res.json().error.details.issues.map((i: { path: string }) => i.path), query).toContain(path);
+  }
+}
+
 /**
  * A prepared data set with known answers for the stats and analytics tests (the expected
  * figures are written out by hand in the tests, from the values below).

@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
-import { exactPercentile, fixtureTraces } from './analytics-fixtures.js';
+import { exactPercentile, expectBadQueries, fixtureTraces, sendTraces } from './analytics-fixtures.js';
 
 let ctx: TestContext;
 let tenant: Tenant;
 let other: Tenant;
 
-async function send(who: Tenant, traces: unknown[]) {
-  const res = await ctx.app.inject({ method: 'POST', url: '/api/traces', headers: who.headers, payload: { traces } });
-  expect(res.statusCode).toBe(200);
-  expect(res.json().data.rejected).toBe(0);
-}
+const send = (who: Tenant, traces: unknown[]) => sendTraces(ctx.app, who.headers, traces);
 
 async function stats(query: string, who: Tenant = tenant) {
   const res = await ctx.app.inject({ method: 'GET', url: `/api/traces/stats?${query}`, headers: who.headers });
@@ -133,12 +129,7 @@ describe('GET /api/traces/stats', () => {
       ['sessionId=', 'querystring.sessionId'],
       ['limit=3', 'querystring'],
     ];
-    for (const [query, path] of cases) {
-      const res = await ctx.app.inject({ method: 'GET', url: `/api/traces/stats?${query}`, headers: tenant.headers });
-      expect(res.statusCode, query).toBe(400);
-      expect(res.json().error.code).toBe('VALIDATION_ERROR');
-      expect(res.json().error.details.issues.map((i: { path: string }) => i.path), query).toContain(path);
-    }
+    await expectBadQueries(ctx.app, '/api/traces/stats', tenant.headers, cases);
   });
 
   it('needs a credential', async () => {
