@@ -11,11 +11,11 @@ CREATE TABLE IF NOT EXISTS trace_rollups {{on_cluster}} (
   trace_id String,
   start_time DateTime64(6, 'UTC'),            -- the trace's start: earliest start of its live spans
   session_id String,                          -- the trace's session, as in its summary
-  by_model Array(Tuple(key String, spans UInt32, errors UInt32, input_tokens Float64, output_tokens Float64,
+  by_model Array(Tuple(key LowCardinality(String), spans UInt32, errors UInt32, input_tokens Float64, output_tokens Float64,
     total_tokens Float64, cost_usd Float64, durations Array(Float64))),
-  by_provider Array(Tuple(key String, spans UInt32, errors UInt32, input_tokens Float64, output_tokens Float64,
+  by_provider Array(Tuple(key LowCardinality(String), spans UInt32, errors UInt32, input_tokens Float64, output_tokens Float64,
     total_tokens Float64, cost_usd Float64, durations Array(Float64))),
-  by_kind Array(Tuple(key String, spans UInt32, errors UInt32, input_tokens Float64, output_tokens Float64,
+  by_kind Array(Tuple(key LowCardinality(String), spans UInt32, errors UInt32, input_tokens Float64, output_tokens Float64,
     total_tokens Float64, cost_usd Float64, durations Array(Float64))),
   version UInt64,
   is_deleted UInt8 DEFAULT 0

@@ -89,27 +89,26 @@ export function compileTraceTotalsQuery(range: AnalyticsRange): CompiledQuery {
 }
 
 /**
- * Cost per model, provider and kind in one pass over the per-trace rollups: the three group
- * arrays of each trace are concatenated and summed per (dimension, key); shares are each
- * group's part of its dimension's total, computed by a window in the engine.
+ * Cost per model, provider and kind from the per-trace rollups: one ARRAY JOIN per dimension
+ * over its key and cost subcolumns only (never the durations), grouped on the stored
+ * LowCardinality keys; shares are each group's part of its dimension's total, computed by a
+ * window in the engine.
  */
 export function compileCostBreakdownQuery(filter: TraceFilter): CompiledQuery {
-  // Subcolumns (by_model.key, by_model.cost_usd): the durations arrays are never read here.
-  const parts = (['model', 'provider', 'kind'] as const)
-    .map((d) => `arrayMap((k, c) -> ('${d}', k, c), by_${d}.key, by_${d}.cost_usd)`)
-    .join(', ');
-  const rows = traceRows('trace_rollups', filter, `ARRAY JOIN arrayConcat(${parts}) AS part`);
+  const dimensions = ['model', 'provider', 'kind'] as const;
+  const rows = dimensions.map((d) => traceRows('trace_rollups', filter, `ARRAY JOIN by_${d}.key AS k, by_${d}.cost_usd AS c`));
+  const perDimension = dimensions.map(
+    (d, i) => `SELECT '${d}' AS dimension, nullIf(toString(k), '') AS key, sum(c) AS costUsd FROM ${rows[i]!.query} GROUP BY k`,
+  );
   return {
     query: `
   SELECT dimension, key, costUsd,
     if(sum(costUsd) OVER (PARTITION BY dimension) = 0, 0, costUsd / sum(costUsd) OVER (PARTITION BY dimension)) AS share
   FROM (
-    SELECT part.1 AS dimension, nullIf(part.2, '') AS key, sum(part.3) AS costUsd
-    FROM ${rows.query}
-    GROUP BY dimension, key
+    ${perDimension.join('\n    UNION ALL\n    ')}
   )
   ORDER BY dimension, costUsd DESC, key ASC NULLS LAST`,
-    params: rows.params,
+    params: rows[0]!.params,
   };
 }
 

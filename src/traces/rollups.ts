@@ -20,7 +20,7 @@ import { isLlm, usageColumns } from './span-groups.js';
 
 const group = (dimension: string) =>
   `arraySort(g -> g.key, groupArrayIf(CAST((key, spans, errors, input_tokens, output_tokens, total_tokens, cost_usd, durations),
-     'Tuple(key String, spans UInt32, errors UInt32, input_tokens Float64, output_tokens Float64, total_tokens Float64, cost_usd Float64, durations Array(Float64))'),
+     'Tuple(key LowCardinality(String), spans UInt32, errors UInt32, input_tokens Float64, output_tokens Float64, total_tokens Float64, cost_usd Float64, durations Array(Float64))'),
      dimension = '${dimension}'))`;
 
 const counted = usageColumns.map((c) => `if(trace_llm_spans > 0, llm_${c}, any_${c}) AS ${c}`).join(', ');

@@ -30,7 +30,7 @@ function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQu
   const rows = traceRows('trace_rollups', filter, `ARRAY JOIN by_${dimension} AS g`);
   return {
     query: `
-  SELECT nullIf(g.key, '') AS key,
+  SELECT nullIf(toString(g.key), '') AS key,
     count() AS traceCount,
     sum(g.spans) AS spanCount,
     sum(g.errors) AS errorCount,
@@ -41,7 +41,7 @@ function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQu
     avgArray(g.durations) AS latencyAvg,
     quantilesExactInclusiveArray(${levels})(g.durations) AS latencyPercentiles
   FROM ${rows.query}
-  GROUP BY key
+  GROUP BY g.key
   ${orderGroups}`,
     params: rows.params,
   };
