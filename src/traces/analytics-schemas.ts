@@ -38,7 +38,8 @@ export const analyticsQuerySchema = z
   .object({
     startAfter: isoTime,
     startBefore: isoTime,
-    budget: z.coerce.number().finite().nonnegative().optional(),
+    // A query value is text: an empty one is refused rather than read as 0.
+    budget: z.string().trim().min(1, 'must be a non-negative number').pipe(z.coerce.number<string>().finite().nonnegative()).optional(),
   })
   .strict()
   .superRefine(rangeInOrder('startAfter', 'startBefore'));

@@ -151,6 +151,7 @@ describe('GET /api/traces/analytics', () => {
     const cases: Array<[string, string]> = [
       ['budget=-1', 'querystring.budget'],
       ['budget=lots', 'querystring.budget'],
+      ['budget=', 'querystring.budget'],
       ['startAfter=2026-03-01', 'querystring.startAfter'],
       ['startBefore=soon', 'querystring.startBefore'],
       ['startAfter=2026-03-05T00:00:00Z&startBefore=2026-03-01T00:00:00Z', 'querystring.startAfter'],

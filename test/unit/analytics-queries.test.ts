@@ -104,5 +104,7 @@ describe('query schemas', () => {
     expect(reversed.error?.issues[0]?.path).toEqual(['from']);
     expect(analyticsQuerySchema.safeParse({ budget: '-0.01' }).success).toBe(false);
     expect(analyticsQuerySchema.parse({ budget: '12.5' })).toEqual({ budget: 12.5 });
+    expect(analyticsQuerySchema.safeParse({ budget: '' }).success).toBe(false);
+    expect(analyticsQuerySchema.safeParse({ budget: 'Infinity' }).success).toBe(false);
   });
 });
