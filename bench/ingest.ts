@@ -88,7 +88,9 @@ async function rawRole(options: Options) {
   );
   const seconds = (performance.now() - started) / 1000;
   await store.close();
-  process.send!({ spans, seconds });
+  // Exit once the figure is delivered: the engine's background threads would otherwise keep
+  // this process (and the data directory) busy while the server runs.
+  process.send!({ spans, seconds }, () => process.exit(0));
 }
 
 async function serverRole() {
@@ -153,9 +155,11 @@ export async function run(args: string[]) {
   const options = parseOptions(args);
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-'));
   try {
+    // The server may open the data directory only once the raw child has exited.
     const raw = await new Promise<{ spans: number; seconds: number }>((resolve, reject) => {
-      const proc = child('raw', { BENCH_DIR: dir, BENCH_SPANS: String(options.spans), BENCH_CLIENTS: String(options.clients), BENCH_TPR: String(options.tracesPerRequest) }, resolve);
-      proc.on('exit', (code) => code !== 0 && reject(new Error(`raw baseline exited with ${code}`)));
+      let figure: { spans: number; seconds: number } | undefined;
+      const proc = child('raw', { BENCH_DIR: dir, BENCH_SPANS: String(options.spans), BENCH_CLIENTS: String(options.clients), BENCH_TPR: String(options.tracesPerRequest) }, (message) => (figure = message));
+      proc.on('exit', (code) => (code === 0 && figure ? resolve(figure) : reject(new Error(`raw baseline exited with ${code}`))));
     });
     const server = await new Promise<{ url: string; proc: ChildProcess }>((resolve, reject) => {
       const proc = child('server', { BENCH_DIR: dir }, (message, p) => resolve({ url: message.url, proc: p }));
