@@ -25,8 +25,11 @@ const usage = (column: string) => `if(countIf(${isLlm}) > 0, sumIf(${column}, ${
 /** With several root spans the earliest one (the outermost) speaks for the trace. */
 const rootValue = (column: string) => `argMinIf(${column}, (start_time, span_id), ${isRoot})`;
 
-/** Aliases inside carry a t_ prefix: an alias equal to a column name would shadow it in the other aggregates. */
-/** Latest non-empty value of a trace-level field, with the version that carried it. */
+/**
+ * Latest non-empty value of a trace-level field, with the version that carried it. Aliases in
+ * the summary query carry a t_ prefix: an alias equal to a column name would shadow the column
+ * in the other aggregates.
+ */
 const latestSent = (column: string, alias: string) =>
   `argMaxIf(${column}, version, ${column} != '') AS ${alias}, maxIf(version, ${column} != '') AS ${alias}_version`;
 /** A payload that omits a trace field keeps the earlier value, even once the spans that carried it were replaced. */
