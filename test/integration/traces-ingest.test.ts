@@ -113,6 +113,17 @@ describe('POST /api/traces', () => {
     expect(detail).toMatchObject({ status: 'error', errorCount: 1, name: 'late name' });
   });
 
+  it('ends with a summary of every span when payloads of one trace arrive concurrently', async () => {
+    const tenant = await ctx.tenant();
+    const traceId = uniqueId('concurrent');
+    const payloads = Array.from({ length: 8 }, (_, i) =>
+      post(ctx, tenant, [{ traceId, source: 'sdk', spans: [span(i === 0 ? { spanId: 'root' } : { spanId: `c${i}`, parentSpanId: 'root', status: 'error' })] }]),
+    );
+    for (const res of await Promise.all(payloads)) expect(res.json().data.accepted).toBe(1);
+    const detail = (await get(ctx, tenant, `/api/traces/${traceId}`)).json().data;
+    expect(detail).toMatchObject({ spanCount: 8, errorCount: 7, status: 'completed' });
+  });
+
   it('sums usage over non-LLM spans only when the trace has no LLM span', async () => {
     const tenant = await ctx.tenant();
     const traceId = uniqueId('usage');
