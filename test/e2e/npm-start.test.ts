@@ -36,6 +36,27 @@ describe('npm start on a fresh data directory', () => {
     const org = await call('POST', '/api/admin/organizations', { 'x-admin-token': adminToken }, { name: 'kept', plan: 'free' });
     expect(org.status).toBe(201);
 
+    const now = Date.now();
+    const trace = {
+      traceId: 'restart-trace-1',
+      name: 'kept across restarts',
+      source: 'sdk',
+      spans: [
+        {
+          spanId: 'root',
+          name: 'agent',
+          kind: 'agent',
+          startTime: new Date(now - 1000).toISOString(),
+          endTime: new Date(now).toISOString(),
+          durationMs: 1000,
+          status: 'ok',
+        },
+      ],
+    };
+    const ingested = await call('POST', '/api/traces', { 'x-api-key': apiKey }, { traces: [trace] });
+    expect(ingested.status).toBe(200);
+    expect(ingested.body.data).toMatchObject({ accepted: 1, rejected: 0 });
+
     expect(await service.stop()).toBe(0);
     // The embedded PostgreSQL was stopped with the service.
     expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
@@ -44,6 +65,11 @@ describe('npm start on a fresh data directory', () => {
     // Migrations were applied once, on the first start only.
     expect(service.output()).not.toMatch(/migrations applied/);
     expect((await call('GET', '/api/me', { 'x-api-key': apiKey })).status).toBe(200);
+    // ClickHouse data survived too.
+    const read = await call('GET', '/api/traces/restart-trace-1', { 'x-api-key': apiKey });
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({ traceId: 'restart-trace-1', name: 'kept across restarts', status: 'completed', spanCount: 1 });
+    expect(read.body.data.spans).toHaveLength(1);
     const again = await call('POST', '/api/admin/organizations', { 'x-admin-token': adminToken }, { name: 'kept', plan: 'free' });
     expect(again.status).toBe(409);
     expect(await service.stop()).toBe(0);
