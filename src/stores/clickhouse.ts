@@ -69,6 +69,10 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
   // chdb types its Connection against its own copy of @clickhouse/client-common; the shape is the same.
   const client = createClient({ ...common, connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database: options.database });
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
+  // The embedded connection does not pass the client's `database` on to the engine; its
+  // session does keep a USE, so unqualified names resolve in the configured database as
+  // they do on a server.
+  await client.command({ query: `USE ${options.database}` });
   return {
     client,
     database: options.database,

@@ -59,3 +59,16 @@ describe('migrations', () => {
     })).toEqual([]);
   });
 });
+
+describe('the ClickHouse connection', () => {
+  it('resolves unqualified table names in the configured database, embedded or server', async () => {
+    const current = await ch.client.query({ query: 'SELECT currentDatabase() AS db', format: 'JSONEachRow' });
+    expect(await current.json()).toEqual([{ db: name }]);
+    const tables = await ch.client.query({
+      query: "SELECT name FROM system.tables WHERE database = {db:String} AND name IN ('spans', 'traces') ORDER BY name",
+      query_params: { db: name },
+      format: 'JSONEachRow',
+    });
+    expect((await tables.json<{ name: string }>()).map((t) => t.name)).toEqual(['spans', 'traces']);
+  });
+});
