@@ -93,8 +93,14 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
       ) AS s
       LEFT JOIN (
         SELECT trace_id, name, session_id, environment, version
-        FROM traces FINAL
-        WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
+        FROM (
+          SELECT trace_id, name, session_id, environment, version, is_deleted
+          FROM traces
+          WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
+          ORDER BY version DESC
+          LIMIT 1 BY trace_id
+        )
+        WHERE is_deleted = 0
       ) AS previous ON previous.trace_id = s.trace_id`,
     query_params: { workspaceId, traceIds, version: nextVersion().toString() },
     clickhouse_settings: writeSettings,
