@@ -46,7 +46,7 @@ const goals: Record<string, [number, number]> = {
   'GET /api/traces/analytics (30 days)': [300, 1200],
 };
 
-/** The first call (which may bring the rollups up to date) and the median of the next ones. */
+/** The first call (cold caches) and the median of the next ones. */
 async function time(url: string, calls: number): Promise<{ first: number; median: number }> {
   const call = async () => {
     const started = performance.now();

@@ -65,6 +65,15 @@ CREATE TABLE IF NOT EXISTS traces {{on_cluster}} (
   cost_usd Nullable(Float64),
   span_count UInt32,
   error_count UInt32,
+  -- The trace's live spans grouped per model, per provider and per kind, usage counted by the
+  -- same rule as the sums above: the span-level stats and cost breakdown sum these, one row
+  -- per trace, instead of grouping every span at query time.
+  by_model Array(Tuple(key LowCardinality(String), spans UInt32, errors UInt32, input_tokens Float64,
+    output_tokens Float64, total_tokens Float64, cost_usd Float64, durations Array(Float64))) DEFAULT [],
+  by_provider Array(Tuple(key LowCardinality(String), spans UInt32, errors UInt32, input_tokens Float64,
+    output_tokens Float64, total_tokens Float64, cost_usd Float64, durations Array(Float64))) DEFAULT [],
+  by_kind Array(Tuple(key LowCardinality(String), spans UInt32, errors UInt32, input_tokens Float64,
+    output_tokens Float64, total_tokens Float64, cost_usd Float64, durations Array(Float64))) DEFAULT [],
   version UInt64,
   is_deleted UInt8 DEFAULT 0
 )

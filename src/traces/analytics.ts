@@ -1,13 +1,12 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { AnalyticsQuery, AnalyticsResult } from './analytics-schemas.js';
-import { syncTraceRollups } from './rollups.js';
 import { traceRows, type CompiledQuery, type TraceFilter } from './span-groups.js';
 import { finiteOrNull } from './stats.js';
 
 /**
  * GET /api/traces/analytics as two aggregate queries: one over the deduplicated trace
  * summaries (totals, latency, usage over time, efficiency, budget), one over the per-trace
- * span rollups (the cost breakdown), brought up to date first (rollups.ts). A trace is in range when startAfter < its start time < startBefore, the same
+ * span groups on the summaries (the cost breakdown). A trace is in range when startAfter < its start time < startBefore, the same
  * rule as the list filters, so the list's total and `totals.traceCount` agree.
  *
  * Percentiles: `quantilesExactInclusive`, exact, for the reasons given in stats.ts.
@@ -53,7 +52,7 @@ export function resolveRange(query: Pick<AnalyticsQuery, 'startAfter' | 'startBe
  * SELECT derives rates, efficiency and the budget block from the same aggregates.
  */
 export function compileTraceTotalsQuery(range: AnalyticsRange): CompiledQuery {
-  const rows = traceRows('traces', { startAfter: range.startAfter, startBefore: range.startBefore });
+  const rows = traceRows({ startAfter: range.startAfter, startBefore: range.startBefore });
   return {
     query: `
   SELECT *,
@@ -89,14 +88,14 @@ export function compileTraceTotalsQuery(range: AnalyticsRange): CompiledQuery {
 }
 
 /**
- * Cost per model, provider and kind from the per-trace rollups: one ARRAY JOIN per dimension
+ * Cost per model, provider and kind from the summaries' span groups: one ARRAY JOIN per dimension
  * over its key and cost subcolumns only (never the durations), grouped on the stored
  * LowCardinality keys; shares are each group's part of its dimension's total, computed by a
  * window in the engine.
  */
 export function compileCostBreakdownQuery(filter: TraceFilter): CompiledQuery {
   const dimensions = ['model', 'provider', 'kind'] as const;
-  const rows = dimensions.map((d) => traceRows('trace_rollups', filter, `ARRAY JOIN by_${d}.key AS k, by_${d}.cost_usd AS c`));
+  const rows = dimensions.map((d) => traceRows(filter, `ARRAY JOIN by_${d}.key AS k, by_${d}.cost_usd AS c`));
   const perDimension = dimensions.map(
     (d, i) => `SELECT '${d}' AS dimension, nullIf(toString(k), '') AS key, sum(c) AS costUsd FROM ${rows[i]!.query} GROUP BY k`,
   );
@@ -162,7 +161,6 @@ export async function getAnalytics(
   const totals = compileTraceTotalsQuery(range);
   const breakdown = compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore });
   const settings = { output_format_json_quote_denormals: 0 } as const;
-  await syncTraceRollups(clickhouse, workspaceId);
   const [totalsResult, breakdownResult] = await Promise.all([
     clickhouse.query({
       query: totals.query,

@@ -1,6 +1,5 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { StatsGroup, StatsQuery, StatsResult } from './analytics-schemas.js';
-import { syncTraceRollups } from './rollups.js';
 import { traceRows, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
 
 /**
@@ -13,7 +12,7 @@ import { traceRows, type CompiledQuery, type Dimension, type TraceFilter } from 
  * (80 MB for 10 million spans), which the engine handles in one pass.
  *
  * Groups by model, provider and kind are over spans (a trace counts in every group one of its
- * spans falls in), read from the per-trace rollups after bringing them up to date; by source
+ * spans falls in), read from the span groups each trace summary carries; by source
  * over trace summaries. The range is half-open, `from` ≤ trace
  * start < `to`: adjacent ranges never count a trace twice.
  */
@@ -25,9 +24,9 @@ function statsFilter(query: StatsQuery): TraceFilter {
   return { startFrom: query.from, startBefore: query.to, sessionId: query.sessionId };
 }
 
-/** Span-level groups: each trace's groups of the dimension (trace_rollups), summed per value. */
+/** Span-level groups: each trace's groups of the dimension (traces.by_<dimension>), summed per value. */
 function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQuery {
-  const rows = traceRows('trace_rollups', filter, `ARRAY JOIN by_${dimension} AS g`);
+  const rows = traceRows(filter, `ARRAY JOIN by_${dimension} AS g`);
   return {
     query: `
   SELECT nullIf(toString(g.key), '') AS key,
@@ -49,7 +48,7 @@ function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQu
 
 /** Trace-level groups: the deduplicated summaries, one row per trace. */
 function compileSourceStats(filter: TraceFilter): CompiledQuery {
-  const rows = traceRows('traces', filter);
+  const rows = traceRows(filter);
   return {
     query: `
   SELECT nullIf(source, '') AS key,
@@ -107,7 +106,6 @@ function toStatsGroup(row: StatsRow): StatsGroup {
 }
 
 export async function getStats(clickhouse: ClickHouseClient, workspaceId: string, query: StatsQuery): Promise<StatsResult> {
-  if (query.groupBy !== 'source') await syncTraceRollups(clickhouse, workspaceId);
   const compiled = compileStatsQuery(query);
   const result = await clickhouse.query({
     query: compiled.query,

@@ -2,22 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { compileStatsQuery } from '../../src/traces/stats.js';
 import { bucketStarts, compileCostBreakdownQuery, compileTraceTotalsQuery, resolveRange } from '../../src/traces/analytics.js';
 import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/analytics-schemas.js';
-import { rollupSyncQuery } from '../../src/traces/rollups.js';
+import { spanGroupsOf } from '../../src/traces/span-groups.js';
 
 const squash = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 const stats = (query: Record<string, string>) => compileStatsQuery(statsQuerySchema.parse(query));
 
 describe('compileStatsQuery', () => {
   for (const dimension of ['model', 'provider', 'kind'] as const) {
-    it(`sums the per-trace ${dimension} groups of the rollups`, () => {
+    it(`sums the per-trace ${dimension} groups of the summaries`, () => {
       const { query, params } = stats({ groupBy: dimension });
       const sql = squash(query);
       expect(sql).toContain("SELECT nullIf(toString(g.key), '') AS key, count() AS traceCount, sum(g.spans) AS spanCount, sum(g.errors) AS errorCount");
-      expect(sql).toContain(`FROM trace_rollups FINAL ARRAY JOIN by_${dimension} AS g WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 GROUP BY g.key`);
+      expect(sql).toContain(`FROM traces FINAL ARRAY JOIN by_${dimension} AS g WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 GROUP BY g.key`);
       expect(sql).toContain('sum(g.cost_usd) AS costUsd');
       expect(sql).toContain('quantilesExactInclusiveArray(0.5, 0.95, 0.99)(g.durations)');
       expect(sql).toMatch(/GROUP BY g.key ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST$/);
-      expect(sql).not.toContain('FROM traces');
+      expect(sql).not.toContain('FROM spans');
       expect(params).toEqual({});
     });
   }
@@ -28,7 +28,7 @@ describe('compileStatsQuery', () => {
     expect(sql).toContain('FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 GROUP BY key');
     expect(sql).toContain("countIf(status = 'error') AS errorCount");
     expect(sql).toContain('quantilesExactInclusive(0.5, 0.95, 0.99)(duration_ms)');
-    expect(sql).not.toContain('trace_rollups');
+    expect(sql).not.toContain('ARRAY JOIN');
   });
 
   it('filters the range half-open on the trace start and the session, as parameters only', () => {
@@ -58,20 +58,21 @@ describe('analytics queries', () => {
     expect(squash(compileTraceTotalsQuery(hourly).query)).toContain('toUnixTimestamp(toStartOfHour(start_time)) AS bucket');
   });
 
-  it('breaks cost down by three dimensions in one query over the rollups', () => {
+  it('breaks cost down by three dimensions in one query over the summaries\' span groups', () => {
     const sql = squash(compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore }).query);
     for (const d of ['model', 'provider', 'kind']) {
-      expect(sql).toContain(`SELECT '${d}' AS dimension, nullIf(toString(k), '') AS key, sum(c) AS costUsd FROM trace_rollups FINAL ARRAY JOIN by_${d}.key AS k, by_${d}.cost_usd AS c WHERE`);
+      expect(sql).toContain(`SELECT '${d}' AS dimension, nullIf(toString(k), '') AS key, sum(c) AS costUsd FROM traces FINAL ARRAY JOIN by_${d}.key AS k, by_${d}.cost_usd AS c WHERE`);
     }
     expect(sql.match(/UNION ALL/g)).toHaveLength(2);
     expect(sql).toContain('costUsd / sum(costUsd) OVER (PARTITION BY dimension)');
   });
 
-  it('recomputes only rollups that do not match their summary version', () => {
-    const sql = squash(rollupSyncQuery);
-    expect(sql).toContain('(trace_id, version) NOT IN (SELECT trace_id, version FROM trace_rollups WHERE workspace_id = {workspaceId:String})');
-    expect(sql).toContain('FROM spans FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND trace_id IN');
-    expect(sql).toContain("if(trace_llm_spans > 0, llm_cost_usd, any_cost_usd) AS cost_usd");
+  it('groups a trace\'s spans per dimension, counting usage by the generation-span rule', () => {
+    const sql = squash(spanGroupsOf('provider', 's.t_spans', 's.t_has_llm'));
+    expect(sql).toContain('arraySort(arrayDistinct(arrayMap(x -> x.2, s.t_spans)))');
+    expect(sql).toContain('toUInt32(arrayCount(x -> x.2 = k AND x.4, s.t_spans))');
+    expect(sql).toContain('arraySum(x -> if(x.2 = k AND (x.10 OR NOT s.t_has_llm), x.8, 0), s.t_spans)');
+    expect(sql).toContain('arrayMap(x -> x.9, arrayFilter(x -> x.2 = k, s.t_spans))');
   });
 });
 
