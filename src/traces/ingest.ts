@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { issuePath } from '../http/errors.js';
 import { toSpanRows } from './rows.js';
-import { insertSpanRows, recomputeTraceSummaries } from './queries.js';
+import { writeBatcherFor } from './write-batcher.js';
 import { limits, traceSchema, type IngestResult, type Trace } from './schemas.js';
 
 /**
@@ -28,12 +28,12 @@ export async function ingestTraces(clickhouse: ClickHouseClient, workspaceId: st
 }
 
 /**
- * Stores already-validated traces: one insert for all their spans, then one statement that
- * recomputes the touched summaries inside the engine. Re-sent spans replace earlier ones
- * (a newer version of the same key); a trace may arrive over many calls.
+ * Stores already-validated traces: their spans inserted, then the touched summaries recomputed
+ * inside the engine, together with the writes of concurrent requests (write-batcher.ts).
+ * Re-sent spans replace earlier ones (a newer version of the same key); a trace may arrive
+ * over many calls. Resolves once the traces are readable.
  */
 export async function storeTraces(clickhouse: ClickHouseClient, workspaceId: string, traces: Trace[]): Promise<void> {
   if (traces.length === 0) return;
-  await insertSpanRows(clickhouse, toSpanRows(workspaceId, traces));
-  await recomputeTraceSummaries(clickhouse, workspaceId, [...new Set(traces.map((t) => t.traceId))]);
+  await writeBatcherFor(clickhouse).write(workspaceId, toSpanRows(workspaceId, traces), [...new Set(traces.map((t) => t.traceId))]);
 }

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { nextVersion, toStoredTime, type SpanRow } from './rows.js';
 import type { ListTracesQuery } from './schemas.js';
-import { spanGroupFields, spanGroupsOf } from './span-groups.js';
+import { spanGroupAggregates, spanGroupsOf } from './span-groups.js';
 
 /**
  * The trace store's SQL. Every statement is led by `workspace_id = {workspaceId:String}`,
@@ -58,8 +58,8 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
       SELECT s.workspace_id, s.trace_id, ${keepEarlier('t_name', 'name')}, ${keepEarlier('t_session', 'session_id')},
         s.t_source, ${keepEarlier('t_env', 'environment')}, s.t_status, s.t_kind, s.t_start, s.t_end, s.t_duration,
         s.t_model, s.t_provider, s.t_input_tokens, s.t_output_tokens, s.t_total_tokens, s.t_cost_usd, s.t_span_count,
-        s.t_error_count, ${spanGroupsOf('model', 's.t_spans', 's.t_has_llm')},
-        ${spanGroupsOf('provider', 's.t_spans', 's.t_has_llm')}, ${spanGroupsOf('kind', 's.t_spans', 's.t_has_llm')},
+        s.t_error_count, ${spanGroupsOf('model', 's.t_', 's.t_has_llm')},
+        ${spanGroupsOf('provider', 's.t_', 's.t_has_llm')}, ${spanGroupsOf('kind', 's.t_', 's.t_has_llm')},
         {version:UInt64}, 0
       FROM (
         SELECT
@@ -84,7 +84,7 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
           toUInt32(count()) AS t_span_count,
           toUInt32(countIf(status = 'error')) AS t_error_count,
           countIf(${isLlm}) > 0 AS t_has_llm,
-          groupArray(${spanGroupFields}) AS t_spans
+          ${spanGroupAggregates('t_')}
         FROM (
           SELECT workspace_id, trace_id, span_id, version, is_deleted, trace_name, session_id, environment, source,
             parent_span_id, status, kind, start_time, end_time, duration_ms, model, provider,

@@ -58,24 +58,40 @@ export function traceRows(filter: TraceFilter, arrayJoin = ''): CompiledQuery {
   return { query: `traces FINAL ${arrayJoin} WHERE ${clauses.join(' AND ')}`, params };
 }
 
-/** One span as the group expressions read it, collected per trace with groupArray. */
-export const spanGroupFields = `(model, provider, kind, status = 'error', ifNull(input_tokens, 0), ifNull(output_tokens, 0),
-  ifNull(total_tokens, 0), ifNull(cost_usd, 0), duration_ms, ${isLlm})`;
+const dimensions = ['model', 'provider', 'kind'] as const;
+const usage = ['ifNull(input_tokens, 0)', 'ifNull(output_tokens, 0)', 'ifNull(total_tokens, 0)', 'ifNull(cost_usd, 0)'];
+
+/**
+ * Aggregates to add to a per-trace GROUP BY over its deduplicated spans: per dimension one
+ * sumMap (keys sorted by the engine) of the span count, the error count, the generation spans'
+ * usage and every span's usage; and the spans' durations with their three keys. One pass over
+ * the spans; `spanGroupsOf` assembles the groups from them.
+ */
+export function spanGroupAggregates(prefix: string): string {
+  const sums = (dimension: Dimension) =>
+    `sumMap([toString(${dimension})], [toUInt32(1)], [toUInt32(status = 'error')], ` +
+    `${usage.map((u) => `[if(${isLlm}, ${u}, 0)]`).join(', ')}, ${usage.map((u) => `[${u}]`).join(', ')}) AS ${prefix}${dimension}_sums`;
+  return [
+    ...dimensions.map(sums),
+    `groupArray((toString(model), toString(provider), toString(kind), duration_ms)) AS ${prefix}durations`,
+  ].join(',\n');
+}
 
 const groupType =
   'Tuple(key LowCardinality(String), spans UInt32, errors UInt32, input_tokens Float64, output_tokens Float64, ' +
   'total_tokens Float64, cost_usd Float64, durations Array(Float64))';
 
 /**
- * A trace's spans (an array of `spanGroupFields`) grouped by one dimension, keys sorted: per
+ * A trace's spans grouped by one dimension, from the aggregates of `spanGroupAggregates`: per
  * group the span and error counts, the usage that counts (a generation span's always, another
- * kind's only when the trace has no generation span), and every duration for exact quantiles.
+ * kind's only when the trace has no generation span: the rule of the trace's own sums), and
+ * every duration, for exact quantiles.
  */
-export function spanGroupsOf(dimension: Dimension, spans: string, traceHasLlm: string): string {
-  const field = { model: 1, provider: 2, kind: 3 }[dimension];
-  const inGroup = `x.${field} = k`;
-  const counted = (i: number) => `arraySum(x -> if(${inGroup} AND (x.10 OR NOT ${traceHasLlm}), x.${i}, 0), ${spans})`;
-  return `arrayMap(k -> CAST((k, toUInt32(arrayCount(x -> ${inGroup}, ${spans})), toUInt32(arrayCount(x -> ${inGroup} AND x.4, ${spans})),
-    ${counted(5)}, ${counted(6)}, ${counted(7)}, ${counted(8)}, arrayMap(x -> x.9, arrayFilter(x -> ${inGroup}, ${spans}))), '${groupType}'),
-    arraySort(arrayDistinct(arrayMap(x -> x.${field}, ${spans}))))`;
+export function spanGroupsOf(dimension: Dimension, prefix: string, traceHasLlm: string): string {
+  const field = dimensions.indexOf(dimension) + 1;
+  const sums = `${prefix}${dimension}_sums`;
+  const counted = ['i', 'o', 't', 'c'].map((u) => `if(${traceHasLlm}, l${u}, a${u})`).join(', ');
+  return `arrayMap((k, n, e, li, lo, lt, lc, ai, ao, at, ac) -> CAST((k, n, e, ${counted},
+      arrayMap(x -> x.4, arrayFilter(x -> x.${field} = k, ${prefix}durations))), '${groupType}'),
+    ${Array.from({ length: 11 }, (_, i) => `${sums}.${i + 1}`).join(', ')})`;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileStatsQuery } from '../../src/traces/stats.js';
 import { bucketStarts, compileCostBreakdownQuery, compileTraceTotalsQuery, resolveRange } from '../../src/traces/analytics.js';
 import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/analytics-schemas.js';
-import { spanGroupsOf } from '../../src/traces/span-groups.js';
+import { spanGroupAggregates, spanGroupsOf } from '../../src/traces/span-groups.js';
 
 const squash = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 const stats = (query: Record<string, string>) => compileStatsQuery(statsQuerySchema.parse(query));
@@ -67,12 +67,17 @@ describe('analytics queries', () => {
     expect(sql).toContain('costUsd / sum(costUsd) OVER (PARTITION BY dimension)');
   });
 
-  it('groups a trace\'s spans per dimension, counting usage by the generation-span rule', () => {
-    const sql = squash(spanGroupsOf('provider', 's.t_spans', 's.t_has_llm'));
-    expect(sql).toContain('arraySort(arrayDistinct(arrayMap(x -> x.2, s.t_spans)))');
-    expect(sql).toContain('toUInt32(arrayCount(x -> x.2 = k AND x.4, s.t_spans))');
-    expect(sql).toContain('arraySum(x -> if(x.2 = k AND (x.10 OR NOT s.t_has_llm), x.8, 0), s.t_spans)');
-    expect(sql).toContain('arrayMap(x -> x.9, arrayFilter(x -> x.2 = k, s.t_spans))');
+  it('groups a trace\'s spans per dimension in one pass, counting usage by the generation-span rule', () => {
+    const aggregates = squash(spanGroupAggregates('t_'));
+    expect(aggregates).toContain(
+      "sumMap([toString(provider)], [toUInt32(1)], [toUInt32(status = 'error')], [if(startsWith(kind, 'llm.'), ifNull(input_tokens, 0), 0)]",
+    );
+    expect(aggregates).toContain('AS t_provider_sums');
+    expect(aggregates).toContain('groupArray((toString(model), toString(provider), toString(kind), duration_ms)) AS t_durations');
+    const groups = squash(spanGroupsOf('provider', 's.t_', 's.t_has_llm'));
+    expect(groups).toContain('if(s.t_has_llm, li, ai), if(s.t_has_llm, lo, ao), if(s.t_has_llm, lt, at), if(s.t_has_llm, lc, ac)');
+    expect(groups).toContain('arrayFilter(x -> x.2 = k, s.t_durations)');
+    expect(groups).toContain('s.t_provider_sums.1, s.t_provider_sums.2');
   });
 });
 

@@ -1,0 +1,93 @@
+import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toSpanRows } from '../../src/traces/rows.js';
+import { WriteBatcher, writeBatcherFor } from '../../src/traces/write-batcher.js';
+import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
+
+let ctx: TestContext;
+let tenant: Tenant;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  tenant = await ctx.tenant();
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+const start = Date.parse('2026-05-01T10:00:00Z');
+function trace(traceId: string, spanIds: string[], withRoot: boolean) {
+  return {
+    traceId,
+    source: 'sdk',
+    spans: [
+      ...(withRoot ? [{ spanId: 'root', name: 'root', kind: 'agent', startTime: new Date(start).toISOString(), endTime: new Date(start + 500).toISOString(), durationMs: 500, status: 'ok' }] : []),
+      ...spanIds.map((spanId, i) => ({
+        spanId,
+        parentSpanId: 'root',
+        name: spanId,
+        kind: 'llm.chat',
+        startTime: new Date(start + i).toISOString(),
+        endTime: new Date(start + i + 10).toISOString(),
+        durationMs: 10,
+        status: 'ok',
+        model: 'm',
+        inputTokens: 1,
+        costUsd: 0.5,
+      })),
+    ],
+  };
+}
+
+describe('group commit of ingestion', () => {
+  it('shares flushes among concurrent requests and stores every trace exactly', async () => {
+    const batcher = writeBatcherFor(ctx.clickhouse);
+    const before = { ...batcher.counts };
+    // 30 requests at once: 10 traces, each sent in three payloads (children twice, root once).
+    const requests = Array.from({ length: 10 }, (_, t) => [
+      trace(`gc-${t}`, ['a', 'b'], false),
+      trace(`gc-${t}`, ['b', 'c'], false),
+      trace(`gc-${t}`, [], true),
+    ]).flat();
+    const answers = await Promise.all(
+      requests.map((t) => ctx.app.inject({ method: 'POST', url: '/api/traces', headers: tenant.headers, payload: { traces: [t] } })),
+    );
+    for (const res of answers) expect(res.json().data).toMatchObject({ accepted: 1, rejected: 0 });
+    const writes = batcher.counts.writes - before.writes;
+    const flushes = batcher.counts.flushes - before.flushes;
+    expect(writes).toBe(30);
+    expect(flushes).toBeLessThan(writes);
+
+    const list = await ctx.app.inject({ method: 'GET', url: '/api/traces?limit=100', headers: tenant.headers });
+    const items = list.json().data.filter((i: { traceId: string }) => i.traceId.startsWith('gc-'));
+    expect(items).toHaveLength(10);
+    for (const item of items) {
+      // a, b, c and the root, with b sent twice but stored once.
+      expect(item).toMatchObject({ status: 'completed', spanCount: 4, inputTokens: 3, costUsd: 1.5 });
+    }
+  });
+
+  it('flushes a write at once when idle', async () => {
+    const batcher = new WriteBatcher(ctx.clickhouse);
+    await batcher.write(tenant.workspaceId, toSpanRows(tenant.workspaceId, [trace('gc-idle', ['a'], true) as never]), ['gc-idle']);
+    expect(batcher.counts).toEqual({ writes: 1, flushes: 1 });
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/traces/gc-idle', headers: tenant.headers });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('rejects every caller of a failed flush, and recovers for the next writes', async () => {
+    // A real client whose server does not answer: the store fails, nothing is faked.
+    const unreachable = createClient({ url: 'http://127.0.0.1:9', request_timeout: 2_000, log: { level: ClickHouseLogLevel.OFF } });
+    const batcher = new WriteBatcher(unreachable);
+    const rows = (id: string) => toSpanRows(tenant.workspaceId, [trace(id, ['a'], true) as never]);
+    const results = await Promise.allSettled([
+      batcher.write(tenant.workspaceId, rows('f1'), ['f1']),
+      batcher.write(tenant.workspaceId, rows('f2'), ['f2']),
+      batcher.write(tenant.workspaceId, rows('f3'), ['f3']),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    // Not stuck: a later write is flushed (and fails the same way) instead of waiting forever.
+    await expect(batcher.write(tenant.workspaceId, rows('f4'), ['f4'])).rejects.toThrow();
+    expect(batcher.counts.writes).toBe(4);
+    await unreachable.close();
+  });
+});
