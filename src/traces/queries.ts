@@ -11,6 +11,8 @@ import { spanGroupAggregates, spanGroupsOf } from './span-groups.js';
  * to hand the rows to their shard: the summary recomputed right after must see them.
  */
 const writeSettings = { insert_distributed_sync: 1 } as const;
+/** Reads of a few traces by primary key: more threads only add start-up cost (measured 2-4x slower). */
+const keyReadSettings = { max_threads: 1 } as const;
 
 export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -180,6 +182,7 @@ export async function findTraceSummary(clickhouse: ClickHouseClient, workspaceId
             WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0`,
     query_params: { workspaceId, traceId },
     format: 'JSONEachRow',
+    clickhouse_settings: keyReadSettings,
   });
   const [row] = await result.json<TraceSummaryRow>();
   return row;
@@ -199,6 +202,7 @@ export async function selectSpans(clickhouse: ClickHouseClient, workspaceId: str
             ORDER BY trace_id, start_time, span_id`,
     query_params: { workspaceId, traceIds },
     format: 'JSONEachRow',
+    clickhouse_settings: keyReadSettings,
   });
   return result.json<StoredSpanRow>();
 }

@@ -17,9 +17,12 @@ export async function listTraces(clickhouse: ClickHouseClient, workspaceId: stri
 }
 
 export async function getTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string): Promise<TraceDetail> {
-  const summary = await findTraceSummary(clickhouse, workspaceId, traceId);
+  // Both reads are bounded by the primary key; in parallel, a missing trace costs one wasted read.
+  const [summary, spans] = await Promise.all([
+    findTraceSummary(clickhouse, workspaceId, traceId),
+    selectSpans(clickhouse, workspaceId, [traceId]),
+  ]);
   if (!summary) throw notFound('Trace', { traceId });
-  const spans = await selectSpans(clickhouse, workspaceId, [traceId]);
   return { ...toTraceListItem(summary), spans: spans.map(toStoredSpan) };
 }
 

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { documentSchema, Span, spanMessageSchema, toolCallSchema, Trace } from '../schemas.js';
 /**
  * Shapes shared by the OTLP decoders and the mapping. Both encodings decode to the same
  * plain objects (protobufjs `toObject` form): lowerCamelCase fields, int64 as decimal strings
@@ -60,67 +62,12 @@ export interface PlainExportRequest {
 /** OTel span kinds by enum number, kept in span metadata (they are not Loupe kinds). */
 export const otelSpanKinds = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
 
-export const spanKinds = [
-  'llm.chat', 'llm.completion', 'llm.embedding',
-  'chain', 'agent', 'graph', 'node', 'edge', 'workflow', 'middleware',
-  'tool', 'retrieval', 'rerank', 'guardrail', 'custom',
-] as const;
-export type SpanKind = (typeof spanKinds)[number];
-
-export interface SpanMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string;
-  name?: string;
-  toolCallId?: string;
-}
-export interface SpanToolCall {
-  id: string;
-  name: string;
-  arguments: Record<string, unknown>;
-  result?: unknown;
-}
-export interface SpanDocument {
-  content: string;
-  metadata?: Record<string, unknown>;
-  score?: number;
-}
-export interface SpanIO {
-  messages?: SpanMessage[];
-  toolCalls?: SpanToolCall[];
-  documents?: SpanDocument[];
-  text?: string;
-  raw?: unknown;
-}
-
+// The native shapes are the ingest schemas' own (src/traces/schemas.ts): one schema per wire
+// shape, so the bridge builds exactly what POST /api/traces validates.
+export { spanKinds, type SpanKind, type SpanIO } from '../schemas.js';
+export type SpanMessage = z.infer<typeof spanMessageSchema>;
+export type SpanToolCall = z.infer<typeof toolCallSchema>;
+export type SpanDocument = z.infer<typeof documentSchema>;
 /** The native span and trace of SPEC.md, as the bridge produces them. */
-export interface NativeSpan {
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: SpanKind;
-  input?: SpanIO;
-  output?: SpanIO;
-  startTime: string;
-  endTime: string;
-  durationMs: number;
-  model?: string;
-  provider?: string;
-  inputTokens?: number;
-  outputTokens?: number;
-  totalTokens?: number;
-  costUsd?: number;
-  status: 'ok' | 'error' | 'unset';
-  statusMessage?: string;
-  attributes?: Record<string, unknown>;
-  events?: { name: string; timestamp: string; attributes?: Record<string, unknown> }[];
-  metadata?: Record<string, unknown>;
-}
-
-export interface NativeTrace {
-  traceId: string;
-  name?: string;
-  sessionId?: string;
-  source: 'otel';
-  environment?: string;
-  spans: NativeSpan[];
-}
+export type NativeSpan = Span;
+export type NativeTrace = Trace;
