@@ -10,6 +10,8 @@ declare module 'vitest' {
     postgresUrl: string;
     /** A ClickHouse server URL; empty means the embedded engine. */
     clickhouseUrl: string;
+    /** A directory for this run's embedded data, removed when the run ends. */
+    scratchDir: string;
   }
 }
 
@@ -70,6 +72,11 @@ export default async function setup(project: TestProject) {
     postgresUrl = server.url;
   }
 
+  // Every test process puts its embedded ClickHouse directory in here; the run removes it all.
+  const scratchDir = mkdtempSync(path.join(tmpdir(), 'loupe-test-'));
+  stops.push(async () => rmSync(scratchDir, { recursive: true, force: true }));
+
+  project.provide('scratchDir', scratchDir);
   project.provide('postgresUrl', postgresUrl);
   project.provide('clickhouseUrl', clickhouseUrl);
   return async () => {

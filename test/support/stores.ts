@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -15,8 +14,8 @@ export interface TestStores {
   close(): Promise<void>;
 }
 
-/** One directory per test process: the embedded engine binds one per process. */
-export const embeddedClickhouseDir = path.join(tmpdir(), `loupe-test-ch-${process.pid}`);
+/** One directory per test process (the embedded engine binds one per process), inside the run's scratch directory. */
+export const embeddedClickhouseDir = path.join(inject('scratchDir'), `ch-${process.pid}`);
 
 export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
