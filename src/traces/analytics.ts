@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { AnalyticsQuery, AnalyticsResult } from './analytics-schemas.js';
 import { traceRows, type CompiledQuery, type TraceFilter } from './span-groups.js';
-import { finiteOrNull } from './stats.js';
+import { finiteOrNull, type AggregateRow } from './stats.js';
 
 /**
  * GET /api/traces/analytics as two aggregate queries: one over the deduplicated trace
@@ -111,18 +111,9 @@ export function compileCostBreakdownQuery(filter: TraceFilter): CompiledQuery {
   };
 }
 
-interface TotalsRow {
+interface TotalsRow extends AggregateRow {
   isTotal: number;
   bucket: number;
-  traceCount: number;
-  spanCount: number;
-  errorCount: number;
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-  costUsd: number;
-  latencyAvg: number | null;
-  latencyPercentiles: Array<number | null>;
   errorRate: number;
   costPerTrace: number | null;
   costPer1kTokens: number | null;

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { nextVersion, toStoredTime, type SpanRow } from './rows.js';
+import { nextVersion, type SpanRow } from './rows.js';
 import type { ListTracesQuery } from './schemas.js';
-import { spanGroupAggregates, spanGroupsOf } from './span-groups.js';
+import { spanGroupAggregates, spanGroupsOf, traceFilterWhere } from './span-groups.js';
 
 /**
  * The trace store's SQL. Every statement is led by `workspace_id = {workspaceId:String}`,
@@ -139,28 +139,9 @@ export interface TraceSummaryRow {
 const summaryColumns = `trace_id, name, session_id, source, environment, status, trace_kind, start_time, end_time,
   duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd, span_count, error_count`;
 
-/** Filters as parameterized fragments; FINAL first, so a filter sees only each trace's newest row. */
-function listFilters(query: ListTracesQuery) {
-  const clauses = ['workspace_id = {workspaceId:String}', 'is_deleted = 0'];
-  const params: Record<string, unknown> = {};
-  if (query.sessionId !== undefined) (clauses.push('session_id = {sessionId:String}'), (params.sessionId = query.sessionId));
-  if (query.status !== undefined) (clauses.push('status = {status:String}'), (params.status = query.status));
-  if (query.source !== undefined) (clauses.push('source = {source:String}'), (params.source = query.source));
-  if (query.environment !== undefined) (clauses.push('environment = {environment:String}'), (params.environment = query.environment));
-  if (query.startAfter !== undefined) {
-    clauses.push("start_time > {startAfter:DateTime64(6, 'UTC')}");
-    params.startAfter = toStoredTime(query.startAfter);
-  }
-  if (query.startBefore !== undefined) {
-    clauses.push("start_time < {startBefore:DateTime64(6, 'UTC')}");
-    params.startBefore = toStoredTime(query.startBefore);
-  }
-  return { where: clauses.join(' AND '), params };
-}
-
 /** One page of summaries, newest first, and the number of matching traces. Never reads span payloads. */
 export async function listTraceSummaries(clickhouse: ClickHouseClient, workspaceId: string, query: ListTracesQuery) {
-  const { where, params } = listFilters(query);
+  const { where, params } = traceFilterWhere(query);
   const query_params = { ...params, workspaceId, limit: query.limit, offset: query.offset };
   const [page, count] = await Promise.all([
     clickhouse.query({

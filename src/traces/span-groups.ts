@@ -22,6 +22,9 @@ export interface TraceFilter {
   /** Strict upper bound (a trace starting before this time). */
   startBefore?: string | undefined;
   sessionId?: string | undefined;
+  status?: string | undefined;
+  source?: string | undefined;
+  environment?: string | undefined;
 }
 
 export interface CompiledQuery {
@@ -33,29 +36,37 @@ export const isLlm = "startsWith(kind, 'llm.')";
 export const usageColumns = ['input_tokens', 'output_tokens', 'total_tokens', 'cost_usd'] as const;
 
 /**
- * The workspace's live trace summaries, filtered, as parameterized fragments. FINAL keeps
- * each trace's newest row and drops deleted ones; it reads one row per trace.
+ * The WHERE clause over the workspace's live trace summaries, as parameterized fragments: the
+ * list, the stats and the analytics filter traces alike. Read with FINAL, so a filter sees only
+ * each trace's newest row.
  */
-export function traceRows(filter: TraceFilter, arrayJoin = ''): CompiledQuery {
+export function traceFilterWhere(filter: TraceFilter): { where: string; params: Record<string, unknown> } {
   const clauses = ['workspace_id = {workspaceId:String}', 'is_deleted = 0'];
   const params: Record<string, unknown> = {};
-  if (filter.startFrom !== undefined) {
-    clauses.push("start_time >= {startFrom:DateTime64(6, 'UTC')}");
-    params.startFrom = toStoredTime(filter.startFrom);
+  const times = [
+    ['startFrom', '>='],
+    ['startAfter', '>'],
+    ['startBefore', '<'],
+  ] as const;
+  for (const [name, operator] of times) {
+    const value = filter[name];
+    if (value === undefined) continue;
+    clauses.push(`start_time ${operator} {${name}:DateTime64(6, 'UTC')}`);
+    params[name] = toStoredTime(value);
   }
-  if (filter.startAfter !== undefined) {
-    clauses.push("start_time > {startAfter:DateTime64(6, 'UTC')}");
-    params.startAfter = toStoredTime(filter.startAfter);
+  for (const [name, column] of [['sessionId', 'session_id'], ['status', 'status'], ['source', 'source'], ['environment', 'environment']] as const) {
+    const value = filter[name];
+    if (value === undefined) continue;
+    clauses.push(`${column} = {${name}:String}`);
+    params[name] = value;
   }
-  if (filter.startBefore !== undefined) {
-    clauses.push("start_time < {startBefore:DateTime64(6, 'UTC')}");
-    params.startBefore = toStoredTime(filter.startBefore);
-  }
-  if (filter.sessionId !== undefined) {
-    clauses.push('session_id = {sessionId:String}');
-    params.sessionId = filter.sessionId;
-  }
-  return { query: `traces FINAL ${arrayJoin} WHERE ${clauses.join(' AND ')}`, params };
+  return { where: clauses.join(' AND '), params };
+}
+
+/** The workspace's live trace summaries, filtered; FINAL reads one row per trace. */
+export function traceRows(filter: TraceFilter, arrayJoin = ''): CompiledQuery {
+  const { where, params } = traceFilterWhere(filter);
+  return { query: `traces FINAL ${arrayJoin} WHERE ${where}`, params };
 }
 
 const dimensions = ['model', 'provider', 'kind'] as const;

@@ -73,8 +73,8 @@ export function compileStatsQuery(query: StatsQuery): CompiledQuery {
   return query.groupBy === 'source' ? compileSourceStats(filter) : compileSpanStats(query.groupBy, filter);
 }
 
-interface StatsRow {
-  key: string | null;
+/** The figures every trace aggregate answers, as the engine returns them (stats groups, analytics totals). */
+export interface AggregateRow {
   traceCount: number;
   spanCount: number;
   errorCount: number;
@@ -84,6 +84,10 @@ interface StatsRow {
   costUsd: number;
   latencyAvg: number | null;
   latencyPercentiles: Array<number | null>;
+}
+
+interface StatsRow extends AggregateRow {
+  key: string | null;
 }
 
 /** The engine answers NaN (as null or "nan") for percentiles of an empty set. */
