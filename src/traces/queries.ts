@@ -171,6 +171,36 @@ export async function findTraceSummary(clickhouse: ClickHouseClient, workspaceId
 
 export type StoredSpanRow = Omit<SpanRow, 'workspace_id' | 'trace_name' | 'session_id' | 'source' | 'environment' | 'version'>;
 
+/** The span columns a trace's detail returns, with their types, for a named tuple per span. */
+const spanColumns: Array<[keyof StoredSpanRow, string]> = [
+  ['trace_id', 'String'], ['span_id', 'String'], ['parent_span_id', 'String'], ['name', 'String'], ['kind', 'String'],
+  ['status', 'String'], ['status_message', 'String'], ['start_time', "DateTime64(6, 'UTC')"], ['end_time', "DateTime64(6, 'UTC')"],
+  ['duration_ms', 'Float64'], ['model', 'String'], ['provider', 'String'], ['input_tokens', 'Nullable(Float64)'],
+  ['output_tokens', 'Nullable(Float64)'], ['total_tokens', 'Nullable(Float64)'], ['cost_usd', 'Nullable(Float64)'],
+  ['input', 'String'], ['output', 'String'], ['attributes', 'String'], ['events', 'String'], ['metadata', 'String'],
+];
+const spanTuple = `CAST((${spanColumns.map(([c]) => c).join(', ')}) AS Tuple(${spanColumns.map(([c, t]) => `${c} ${t}`).join(', ')}))`;
+
+/**
+ * One trace's summary with all its live spans in start order, in one statement: the embedded
+ * engine runs a session's statements one after another, so two reads cost two statements'
+ * fixed cost; here the spans ride along as an array of named tuples (a scalar subquery, also
+ * bounded by the primary key).
+ */
+export async function findTraceWithSpans(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
+  const live = 'workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0';
+  const result = await clickhouse.query({
+    query: `SELECT ${summaryColumns},
+              (SELECT groupArray(${spanTuple}) FROM (SELECT * FROM spans FINAL WHERE ${live} ORDER BY start_time, span_id)) AS spans
+            FROM traces FINAL WHERE ${live}`,
+    query_params: { workspaceId, traceId },
+    format: 'JSONEachRow',
+    clickhouse_settings: { ...keyReadSettings, output_format_json_named_tuples_as_objects: 1 },
+  });
+  const [row] = await result.json<TraceSummaryRow & { spans: StoredSpanRow[] }>();
+  return row;
+}
+
 /** Every live span of the given traces, in start order. */
 export async function selectSpans(clickhouse: ClickHouseClient, workspaceId: string, traceIds: string[]) {
   if (traceIds.length === 0) return [];

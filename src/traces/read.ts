@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { notFound } from '../http/errors.js';
-import { findTraceSummary, listTraceSummaries, selectSpans, tombstoneTrace } from './queries.js';
+import { findTraceSummary, findTraceWithSpans, listTraceSummaries, selectSpans, tombstoneTrace } from './queries.js';
 import type { ListTracesQuery, TraceDetail, TraceListItem } from './schemas.js';
 import { groupSpansByTrace, toStoredSpan, toTraceListItem } from './tree.js';
 
@@ -17,13 +17,9 @@ export async function listTraces(clickhouse: ClickHouseClient, workspaceId: stri
 }
 
 export async function getTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string): Promise<TraceDetail> {
-  // Both reads are bounded by the primary key; in parallel, a missing trace costs one wasted read.
-  const [summary, spans] = await Promise.all([
-    findTraceSummary(clickhouse, workspaceId, traceId),
-    selectSpans(clickhouse, workspaceId, [traceId]),
-  ]);
-  if (!summary) throw notFound('Trace', { traceId });
-  return { ...toTraceListItem(summary), spans: spans.map(toStoredSpan) };
+  const row = await findTraceWithSpans(clickhouse, workspaceId, traceId);
+  if (!row) throw notFound('Trace', { traceId });
+  return { ...toTraceListItem(row), spans: row.spans.map(toStoredSpan) };
 }
 
 export async function deleteTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
