@@ -9,6 +9,20 @@ import type { SpanKind, StoredSpan, TraceListItem } from './schemas.js';
 
 const parsed = (text: string): unknown => (text === '' ? undefined : JSON.parse(text));
 
+type ModelAndUsageColumns = Pick<StoredSpanRow, 'model' | 'provider' | 'input_tokens' | 'output_tokens' | 'total_tokens' | 'cost_usd'>;
+
+/** Model, provider and usage, each present only when stored ('' and NULL mean "not sent"); spans and summaries alike. */
+function modelAndUsage(row: ModelAndUsageColumns) {
+  return {
+    ...(row.model !== '' && { model: row.model }),
+    ...(row.provider !== '' && { provider: row.provider }),
+    ...(row.input_tokens !== null && { inputTokens: row.input_tokens }),
+    ...(row.output_tokens !== null && { outputTokens: row.output_tokens }),
+    ...(row.total_tokens !== null && { totalTokens: row.total_tokens }),
+    ...(row.cost_usd !== null && { costUsd: row.cost_usd }),
+  };
+}
+
 export function toStoredSpan(row: StoredSpanRow): StoredSpan {
   const span: Record<string, unknown> = {
     spanId: row.span_id,
@@ -20,12 +34,7 @@ export function toStoredSpan(row: StoredSpanRow): StoredSpan {
     startTime: fromStoredTime(row.start_time),
     endTime: fromStoredTime(row.end_time),
     durationMs: row.duration_ms,
-    ...(row.model !== '' && { model: row.model }),
-    ...(row.provider !== '' && { provider: row.provider }),
-    ...(row.input_tokens !== null && { inputTokens: row.input_tokens }),
-    ...(row.output_tokens !== null && { outputTokens: row.output_tokens }),
-    ...(row.total_tokens !== null && { totalTokens: row.total_tokens }),
-    ...(row.cost_usd !== null && { costUsd: row.cost_usd }),
+    ...modelAndUsage(row),
     status: row.status,
     ...(row.status_message !== '' && { statusMessage: row.status_message }),
     attributes: parsed(row.attributes),
@@ -48,12 +57,7 @@ export function toTraceListItem(row: TraceSummaryRow): TraceListItem {
     startTime: fromStoredTime(row.start_time),
     endTime: row.end_time === null ? null : fromStoredTime(row.end_time),
     durationMs: row.duration_ms,
-    ...(row.model !== '' && { model: row.model }),
-    ...(row.provider !== '' && { provider: row.provider }),
-    ...(row.input_tokens !== null && { inputTokens: row.input_tokens }),
-    ...(row.output_tokens !== null && { outputTokens: row.output_tokens }),
-    ...(row.total_tokens !== null && { totalTokens: row.total_tokens }),
-    ...(row.cost_usd !== null && { costUsd: row.cost_usd }),
+    ...modelAndUsage(row),
     spanCount: Number(row.span_count),
     errorCount: Number(row.error_count),
   };
