@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, planSchema, type Config } from './config.js';
-import { createLogger, startServer } from './server.js';
+import { createLogger, migrate, openStores, startServer } from './server.js';
 import { migratePostgres, openPostgres, type PostgresStore } from './stores/postgres.js';
-import { migrateClickhouse, openClickhouse } from './stores/clickhouse.js';
 import * as tenancy from './admin/tenancy.js';
 import { createApiKeyBody, createOrganizationBody } from './admin/schemas.js';
 import { AppError } from './http/errors.js';
@@ -87,27 +86,11 @@ async function runCli(argv: string[]): Promise<number> {
       return -1; // keep running
     }
     case 'migrate': {
-      const store = await openPostgres({ url: config.DATABASE_URL, dataDir: config.LOUPE_DATA_DIR });
+      const stores = await openStores(config, createLogger(config));
       try {
-        const ch = await openClickhouse({
-          url: config.CLICKHOUSE_URL,
-          user: config.CLICKHOUSE_USER,
-          password: config.CLICKHOUSE_PASSWORD,
-          database: config.CLICKHOUSE_DATABASE,
-          dataDir: config.LOUPE_DATA_DIR,
-        });
-        let clickhouse: string[] = [];
-        const postgres = await migratePostgres(store.sql, async () => {
-          clickhouse = await migrateClickhouse(ch.client, {
-            cluster: config.CLICKHOUSE_CLUSTER,
-            database: config.CLICKHOUSE_DATABASE,
-            retentionDays: config.LOUPE_RETENTION_DAYS,
-          });
-        });
-        await ch.close();
-        print({ applied: { postgres, clickhouse } });
+        print({ applied: await migrate(config, stores) });
       } finally {
-        await store.close();
+        await stores.close();
       }
       return 0;
     }

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { AnalyticsQuery, AnalyticsResult } from './analytics-schemas.js';
-import { traceRows, type CompiledQuery, type TraceFilter } from './span-groups.js';
+import { traceFigures, traceRows, type CompiledQuery, type TraceFilter } from './span-groups.js';
 import { finiteOrNull, type AggregateRow } from './stats.js';
 
 /**
@@ -68,17 +68,9 @@ export function compileTraceTotalsQuery(range: AnalyticsRange): CompiledQuery {
   FROM (
     SELECT grouping(bucket) AS isTotal,
       toUnixTimestamp(${bucketExpression[range.interval]}) AS bucket,
-      count() AS traceCount,
-      sum(span_count) AS spanCount,
-      countIf(status = 'error') AS errorCount,
+      ${traceFigures('0.5, 0.9, 0.95, 0.99')},
       -- Successful traces: completed without error; running ones are not (yet) successes.
-      countIf(status = 'completed') AS completedCount,
-      sum(ifNull(input_tokens, 0)) AS inputTokens,
-      sum(ifNull(output_tokens, 0)) AS outputTokens,
-      sum(ifNull(total_tokens, 0)) AS totalTokens,
-      sum(ifNull(cost_usd, 0)) AS costUsd,
-      avg(duration_ms) AS latencyAvg,
-      quantilesExactInclusive(0.5, 0.9, 0.95, 0.99)(duration_ms) AS latencyPercentiles
+      countIf(status = 'completed') AS completedCount
     FROM ${rows.query}
     GROUP BY GROUPING SETS ((), (bucket))
   )

@@ -69,6 +69,22 @@ export function traceRows(filter: TraceFilter, arrayJoin = ''): CompiledQuery {
   return { query: `traces FINAL ${arrayJoin} WHERE ${where}`, params };
 }
 
+/**
+ * The figures of a set of trace summaries, the same in stats by source and in the analytics
+ * totals: counts, the usage sums (already by the trace rule), and trace-duration latency.
+ */
+export function traceFigures(levels: string): string {
+  return `count() AS traceCount,
+    sum(span_count) AS spanCount,
+    countIf(status = 'error') AS errorCount,
+    sum(ifNull(input_tokens, 0)) AS inputTokens,
+    sum(ifNull(output_tokens, 0)) AS outputTokens,
+    sum(ifNull(total_tokens, 0)) AS totalTokens,
+    sum(ifNull(cost_usd, 0)) AS costUsd,
+    avg(duration_ms) AS latencyAvg,
+    quantilesExactInclusive(${levels})(duration_ms) AS latencyPercentiles`;
+}
+
 const dimensions = ['model', 'provider', 'kind'] as const;
 const usage = ['ifNull(input_tokens, 0)', 'ifNull(output_tokens, 0)', 'ifNull(total_tokens, 0)', 'ifNull(cost_usd, 0)'];
 

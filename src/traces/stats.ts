@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { StatsGroup, StatsQuery, StatsResult } from './analytics-schemas.js';
-import { traceRows, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
+import { traceFigures, traceRows, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
 
 /**
  * GET /api/traces/stats as one aggregate query per call.
@@ -52,15 +52,7 @@ function compileSourceStats(filter: TraceFilter): CompiledQuery {
   return {
     query: `
   SELECT nullIf(source, '') AS key,
-    count() AS traceCount,
-    sum(span_count) AS spanCount,
-    countIf(status = 'error') AS errorCount,
-    sum(ifNull(input_tokens, 0)) AS inputTokens,
-    sum(ifNull(output_tokens, 0)) AS outputTokens,
-    sum(ifNull(total_tokens, 0)) AS totalTokens,
-    sum(ifNull(cost_usd, 0)) AS costUsd,
-    avg(duration_ms) AS latencyAvg,
-    quantilesExactInclusive(${levels})(duration_ms) AS latencyPercentiles
+    ${traceFigures(levels)}
   FROM ${rows.query}
   GROUP BY key
   ${orderGroups}`,
