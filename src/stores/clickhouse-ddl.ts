@@ -9,7 +9,11 @@
  *   so queries name the same table in both modes.
  * - `{{ttl:expr}}` becomes `TTL expr + INTERVAL n DAY` when retention is set, else nothing.
  * - `{{local:name}}` names the table that holds the rows: `name` on one node, `name_local` on
- *   a cluster. ALTERs (indexes, settings) must target it, never the Distributed table.
+ *   a cluster. ALTERs (indexes, settings, mutations) must target it.
+ * - `{{distributed:name}}` names the Distributed table in front, so a column change reaches
+ *   both tables; on one node there is none and the statement is left out.
+ * - `{{sql:name}}` is a SQL expression the code defines (`DdlOptions.expressions`), so a
+ *   backfill writes exactly what the code writes (src/traces/wire-sql.ts).
  *
  * Statements without an engine (views, ALTERs, INSERT … SELECT) keep their text; views and
  * INSERTs name the Distributed table on a cluster, which reads and routes across shards.
@@ -20,6 +24,8 @@ export interface DdlOptions {
   retentionDays?: number | undefined;
   /** Only for statements whose table name cannot be read from the text. */
   table?: string;
+  /** Named SQL expressions for `{{sql:name}}`. */
+  expressions?: Record<string, string> | undefined;
 }
 
 export function splitStatements(sql: string): string[] {
@@ -33,13 +39,22 @@ const enginePattern = /\{\{engine:([A-Za-z]+)\((.*?)\)\}\}/s;
 const shardPattern = /\{\{shard:(.*?)\}\}/s;
 const ttlPattern = /\{\{ttl:(.*?)\}\}/s;
 const localPattern = /\{\{local:([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
+const distributedPattern = /\{\{distributed:([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
+const sqlPattern = /\{\{sql:([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 const createTablePattern = /CREATE TABLE IF NOT EXISTS\s+([A-Za-z_][A-Za-z0-9_]*)/;
 
 export function renderClickhouseMigration(statement: string, options: DdlOptions): string[] {
   const onCluster = options.cluster ? `ON CLUSTER ${options.cluster}` : '';
+  if (!options.cluster && statement.includes('{{distributed:')) return [];
   let text = statement
     .replaceAll('{{on_cluster}}', onCluster)
-    .replace(localPattern, (_match, table: string) => (options.cluster ? `${table}_local` : table));
+    .replace(localPattern, (_match, table: string) => (options.cluster ? `${table}_local` : table))
+    .replace(distributedPattern, (_match, table: string) => table)
+    .replace(sqlPattern, (_match, name: string) => {
+      const expression = options.expressions?.[name];
+      if (expression === undefined) throw new Error(`migration names an unknown expression {{sql:${name}}}`);
+      return expression;
+    });
   const ttl = ttlPattern.exec(text);
   if (ttl) {
     text = text.replace(

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { readMigrations } from './postgres.js';
 import { renderClickhouseMigration, splitStatements, type DdlOptions } from './clickhouse-ddl.js';
+import { migrationExpressions } from '../traces/wire-sql.js';
 
 export type { ClickHouseClient };
 
@@ -19,6 +20,11 @@ const migrationsDir = fileURLToPath(new URL('../../clickhouse/', import.meta.url
 /**
  * Settings both modes share, so a server and the embedded engine answer alike:
  * 64-bit integers as JSON numbers (counts and token sums stay far below 2^53).
+ *
+ * The embedded connection applies `clickhouse_settings` as `SET` statements, which stay in
+ * its session for every later query; a server applies them to one query. A setting meant
+ * for one query only (max_threads of a key read, say) therefore goes in the statement's own
+ * SETTINGS clause, which both modes scope to that statement.
  */
 const sharedSettings: ClickHouseSettings = {
   output_format_json_quote_64bit_integers: 0,
@@ -84,10 +90,12 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
 }
 
 /**
- * Applies the numbered files of `clickhouse/` that are not yet recorded. Callers run this
- * under the PostgreSQL migration lock, so two instances never apply a file twice.
+ * Applies the numbered files of `clickhouse/` that are not yet recorded, up to `until` when
+ * given (tests of a migration start from the schema before it). Callers run this under the
+ * PostgreSQL migration lock, so two instances never apply a file twice.
  */
-export async function migrateClickhouse(client: ClickHouseClient, ddl: DdlOptions): Promise<string[]> {
+export async function migrateClickhouse(client: ClickHouseClient, options: DdlOptions, until = Infinity): Promise<string[]> {
+  const ddl: DdlOptions = { ...options, expressions: { ...migrationExpressions, ...options.expressions } };
   const recordTable = renderClickhouseMigration(
     `CREATE TABLE IF NOT EXISTS schema_migrations {{on_cluster}} (
        version UInt32, name String, applied_at DateTime DEFAULT now()
@@ -99,7 +107,7 @@ export async function migrateClickhouse(client: ClickHouseClient, ddl: DdlOption
   const done = new Set((await rows.json<{ version: number }>()).map((r) => Number(r.version)));
   const applied: string[] = [];
   for (const migration of await readMigrations(migrationsDir)) {
-    if (done.has(migration.version)) continue;
+    if (done.has(migration.version) || migration.version > until) continue;
     for (const statement of splitStatements(migration.sql)) {
       for (const rendered of renderClickhouseMigration(statement, ddl)) {
         await client.command({ query: rendered });

@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { nextVersion, type SpanRow } from './rows.js';
 import type { ListTracesQuery } from './schemas.js';
 import { spanGroupAggregates, spanGroupsOf, traceFilterWhere } from './span-groups.js';
+import { traceItem } from './wire-sql.js';
 
 /**
  * The trace store's SQL. Every statement is led by `workspace_id = {workspaceId:String}`,
@@ -11,8 +12,12 @@ import { spanGroupAggregates, spanGroupsOf, traceFilterWhere } from './span-grou
  * to hand the rows to their shard: the summary recomputed right after must see them.
  */
 const writeSettings = { insert_distributed_sync: 1 } as const;
-/** Reads of a few traces by primary key: more threads only add start-up cost (measured 2-4x slower). */
-const keyReadSettings = { max_threads: 1 } as const;
+/**
+ * Reads of a few traces by primary key: more threads only add start-up cost. In the
+ * statement, not in clickhouse_settings: the embedded session would keep it for every later
+ * query (stores/clickhouse.ts).
+ */
+const keyReadSettings = 'SETTINGS max_threads = 1';
 
 export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -39,6 +44,14 @@ const latestSent = (column: string, alias: string) =>
 const keepEarlier = (alias: string, column: string) =>
   `if(s.${alias}_version >= previous.version OR previous.${column} = '', s.${alias}, previous.${column})`;
 
+/** Where the recompute's SELECT holds the value of each `traces` column (for its `item`). */
+const summaryValue: Record<string, string> = {
+  trace_id: 's.trace_id', name: 'f_name', session_id: 'f_session_id', source: 's.t_source', environment: 'f_environment',
+  status: 's.t_status', trace_kind: 's.t_kind', start_time: 's.t_start', end_time: 's.t_end', duration_ms: 's.t_duration',
+  model: 's.t_model', provider: 's.t_provider', input_tokens: 's.t_input_tokens', output_tokens: 's.t_output_tokens',
+  total_tokens: 's.t_total_tokens', cost_usd: 's.t_cost_usd', span_count: 's.t_span_count', error_count: 's.t_error_count',
+};
+
 /**
  * Recomputes the summary rows of the given traces from their deduplicated spans, inside the
  * engine: reads bounded by the primary key, one row per trace, the rules of DESIGN.md.
@@ -48,7 +61,8 @@ const keepEarlier = (alias: string, column: string) =>
  * Trace-level fields come from the latest payload that sent them; the previous summary row
  * remembers values whose spans have since been re-sent without them. The same read groups the
  * spans per model, provider and kind for the span-level stats (span-groups.ts), so those
- * need no read of their own, at ingest or at query time.
+ * need no read of their own, at ingest or at query time, and writes the summary's list item
+ * (`item`, wire-sql.ts) from the same values, so lists and details read one column.
  */
 export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, workspaceId: string, traceIds: string[]) {
   if (traceIds.length === 0) return;
@@ -56,11 +70,13 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
     query: `
       INSERT INTO traces (workspace_id, trace_id, name, session_id, source, environment, status, trace_kind,
         start_time, end_time, duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd,
-        span_count, error_count, by_model, by_provider, by_kind, version, is_deleted)
-      SELECT s.workspace_id, s.trace_id, ${keepEarlier('t_name', 'name')}, ${keepEarlier('t_session', 'session_id')},
-        s.t_source, ${keepEarlier('t_env', 'environment')}, s.t_status, s.t_kind, s.t_start, s.t_end, s.t_duration,
+        span_count, error_count, item, by_model, by_provider, by_kind, version, is_deleted)
+      SELECT s.workspace_id, s.trace_id, ${keepEarlier('t_name', 'name')} AS f_name,
+        ${keepEarlier('t_session', 'session_id')} AS f_session_id, s.t_source, ${keepEarlier('t_env', 'environment')} AS f_environment,
+        s.t_status, s.t_kind, s.t_start, s.t_end, s.t_duration,
         s.t_model, s.t_provider, s.t_input_tokens, s.t_output_tokens, s.t_total_tokens, s.t_cost_usd, s.t_span_count,
-        s.t_error_count, ${spanGroupsOf('model', 's.t_', 's.t_has_llm')},
+        s.t_error_count, ${traceItem((column) => summaryValue[column] ?? column)},
+        ${spanGroupsOf('model', 's.t_', 's.t_has_llm')},
         ${spanGroupsOf('provider', 's.t_', 's.t_has_llm')}, ${spanGroupsOf('kind', 's.t_', 's.t_has_llm')},
         {version:UInt64}, 0
       FROM (
@@ -115,107 +131,66 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
   });
 }
 
-export interface TraceSummaryRow {
-  trace_id: string;
-  name: string;
-  session_id: string;
-  source: string;
-  environment: string;
-  status: 'running' | 'completed' | 'error';
-  trace_kind: string;
-  start_time: string;
-  end_time: string | null;
-  duration_ms: number | null;
-  model: string;
-  provider: string;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  total_tokens: number | null;
-  cost_usd: number | null;
-  span_count: number;
-  error_count: number;
-}
-
-const summaryColumns = `trace_id, name, session_id, source, environment, status, trace_kind, start_time, end_time,
-  duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd, span_count, error_count`;
-
-/** One page of summaries, newest first, and the number of matching traces. Never reads span payloads. */
+/** One page of list items, newest first, and the number of matching traces. Never reads spans. */
 export async function listTraceSummaries(clickhouse: ClickHouseClient, workspaceId: string, query: ListTracesQuery) {
   const { where, params } = traceFilterWhere(query);
   const query_params = { ...params, workspaceId, limit: query.limit, offset: query.offset };
   const [page, count] = await Promise.all([
     clickhouse.query({
-      query: `SELECT ${summaryColumns} FROM traces FINAL WHERE ${where}
+      query: `SELECT trace_id, item FROM traces FINAL WHERE ${where}
               ORDER BY start_time DESC, trace_id ASC LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       query_params,
       format: 'JSONEachRow',
     }),
     clickhouse.query({ query: `SELECT count() AS total FROM traces FINAL WHERE ${where}`, query_params, format: 'JSONEachRow' }),
   ]);
-  const rows = await page.json<TraceSummaryRow>();
+  const rows = await page.json<{ trace_id: string; item: string }>();
   const [totalRow] = await count.json<{ total: number }>();
   return { rows, total: Number(totalRow?.total ?? 0) };
 }
 
-export async function findTraceSummary(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
+/** Whether the trace has a live summary: a read of the key columns only. */
+export async function traceExists(clickhouse: ClickHouseClient, workspaceId: string, traceId: string): Promise<boolean> {
   const result = await clickhouse.query({
-    query: `SELECT ${summaryColumns} FROM traces FINAL
-            WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0`,
+    query: `SELECT 1 FROM traces FINAL
+            WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0 ${keyReadSettings}`,
     query_params: { workspaceId, traceId },
     format: 'JSONEachRow',
-    clickhouse_settings: keyReadSettings,
   });
-  const [row] = await result.json<TraceSummaryRow>();
-  return row;
+  return (await result.json()).length > 0;
 }
 
-export type StoredSpanRow = Omit<SpanRow, 'workspace_id' | 'trace_name' | 'session_id' | 'source' | 'environment' | 'version'>;
-
-/** The span columns a trace's detail returns, with their types, for a named tuple per span. */
-const spanColumns: Array<[keyof StoredSpanRow, string]> = [
-  ['trace_id', 'String'], ['span_id', 'String'], ['parent_span_id', 'String'], ['name', 'String'], ['kind', 'String'],
-  ['status', 'String'], ['status_message', 'String'], ['start_time', "DateTime64(6, 'UTC')"], ['end_time', "DateTime64(6, 'UTC')"],
-  ['duration_ms', 'Float64'], ['model', 'String'], ['provider', 'String'], ['input_tokens', 'Nullable(Float64)'],
-  ['output_tokens', 'Nullable(Float64)'], ['total_tokens', 'Nullable(Float64)'], ['cost_usd', 'Nullable(Float64)'],
-  ['input', 'String'], ['output', 'String'], ['attributes', 'String'], ['events', 'String'], ['metadata', 'String'],
-];
-const spanTuple = `CAST((${spanColumns.map(([c]) => c).join(', ')}) AS Tuple(${spanColumns.map(([c, t]) => `${c} ${t}`).join(', ')}))`;
-
 /**
- * One trace's summary with all its live spans in start order, in one statement: the embedded
- * engine runs a session's statements one after another, so two reads cost two statements'
- * fixed cost; here the spans ride along as an array of named tuples (a scalar subquery, also
- * bounded by the primary key).
+ * One trace's list item with the details of all its live spans in start order, in one
+ * statement: the embedded engine runs a session's statements one after another, so two reads
+ * would cost two statements' fixed cost; here the spans ride along as an array (a scalar
+ * subquery, also bounded by the primary key). Both reads take the key columns and one text
+ * column each (clickhouse/0003).
  */
 export async function findTraceWithSpans(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
   const live = 'workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0';
   const result = await clickhouse.query({
-    query: `SELECT ${summaryColumns},
-              (SELECT groupArray(${spanTuple}) FROM (SELECT * FROM spans FINAL WHERE ${live} ORDER BY start_time, span_id)) AS spans
-            FROM traces FINAL WHERE ${live}`,
+    query: `SELECT item,
+              (SELECT groupArray(detail) FROM (SELECT detail FROM spans FINAL WHERE ${live} ORDER BY start_time, span_id)) AS spans
+            FROM traces FINAL WHERE ${live} ${keyReadSettings}`,
     query_params: { workspaceId, traceId },
     format: 'JSONEachRow',
-    clickhouse_settings: { ...keyReadSettings, output_format_json_named_tuples_as_objects: 1 },
   });
-  const [row] = await result.json<TraceSummaryRow & { spans: StoredSpanRow[] }>();
+  const [row] = await result.json<{ item: string; spans: string[] }>();
   return row;
 }
 
-/** Every live span of the given traces, in start order. */
+/** The details of every live span of the given traces, in start order. */
 export async function selectSpans(clickhouse: ClickHouseClient, workspaceId: string, traceIds: string[]) {
   if (traceIds.length === 0) return [];
   const result = await clickhouse.query({
-    query: `SELECT trace_id, span_id, parent_span_id, name, kind, status, status_message, start_time, end_time,
-              duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd,
-              input, output, attributes, events, metadata
-            FROM spans FINAL
+    query: `SELECT trace_id, detail FROM spans FINAL
             WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
-            ORDER BY trace_id, start_time, span_id`,
+            ORDER BY trace_id, start_time, span_id ${keyReadSettings}`,
     query_params: { workspaceId, traceIds },
     format: 'JSONEachRow',
-    clickhouse_settings: keyReadSettings,
   });
-  return result.json<StoredSpanRow>();
+  return result.json<{ trace_id: string; detail: string }>();
 }
 
 /**

@@ -1,13 +1,13 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { notFound } from '../http/errors.js';
-import { findTraceSummary, findTraceWithSpans, listTraceSummaries, selectSpans, tombstoneTrace } from './queries.js';
+import { findTraceWithSpans, listTraceSummaries, selectSpans, tombstoneTrace, traceExists } from './queries.js';
 import type { ListTracesQuery, TraceDetail, TraceListItem } from './schemas.js';
 import { groupSpansByTrace, toStoredSpan, toTraceListItem } from './tree.js';
 
 /** Newest first; with include=spans each item also carries its flat span list. */
 export async function listTraces(clickhouse: ClickHouseClient, workspaceId: string, query: ListTracesQuery) {
   const { rows, total } = await listTraceSummaries(clickhouse, workspaceId, query);
-  let items: TraceListItem[] = rows.map(toTraceListItem);
+  let items: TraceListItem[] = rows.map((row) => toTraceListItem(row.item));
   if (query.include === 'spans') {
     const spans = groupSpansByTrace(await selectSpans(clickhouse, workspaceId, rows.map((r) => r.trace_id)));
     items = items.map((item) => ({ ...item, spans: spans.get(item.traceId) ?? [] }));
@@ -19,12 +19,11 @@ export async function listTraces(clickhouse: ClickHouseClient, workspaceId: stri
 export async function getTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string): Promise<TraceDetail> {
   const row = await findTraceWithSpans(clickhouse, workspaceId, traceId);
   if (!row) throw notFound('Trace', { traceId });
-  return { ...toTraceListItem(row), spans: row.spans.map(toStoredSpan) };
+  return { ...toTraceListItem(row.item), spans: row.spans.map(toStoredSpan) };
 }
 
 export async function deleteTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
-  const summary = await findTraceSummary(clickhouse, workspaceId, traceId);
-  if (!summary) throw notFound('Trace', { traceId });
+  if (!(await traceExists(clickhouse, workspaceId, traceId))) throw notFound('Trace', { traceId });
   await tombstoneTrace(clickhouse, workspaceId, traceId);
   return { traceId, deleted: true as const };
 }

@@ -1,9 +1,9 @@
-import type { Span, Trace } from './schemas.js';
+import type { Span, StoredSpan, Trace } from './schemas.js';
 
 /**
- * Conversion between the wire shapes and the rows of `spans` (clickhouse/0001). Optional
- * fields that were not sent are stored as '' (strings) or NULL (numbers) and left out again
- * when read, so a span comes back with exactly the fields it was sent with.
+ * Conversion from the wire shapes to the rows of `spans` (clickhouse/0001, 0003). Optional
+ * fields that were not sent are stored as '' (strings) or NULL (numbers); `detail` holds the
+ * span as the API returns it, with exactly the fields it was sent with.
  */
 
 export interface SpanRow {
@@ -24,11 +24,8 @@ export interface SpanRow {
   output_tokens: number | null;
   total_tokens: number | null;
   cost_usd: number | null;
-  input: string;
-  output: string;
-  attributes: string;
-  events: string;
-  metadata: string;
+  /** The StoredSpan as JSON text (storedSpanOf). */
+  detail: string;
   trace_name: string;
   session_id: string;
   source: string;
@@ -73,9 +70,39 @@ export function fromStoredTime(stored: string): string {
   return `${date}T${clock}.${shown}Z`;
 }
 
-const json = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
+/**
+ * A span as the API returns it: the fields it was sent with, in the order of SPEC.md's span
+ * table, times in UTC as stored (fromStoredTime). Migration 0003 builds the same JSON in SQL
+ * for older rows (wire-sql.ts spanDetailFromColumns).
+ */
+export function storedSpanOf(span: Span, startTime = toStoredTime(span.startTime), endTime = toStoredTime(span.endTime)): StoredSpan {
+  return {
+    spanId: span.spanId,
+    ...(span.parentSpanId !== undefined && { parentSpanId: span.parentSpanId }),
+    name: span.name,
+    kind: span.kind,
+    ...(span.input !== undefined && { input: span.input }),
+    ...(span.output !== undefined && { output: span.output }),
+    startTime: fromStoredTime(startTime),
+    endTime: fromStoredTime(endTime),
+    durationMs: span.durationMs,
+    ...(span.model !== undefined && { model: span.model }),
+    ...(span.provider !== undefined && { provider: span.provider }),
+    ...(span.inputTokens !== undefined && { inputTokens: span.inputTokens }),
+    ...(span.outputTokens !== undefined && { outputTokens: span.outputTokens }),
+    ...(span.totalTokens !== undefined && { totalTokens: span.totalTokens }),
+    ...(span.costUsd !== undefined && { costUsd: span.costUsd }),
+    status: span.status,
+    ...(span.statusMessage !== undefined && { statusMessage: span.statusMessage }),
+    ...(span.attributes !== undefined && { attributes: span.attributes }),
+    ...(span.events !== undefined && { events: span.events }),
+    ...(span.metadata !== undefined && { metadata: span.metadata }),
+  };
+}
 
 export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version: string): SpanRow {
+  const startTime = toStoredTime(span.startTime);
+  const endTime = toStoredTime(span.endTime);
   return {
     workspace_id: workspaceId,
     trace_id: trace.traceId,
@@ -85,8 +112,8 @@ export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version
     kind: span.kind,
     status: span.status,
     status_message: span.statusMessage ?? '',
-    start_time: toStoredTime(span.startTime),
-    end_time: toStoredTime(span.endTime),
+    start_time: startTime,
+    end_time: endTime,
     duration_ms: span.durationMs,
     model: span.model ?? '',
     provider: span.provider ?? '',
@@ -94,11 +121,7 @@ export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version
     output_tokens: span.outputTokens ?? null,
     total_tokens: span.totalTokens ?? null,
     cost_usd: span.costUsd ?? null,
-    input: json(span.input),
-    output: json(span.output),
-    attributes: json(span.attributes),
-    events: json(span.events),
-    metadata: json(span.metadata),
+    detail: JSON.stringify(storedSpanOf(span, startTime, endTime)),
     trace_name: trace.name ?? '',
     session_id: trace.sessionId ?? '',
     source: trace.source,

@@ -1,12 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderClickhouseMigration, splitStatements } from '../../src/stores/clickhouse-ddl.js';
+import { migrationExpressions } from '../../src/traces/wire-sql.js';
 
 const dir = new URL('../../clickhouse/', import.meta.url);
 const files = readdirSync(dir).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
 const statements = files.flatMap((f) => splitStatements(readFileSync(new URL(f, dir), 'utf8')));
 const render = (options: { cluster?: string; retentionDays?: number }) =>
-  statements.flatMap((s) => renderClickhouseMigration(s, { database: 'loupe', ...options }));
+  statements.flatMap((s) => renderClickhouseMigration(s, { database: 'loupe', expressions: migrationExpressions, ...options }));
 
 describe('ClickHouse migrations on one node', () => {
   const sql = render({});
@@ -31,6 +32,22 @@ describe('ClickHouse migrations on one node', () => {
     expect(sql).toContainEqual(expect.stringMatching(/^CREATE VIEW IF NOT EXISTS traces_latest\s+AS/));
     expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE traces\s+ADD INDEX IF NOT EXISTS idx_session_id/));
     expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE spans\s+ADD INDEX IF NOT EXISTS idx_session_id/));
+  });
+
+  it('changes columns of the tables themselves only and backfills with the code\'s expressions', () => {
+    expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE spans\s+ADD COLUMN IF NOT EXISTS detail String/));
+    expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE traces\s+ADD COLUMN IF NOT EXISTS item String/));
+    const backfill = sql.find((s) => /^ALTER TABLE spans\s+UPDATE detail = /.test(s))!;
+    expect(backfill).toContain(migrationExpressions.spanDetailFromColumns);
+    expect(sql.find((s) => /^ALTER TABLE traces\s+UPDATE item = /.test(s))).toContain(migrationExpressions.traceItem);
+    // No Distributed table on one node, so no ALTER of one.
+    expect(sql.filter((s) => /^ALTER TABLE (spans|traces)\s+(ADD|MODIFY) COLUMN/.test(s))).toHaveLength(4);
+  });
+
+  it('refuses an expression the code does not define', () => {
+    expect(() => renderClickhouseMigration('ALTER TABLE t UPDATE a = {{sql:nope}} WHERE 1', { database: 'loupe', expressions: {} })).toThrow(
+      'unknown expression {{sql:nope}}',
+    );
   });
 
   it('adds the retention TTL when LOUPE_RETENTION_DAYS is set', () => {
@@ -67,5 +84,16 @@ describe('ClickHouse migrations on a cluster', () => {
     expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE traces_local ON CLUSTER main ADD INDEX IF NOT EXISTS idx_session_id/));
     expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE spans_local ON CLUSTER main ADD INDEX IF NOT EXISTS idx_session_id/));
     expect(sql.filter((s) => !s.includes('ON CLUSTER main'))).toEqual([]);
+  });
+
+  it('changes columns on both the shard table and the Distributed table, and mutates the shard table only', () => {
+    for (const [table, column] of [['spans', 'detail'], ['traces', 'item']] as const) {
+      expect(sql).toContainEqual(expect.stringMatching(new RegExp(`^ALTER TABLE ${table}_local ON CLUSTER main ADD COLUMN IF NOT EXISTS ${column} `)));
+      expect(sql).toContainEqual(expect.stringMatching(new RegExp(`^ALTER TABLE ${table} ON CLUSTER main ADD COLUMN IF NOT EXISTS ${column} `)));
+      expect(sql).toContainEqual(expect.stringMatching(new RegExp(`^ALTER TABLE ${table}_local ON CLUSTER main UPDATE ${column} = `)));
+      expect(sql).not.toContainEqual(expect.stringMatching(new RegExp(`^ALTER TABLE ${table} ON CLUSTER main UPDATE`)));
+    }
+    expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE spans ON CLUSTER main\s+MODIFY COLUMN input String ALIAS/));
+    expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE spans_local ON CLUSTER main\s+MODIFY COLUMN input String ALIAS/));
   });
 });

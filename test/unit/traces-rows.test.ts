@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fromStoredTime, nextVersion, toSpanRows, toStoredTime } from '../../src/traces/rows.js';
-import { toStoredSpan, toTraceListItem } from '../../src/traces/tree.js';
+import { toStoredSpan } from '../../src/traces/tree.js';
 import type { Trace } from '../../src/traces/schemas.js';
 
 describe('stored times', () => {
@@ -44,28 +44,25 @@ describe('span rows', () => {
   it('copies the trace fields onto every span and gives later traces later versions', () => {
     const rows = toSpanRows('w', [trace, { ...trace, name: 'second', environment: 'staging' }]);
     expect(rows).toHaveLength(4);
-    expect(rows[0]).toMatchObject({ workspace_id: 'w', trace_id: 't', parent_span_id: '', trace_name: '', environment: '', input: '', input_tokens: null });
-    expect(rows[1]).toMatchObject({ parent_span_id: 'a', input: '{"text":"hi"}', attributes: '{}', input_tokens: 0, model: 'm' });
+    expect(rows[0]).toMatchObject({ workspace_id: 'w', trace_id: 't', parent_span_id: '', trace_name: '', environment: '', input_tokens: null });
+    expect(rows[1]).toMatchObject({ parent_span_id: 'a', status_message: 'x', input_tokens: 0, model: 'm', provider: '' });
     expect(rows[2]).toMatchObject({ trace_name: 'second', environment: 'staging' });
     expect(rows[0]!.version).toBe(rows[1]!.version);
     expect(BigInt(rows[2]!.version) > BigInt(rows[0]!.version)).toBe(true);
   });
 
   it('reads back exactly the fields that were sent', () => {
-    const [a, b] = toSpanRows('w', [trace]).map(toStoredSpan);
+    const [a, b] = toSpanRows('w', [trace]).map((row) => toStoredSpan(row.detail));
     expect(a).toEqual({ ...trace.spans[0], startTime: '2025-01-01T10:00:00.000Z', endTime: '2025-01-01T10:00:01.000Z' });
     expect(b).toEqual({ ...trace.spans[1], startTime: '2025-01-01T10:00:00.000Z', endTime: '2025-01-01T10:00:01.000Z' });
   });
 
-  it('turns a running summary row into a list item with nulls and no usage', () => {
-    const item = toTraceListItem({
-      trace_id: 't', name: '', session_id: '', source: 'sdk', environment: '', status: 'running', trace_kind: '',
-      start_time: '2025-01-01 10:00:00.000000', end_time: null, duration_ms: null, model: '', provider: '',
-      input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, span_count: 3, error_count: 0,
-    });
-    expect(item).toEqual({
-      traceId: 't', name: null, sessionId: null, source: 'sdk', environment: null, status: 'running', traceKind: null,
-      startTime: '2025-01-01T10:00:00.000Z', endTime: null, durationMs: null, spanCount: 3, errorCount: 0,
-    });
+  it('writes the detail in the order of the span table, times in UTC', () => {
+    const [row] = toSpanRows('w', [{ ...trace, spans: [{ ...trace.spans[1]!, startTime: '2025-01-01T12:00:00.000001+02:00' }] }]);
+    expect(Object.keys(JSON.parse(row!.detail))).toEqual([
+      'spanId', 'parentSpanId', 'name', 'kind', 'input', 'startTime', 'endTime', 'durationMs', 'model', 'inputTokens', 'status',
+      'statusMessage', 'attributes',
+    ]);
+    expect(JSON.parse(row!.detail).startTime).toBe('2025-01-01T10:00:00.000001Z');
   });
 });
