@@ -18,17 +18,22 @@ export interface ClickhouseStore {
 const migrationsDir = fileURLToPath(new URL('../../clickhouse/', import.meta.url));
 
 /**
- * Settings both modes share, so a server and the embedded engine answer alike:
- * 64-bit integers as JSON numbers (counts and token sums stay far below 2^53).
+ * Settings of every statement, in both modes, so a server and the embedded engine answer
+ * alike: 64-bit integers as JSON numbers (counts and token sums stay far below 2^53); NaN
+ * and infinities as JSON null (an empty group's average); inserts through a cluster's
+ * Distributed tables handed to their shard before they return, so a summary recomputed
+ * right after sees its spans (no effect on one node).
  *
- * The embedded connection applies `clickhouse_settings` as `SET` statements, which stay in
- * its session for every later query; a server applies them to one query. A setting meant
- * for one query only (max_threads of a key read, say) therefore goes in the statement's own
- * SETTINGS clause, which both modes scope to that statement.
+ * A server takes them with every request. The embedded connection would prefix every
+ * statement with a `SET` per setting, and `SET` stays in its session, so it gets them once,
+ * when opened. For the same reason a setting meant for one statement only (max_threads of a
+ * key read, say) goes in that statement's own SETTINGS clause, never in `clickhouse_settings`.
  */
 const sharedSettings: ClickHouseSettings = {
   output_format_json_quote_64bit_integers: 0,
+  output_format_json_quote_denormals: 0,
   date_time_input_format: 'best_effort',
+  insert_distributed_sync: 1,
 };
 
 export interface ClickhouseOptions {
@@ -53,10 +58,8 @@ async function createEmbeddedConnection(dir: string) {
 }
 
 export async function openClickhouse(options: ClickhouseOptions): Promise<ClickhouseStore> {
-  const common = {
-    clickhouse_settings: sharedSettings,
-  };
   if (options.url) {
+    const common = { clickhouse_settings: sharedSettings };
     // Create the database first through a client without one (it may not exist yet).
     const admin = createClient({ ...common, url: options.url, username: options.user ?? 'default', password: options.password ?? '' });
     await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
@@ -73,12 +76,15 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
   const dir = path.resolve(options.dataDir, 'clickhouse');
   const connection = await createEmbeddedConnection(dir);
   // chdb types its Connection against its own copy of @clickhouse/client-common; the shape is the same.
-  const client = createClient({ ...common, connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database: options.database });
+  const client = createClient({ connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database: options.database });
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
   // The embedded connection does not pass the client's `database` on to the engine; its
   // session does keep a USE, so unqualified names resolve in the configured database as
   // they do on a server.
   await client.command({ query: `USE ${options.database}` });
+  for (const [name, value] of Object.entries(sharedSettings)) {
+    await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : value}` });
+  }
   return {
     client,
     database: options.database,

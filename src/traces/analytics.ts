@@ -143,15 +143,13 @@ export async function getAnalytics(
   const range = resolveRange(query, now);
   const totals = compileTraceTotalsQuery(range);
   const breakdown = compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore });
-  const settings = { output_format_json_quote_denormals: 0 } as const;
   const [totalsResult, breakdownResult] = await Promise.all([
     clickhouse.query({
       query: totals.query,
       query_params: { ...totals.params, workspaceId, budget: query.budget ?? 0, projectionFactor: range.projectionFactor },
       format: 'JSONEachRow',
-      clickhouse_settings: settings,
     }),
-    clickhouse.query({ query: breakdown.query, query_params: { ...breakdown.params, workspaceId }, format: 'JSONEachRow', clickhouse_settings: settings }),
+    clickhouse.query({ query: breakdown.query, query_params: { ...breakdown.params, workspaceId }, format: 'JSONEachRow' }),
   ]);
   const rows = await totalsResult.json<TotalsRow>();
   const shares = await breakdownResult.json<BreakdownRow>();

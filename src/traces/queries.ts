@@ -9,9 +9,9 @@ import { traceItem } from './wire-sql.js';
  * the first column of both sorting keys, so no read or write crosses a workspace.
  *
  * Inserts wait for the write (no async insert) and, on a cluster, for the Distributed table
- * to hand the rows to their shard: the summary recomputed right after must see them.
+ * to hand the rows to their shard (`insert_distributed_sync`, stores/clickhouse.ts): the
+ * summary recomputed right after must see them.
  */
-const writeSettings = { insert_distributed_sync: 1 } as const;
 /**
  * Reads of a few traces by primary key: more threads only add start-up cost. In the
  * statement, not in clickhouse_settings: the embedded session would keep it for every later
@@ -21,7 +21,7 @@ const keyReadSettings = 'SETTINGS max_threads = 1';
 
 export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await clickhouse.insert({ table: 'spans', values: rows, format: 'JSONEachRow', clickhouse_settings: writeSettings });
+  await clickhouse.insert({ table: 'spans', values: rows, format: 'JSONEachRow' });
 }
 
 /** LLM spans are the generation kinds; their usage is the trace's usage when any exists. */
@@ -127,7 +127,6 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
         WHERE is_deleted = 0
       ) AS previous ON previous.trace_id = s.trace_id`,
     query_params: { workspaceId, traceIds, version: nextVersion().toString() },
-    clickhouse_settings: writeSettings,
   });
 }
 
@@ -205,12 +204,10 @@ export async function tombstoneTrace(clickhouse: ClickHouseClient, workspaceId: 
     query: `INSERT INTO spans (workspace_id, trace_id, span_id, start_time, version, is_deleted)
             SELECT workspace_id, trace_id, span_id, start_time, {version:UInt64}, 1 FROM spans FINAL ${live}`,
     query_params,
-    clickhouse_settings: writeSettings,
   });
   await clickhouse.command({
     query: `INSERT INTO traces (workspace_id, trace_id, start_time, span_count, error_count, version, is_deleted)
             SELECT workspace_id, trace_id, start_time, 0, 0, {version:UInt64}, 1 FROM traces FINAL ${live}`,
     query_params,
-    clickhouse_settings: writeSettings,
   });
 }

@@ -107,7 +107,6 @@ export async function getStats(clickhouse: ClickHouseClient, workspaceId: string
     query: compiled.query,
     query_params: { ...compiled.params, workspaceId },
     format: 'JSONEachRow',
-    clickhouse_settings: { output_format_json_quote_denormals: 0 },
   });
   const rows = await result.json<StatsRow>();
   return { groupBy: query.groupBy, from: query.from ?? null, to: query.to ?? null, groups: rows.map(toStatsGroup) };

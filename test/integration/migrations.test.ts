@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { connectPostgres, migratePostgres, type Sql } from '../../src/stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
+import { findTraceWithSpans } from '../../src/traces/queries.js';
 import { embeddedClickhouseDir, withDatabase } from '../support/stores.js';
 
 const name = `loupe_m_${randomBytes(5).toString('hex')}`;
@@ -70,5 +71,21 @@ describe('the ClickHouse connection', () => {
       format: 'JSONEachRow',
     });
     expect((await tables.json<{ name: string }>()).map((t) => t.name)).toEqual(['spans', 'traces']);
+  });
+
+  it('runs every statement with the shared settings, and keeps a key read\'s max_threads to that read', async () => {
+    const settings = async () => {
+      const result = await ch.client.query({
+        query: `SELECT getSetting('output_format_json_quote_64bit_integers') AS quote64, getSetting('output_format_json_quote_denormals') AS denormals,
+                  getSetting('insert_distributed_sync') AS distributedSync, getSetting('max_threads') AS maxThreads`,
+        format: 'JSONEachRow',
+      });
+      return (await result.json<Record<string, unknown>>())[0]!;
+    };
+    const before = await settings();
+    expect(before).toMatchObject({ quote64: false, denormals: false, distributedSync: true });
+    await findTraceWithSpans(ch.client, 'no-workspace', 'no-trace');
+    expect(await settings()).toEqual(before);
+    expect(before.maxThreads).not.toBe(1);
   });
 });
