@@ -44,13 +44,18 @@ const latestSent = (column: string, alias: string) =>
 const keepEarlier = (alias: string, column: string) =>
   `if(s.${alias}_version >= previous.version OR previous.${column} = '', s.${alias}, previous.${column})`;
 
-/** Where the recompute's SELECT holds the value of each `traces` column (for its `item`). */
-const summaryValue: Record<string, string> = {
+/** Where the recompute's SELECT holds the value of each `traces` column, for its `item`. */
+const summaryValues: Record<string, string> = {
   trace_id: 's.trace_id', name: 'f_name', session_id: 'f_session_id', source: 's.t_source', environment: 'f_environment',
   status: 's.t_status', trace_kind: 's.t_kind', start_time: 's.t_start', end_time: 's.t_end', duration_ms: 's.t_duration',
   model: 's.t_model', provider: 's.t_provider', input_tokens: 's.t_input_tokens', output_tokens: 's.t_output_tokens',
   total_tokens: 's.t_total_tokens', cost_usd: 's.t_cost_usd', span_count: 's.t_span_count', error_count: 's.t_error_count',
 };
+function summaryValue(column: string): string {
+  const value = summaryValues[column];
+  if (value === undefined) throw new Error(`the summary recompute has no value for traces.${column}`);
+  return value;
+}
 
 /**
  * Recomputes the summary rows of the given traces from their deduplicated spans, inside the
@@ -75,7 +80,7 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
         ${keepEarlier('t_session', 'session_id')} AS f_session_id, s.t_source, ${keepEarlier('t_env', 'environment')} AS f_environment,
         s.t_status, s.t_kind, s.t_start, s.t_end, s.t_duration,
         s.t_model, s.t_provider, s.t_input_tokens, s.t_output_tokens, s.t_total_tokens, s.t_cost_usd, s.t_span_count,
-        s.t_error_count, ${traceItem((column) => summaryValue[column] ?? column)},
+        s.t_error_count, ${traceItem(summaryValue)},
         ${spanGroupsOf('model', 's.t_', 's.t_has_llm')},
         ${spanGroupsOf('provider', 's.t_', 's.t_has_llm')}, ${spanGroupsOf('kind', 's.t_', 's.t_has_llm')},
         {version:UInt64}, 0
