@@ -36,6 +36,9 @@ function parseOptions(args: string[]): Options {
   return { spans: [...spans].sort((a, b) => a - b), calls, batch };
 }
 
+/** Not a goal: HTTP, authentication and the envelope without ClickHouse, this run's floor on this machine. */
+const floorCall = 'GET /api/me (no ClickHouse: the floor)';
+
 /** Goals of the issue, in milliseconds, at 1M and 10M spans. */
 const goals: Record<string, [number, number]> = {
   'GET /api/traces (default)': [50, 100],
@@ -97,6 +100,7 @@ export async function run(args: string[]) {
       const sample = makeQueryTrace(Math.floor(traces / 2), rangeStart, rangeEnd - rangeStart);
       const base = server.url;
       const urls: Record<string, string> = {
+        [floorCall]: `${base}/api/me`,
         'GET /api/traces (default)': `${base}/api/traces`,
         'GET /api/traces?status=error': `${base}/api/traces?status=error`,
         'GET /api/traces?sessionId=…': `${base}/api/traces?sessionId=${encodeURIComponent(sample.sessionId!)}`,
@@ -123,6 +127,8 @@ export async function run(args: string[]) {
 function printTable(rows: Array<{ spans: number; loadSeconds: number; figures: Record<string, number> }>, maxTraces: number) {
   const header = ['call', ...rows.flatMap((r) => [`${(r.spans / 1e6).toLocaleString('en')}M spans`, 'goal'])];
   console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
+  const floor = rows.flatMap((r) => [`${r.figures[floorCall]!.toFixed(1)} ms`, '']);
+  console.log(`| ${floorCall} | ${floor.join(' | ')} |`);
   for (const name of Object.keys(goals)) {
     const cells = rows.flatMap((r) => {
       const goal = goals[name]![r.spans >= 10_000_000 ? 1 : 0];
