@@ -84,6 +84,11 @@ describe('GET /api/traces', () => {
     expect(page.json().meta.pagination).toEqual({ limit: 2, offset: 2, total: 5, hasMore: true });
     const last = await get(ctx, tenant, '/api/traces?limit=2&offset=4');
     expect(last.json().meta.pagination.hasMore).toBe(false);
+    // A page past the end still counts the matching traces.
+    const past = await get(ctx, tenant, '/api/traces?limit=2&offset=10');
+    expect(past.json()).toMatchObject({ data: [], meta: { pagination: { limit: 2, offset: 10, total: 5, hasMore: false } } });
+    const none = await get(ctx, tenant, '/api/traces?sessionId=no-such-session');
+    expect(none.json()).toMatchObject({ data: [], meta: { pagination: { total: 0, hasMore: false } } });
 
     const twins = await ctx.tenant();
     await post(ctx, twins, [trace({ traceId: 'b-same' }), trace({ traceId: 'a-same' })]);
