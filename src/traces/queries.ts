@@ -137,21 +137,22 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
 
 /**
  * One page of list items, newest first, and the number of matching traces. Never reads
- * spans. A page shorter than its limit tells the count itself (offset + its rows), so filtered
- * lists (a session, say) cost one statement; only a full page, or one past the end, is
- * counted by a second.
+ * spans. The page asks for one row more than its limit: when that row is absent the page
+ * tells the count itself (offset + its rows), so filtered lists (a session, say) cost one
+ * statement; only a list longer than the page, or a page past the end, is counted by a second.
  */
 export async function listTraceSummaries(clickhouse: ClickHouseClient, workspaceId: string, query: ListTracesQuery) {
   const { where, params } = traceFilterWhere(query);
-  const query_params = { ...params, workspaceId, limit: query.limit, offset: query.offset };
+  const query_params = { ...params, workspaceId, fetch: query.limit + 1, offset: query.offset };
   const page = await clickhouse.query({
     query: `SELECT trace_id, item FROM traces FINAL WHERE ${where}
-            ORDER BY start_time DESC, trace_id ASC LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+            ORDER BY start_time DESC, trace_id ASC LIMIT {fetch:UInt32} OFFSET {offset:UInt32}`,
     query_params,
     format: 'JSONEachRow',
   });
-  const rows = await page.json<{ trace_id: string; item: string }>();
-  if (rows.length < query.limit && (rows.length > 0 || query.offset === 0)) return { rows, total: query.offset + rows.length };
+  const fetched = await page.json<{ trace_id: string; item: string }>();
+  const rows = fetched.slice(0, query.limit);
+  if (fetched.length <= query.limit && (rows.length > 0 || query.offset === 0)) return { rows, total: query.offset + rows.length };
   const counted = await clickhouse.query({ query: `SELECT count() AS total FROM traces FINAL WHERE ${where}`, query_params, format: 'JSONEachRow' });
   const [totalRow] = await counted.json<{ total: number }>();
   return { rows, total: Number(totalRow?.total ?? 0) };

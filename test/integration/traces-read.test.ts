@@ -84,6 +84,12 @@ describe('GET /api/traces', () => {
     expect(page.json().meta.pagination).toEqual({ limit: 2, offset: 2, total: 5, hasMore: true });
     const last = await get(ctx, tenant, '/api/traces?limit=2&offset=4');
     expect(last.json().meta.pagination).toEqual({ limit: 2, offset: 4, total: 5, hasMore: false });
+    const exact = await get(ctx, tenant, '/api/traces?limit=5');
+    expect(exact.json().meta.pagination).toEqual({ limit: 5, offset: 0, total: 5, hasMore: false });
+    expect(ids(exact)).toHaveLength(5);
+    const short = await get(ctx, tenant, '/api/traces?limit=4');
+    expect(short.json().meta.pagination).toEqual({ limit: 4, offset: 0, total: 5, hasMore: true });
+    expect(ids(short)).toHaveLength(4);
     // A page past the end still counts the matching traces.
     const past = await get(ctx, tenant, '/api/traces?limit=2&offset=10');
     expect(past.json()).toMatchObject({ data: [], meta: { pagination: { limit: 2, offset: 10, total: 5, hasMore: false } } });
