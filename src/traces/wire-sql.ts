@@ -2,8 +2,9 @@
  * The wire shapes of schemas.ts written as JSON by the engine, for the stored read models:
  * `traces.item` (a TraceListItem, built by the summary recompute) and, for rows stored
  * before `spans.detail` existed, a span's StoredSpan (built once by migration 0003).
- * Key order, omitted fields and time format follow rows.ts and tree.ts, so a JSON.parse of
- * the engine's text equals what the JavaScript builds (test/unit/wire-sql.test.ts).
+ * Key order, omitted fields and time format follow rows.ts (storedSpanOf, fromStoredTime) and
+ * schemas.ts, so the engine's text is the JSON the JavaScript writes
+ * (test/integration/traces-migration-0003.test.ts compares them, key order included).
  */
 
 /** One JSON member; `present` (SQL boolean) leaves it out when false. */
@@ -23,7 +24,7 @@ function jsonObject(members: Member[]): string {
 }
 
 /** A DateTime64(6) as rows.ts fromStoredTime writes it: milliseconds unless microseconds are set. */
-export function wireTime(column: string): string {
+function wireTime(column: string): string {
   const full = `formatDateTime(${column}, '%Y-%m-%dT%H:%i:%S.%f', 'UTC')`;
   return `concat(if(toUnixTimestamp64Micro(${column}) % 1000 = 0, substring(${full}, 1, 23), ${full}), 'Z')`;
 }
@@ -53,7 +54,7 @@ const usageMembers = (c: (name: string) => string): Member[] => [
 
 /**
  * A span row's StoredSpan, from the columns `spans` had before `detail` (migration 0003):
- * tree.ts toStoredSpan in SQL.
+ * rows.ts storedSpanOf in SQL.
  */
 export function spanDetailFromColumns(c: (name: string) => string = (name) => name): string {
   return jsonObject([
@@ -76,8 +77,10 @@ export function spanDetailFromColumns(c: (name: string) => string = (name) => na
 }
 
 /**
- * A summary row's TraceListItem (tree.ts toTraceListItem in SQL). `c` maps a `traces` column
- * name to the expression holding its value: the column itself, or the recompute's alias.
+ * A summary row's TraceListItem, as schemas.ts traceListItemSchema gives it: '' becomes null
+ * for name, sessionId, environment and traceKind, and unsent usage is left out. `c` maps a
+ * `traces` column name to the expression holding its value: the column itself, or the
+ * recompute's alias.
  */
 export function traceItem(c: (name: string) => string = (name) => name): string {
   return jsonObject([
