@@ -18,6 +18,7 @@ import { promptRoutes } from './prompts/routes.js';
 import { meRoutes } from './http/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
 import { analyticsRoutes } from './traces/analytics-routes.js';
+import { registerConsole } from './http/console.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -34,6 +35,8 @@ export interface AppDeps {
   admit?: AdmitRequest;
   /** Failed-authentication limit per client address (API, bearer and admin credentials); absent means none. */
   failedAuth?: FailedAuthLimiter;
+  /** The built web console to serve at `/`; default web/dist, `false` for none. */
+  consoleDir?: string | false;
 }
 
 /** Builds the whole HTTP app without listening; `main.ts` listens, tests use `inject`. */
@@ -72,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql });
   });
+  if (deps.consoleDir !== false) await registerConsole(app, deps.consoleDir);
 
   return app;
 }
