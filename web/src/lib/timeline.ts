@@ -53,6 +53,7 @@ export function ticks(duration: number, target = 5): number[] {
 /** 850 ms, 1.25 s, 2 m 5 s: the durations of spans and traces. */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  if (ms === 0) return '0 ms';
   if (ms < 1) return `${Math.round(ms * 1000)} µs`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;

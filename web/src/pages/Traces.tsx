@@ -153,9 +153,11 @@ export function TracesPage() {
                 {rows.map((t) => (
                   <tr key={t.traceId} data-trace-id={t.traceId}>
                     <td><StatusBadge status={t.status} /></td>
-                    <td className="name-cell">
-                      <KindIcon kind={t.traceKind} />
-                      <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name || t.traceId}</Link>
+                    <td>
+                      <div className="name-cell">
+                        <KindIcon kind={t.traceKind} />
+                        <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name || t.traceId}</Link>
+                      </div>
                     </td>
                     <td className="num" title={formatTime(t.startTime)}>{formatRelative(t.startTime)}</td>
                     <td className="num">{formatDuration(t.durationMs)}</td>
