@@ -16,7 +16,8 @@ export function formatUsd(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
   if (n === 0) return '$0';
   const abs = Math.abs(n);
-  const digits = abs >= 100 ? 2 : abs >= 1 ? 3 : abs >= 0.01 ? 4 : 6;
+  if (abs >= 100) return `${n < 0 ? '-' : ''}$${abs.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const digits = abs >= 1 ? 3 : abs >= 0.01 ? 4 : 6;
   return `${n < 0 ? '-' : ''}$${abs.toFixed(digits).replace(/(\.\d*?[1-9])0+$|\.0+$/, '$1')}`;
 }
 
