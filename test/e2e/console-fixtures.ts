@@ -15,6 +15,9 @@ export function agentTrace(traceId: string, start: number, options: { environmen
     sessionId: options.sessionId ?? 'conv-1',
     source: 'sdk',
     environment: options.environment ?? 'production',
+    service: 'helpdesk-api',
+    userId: 'user-7',
+    tags: ['support', 'beta'],
     spans: [
       { spanId: `${traceId}-root`, name: 'support-agent', kind: 'agent', startTime: t(0), endTime: t(2400), durationMs: 2400, status: options.error ? 'error' : 'ok',
         ...(options.error ? { statusMessage: 'refund API timed out' } : {}),
@@ -26,7 +29,7 @@ export function agentTrace(traceId: string, start: number, options: { environmen
         model: 'gpt-4o-mini', provider: 'openai', inputTokens: 400, outputTokens: 100, totalTokens: 500, costUsd: 0.0021,
         input: { messages: [{ role: 'system', content: 'You answer warranty questions.' }, { role: 'user', content: 'Is my kettle under warranty?' }] },
         output: { messages: [{ role: 'assistant', content: 'Let me check your order.' }], toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { orderId: 'A-17' }, result: { purchased: '2024-11-02' } }] },
-        metadata: { ttftMs: 210 } },
+        ttftMs: 210, cacheReadTokens: 120 },
       { spanId: `${traceId}-tool`, parentSpanId: `${traceId}-chat`, name: 'lookup_order', kind: 'tool', startTime: t(1350), endTime: t(1650), durationMs: 300, status: options.error ? 'error' : 'ok',
         input: { raw: { orderId: 'A-17' } }, output: { raw: { purchased: '2024-11-02' } } },
       { spanId: `${traceId}-final`, parentSpanId: `${traceId}-root`, name: 'answer', kind: 'llm.chat', startTime: t(1700), endTime: t(2380), durationMs: 680, status: 'ok',

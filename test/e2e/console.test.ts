@@ -12,6 +12,8 @@ let browser: Browser;
 let page: Page;
 let problems: string[];
 const intl = new Intl.NumberFormat('en-US');
+/** Waits for the page to show what is expected: a loaded shared machine can take seconds. */
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 });
 
 /** Failed loads the console causes on purpose: probes of optional endpoints, the 401 and 404 cases. */
 const expectedFailures = /\/api\/(sessions|users)(\?|$)|\/api\/me$|\/api\/traces\/does-not-exist$/;
@@ -50,7 +52,7 @@ describe('the web console in a browser', () => {
     await page.waitForURL(/\/sign-in$/);
     await page.getByLabel('API key').fill('lpk_not_a_real_key_0000000000000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('This key is not accepted.');
+    await poll(() => page.getByRole('alert').textContent()).toContain('This key is not accepted.');
     await checkScreen('sign-in');
 
     await page.getByLabel('API key').fill(service.apiKey);
@@ -72,7 +74,7 @@ describe('the web console in a browser', () => {
     await page.getByRole('link', { name: 'Traces' }).click();
     await page.reload();
     const rows = page.locator('tbody tr[data-trace-id]');
-    await expect.poll(() => rows.count()).toBe(api.meta.pagination.total);
+    await poll(() => rows.count()).toBe(api.meta.pagination.total);
     for (const trace of api.data) {
       const row = page.locator(`tr[data-trace-id="${trace.traceId}"]`);
       expect(await row.textContent()).toContain(intl.format(trace.totalTokens));
@@ -83,20 +85,20 @@ describe('the web console in a browser', () => {
     await page.getByLabel('Status').selectOption('error');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/status=error/);
-    await expect.poll(() => rows.count()).toBe(1);
+    await poll(() => rows.count()).toBe(1);
     expect(await rows.first().getAttribute('data-trace-id')).toBe('trace-c');
 
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByLabel('Environment').fill('staging');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/environment=staging/);
-    await expect.poll(() => rows.count()).toBe(1);
+    await poll(() => rows.count()).toBe(1);
     await page.getByRole('button', { name: 'Clear' }).click();
-    await expect.poll(() => rows.count()).toBe(3);
+    await poll(() => rows.count()).toBe(3);
 
     await page.getByRole('button', { name: 'Duration' }).click();
     await page.waitForURL(/sort=-durationMs/);
-    await expect.poll(() => page.locator('th[aria-sort="descending"]').textContent()).toContain('Duration');
+    await poll(() => page.locator('th[aria-sort="descending"]').textContent()).toContain('Duration');
     await checkScreen('traces');
   });
 
@@ -115,24 +117,33 @@ describe('the web console in a browser', () => {
     expect(await panel.textContent()).toContain('lookup_order');
     expect(await panel.textContent()).toContain('gpt-4o-mini');
     expect(await panel.textContent()).toContain('210 ms'); // time to first token
+    expect(await panel.textContent()).toMatch(/Cache read tokens\s*120/);
+    expect(await page.getByLabel('Tags').textContent()).toBe('supportbeta');
+    expect(await page.locator('.page-head').textContent()).toContain('user user-7');
 
     const tree = page.getByRole('tree', { name: 'Spans' });
+    // Selected in the URL and rendered as selected: the next key then starts from it.
+    const selected = async (spanId: string) => {
+      await page.waitForURL(new RegExp(`span=${spanId}$`));
+      await tree.locator(`[role="treeitem"][aria-selected="true"][data-span-id="${spanId}"]`).waitFor();
+    };
     expect(await tree.getByRole('treeitem').count()).toBe(5);
     await tree.focus();
     await page.keyboard.press('ArrowDown');
-    await page.waitForURL(/span=trace-a-tool/);
+    await selected('trace-a-tool');
     await page.getByRole('article', { name: 'Span lookup_order' }).waitFor();
     await page.keyboard.press('ArrowLeft'); // a leaf: to its parent
-    await page.waitForURL(/span=trace-a-chat/);
+    await selected('trace-a-chat');
     await page.keyboard.press('ArrowLeft'); // expanded: collapses
-    await expect.poll(() => tree.getByRole('treeitem').count()).toBe(4);
+    await poll(() => tree.getByRole('treeitem').count()).toBe(4);
     await page.keyboard.press('ArrowRight'); // expands again
-    await expect.poll(() => tree.getByRole('treeitem').count()).toBe(5);
+    await poll(() => tree.getByRole('treeitem').count()).toBe(5);
     await page.keyboard.press('Home');
-    await page.waitForURL(/span=trace-a-root/);
+    await selected('trace-a-root');
     await page.keyboard.press('End');
-    await page.waitForURL(/span=trace-a-final/);
+    await selected('trace-a-final');
     const final = page.getByRole('article', { name: 'Span answer' });
+    await final.waitFor();
     expect(await final.locator('.message[data-role]').evaluateAll((els) => els.map((e) => e.getAttribute('data-role')))).toEqual(['user', 'tool', 'assistant']);
     expect(await final.textContent()).toContain('call_1');
 
@@ -166,18 +177,18 @@ describe('the web console in a browser', () => {
     const analytics = (await service.call('GET', `/api/traces/analytics?startAfter=${new Date(Date.now() - 86_400_000).toISOString()}`)).body.data;
     expect(await page.locator('[data-kpi="traces"]').textContent()).toBe(intl.format(analytics.totals.traceCount));
     expect(await page.locator('[data-kpi="tokens"]').textContent()).toBe(intl.format(analytics.totals.totalTokens));
-    await expect.poll(() => page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(6);
+    await poll(() => page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(6);
 
     await page.getByLabel('Budget (USD)').fill('0.005');
     await page.getByLabel('Budget (USD)').press('Enter');
     await page.waitForURL(/budget=0.005/);
-    await expect.poll(() => page.getByTestId('budget').textContent()).toContain('exceeded');
+    await poll(() => page.getByTestId('budget').textContent()).toContain('exceeded');
 
     await page.getByLabel('Group by').selectOption('provider');
     await page.waitForURL(/groupBy=provider/);
     const stats = (await service.call('GET', `/api/traces/stats?groupBy=provider&from=${new Date(Date.now() - 86_400_000).toISOString()}`)).body.data;
     for (const group of stats.groups.filter((g: { key: string | null }) => g.key)) {
-      await expect.poll(() => page.locator(`tr[data-group="${group.key}"]`).textContent()).toContain(intl.format(group.totalTokens));
+      await poll(() => page.locator(`tr[data-group="${group.key}"]`).textContent()).toContain(intl.format(group.totalTokens));
     }
     await checkScreen('dashboard');
   });
@@ -198,12 +209,12 @@ describe('the web console in a browser', () => {
     const versions = (await service.call('GET', '/api/prompt?name=support-agent')).body.data;
     expect(versions.map((v: { version: string }) => v.version).sort()).toEqual(['1.0.0', '1.1.0']);
     const diff = page.getByTestId('prompt-diff');
-    await expect.poll(async () => (await diff.locator('.diff-add').allTextContents()).join('')).toContain('+ Answer in two sentences.');
+    await poll(async () => (await diff.locator('.diff-add').allTextContents()).join('')).toContain('+ Answer in two sentences.');
 
     await page.getByRole('textbox', { name: 'customer' }).fill('Ada');
     await page.getByRole('button', { name: 'Render' }).click();
     const rendered = page.getByTestId('rendered');
-    await expect.poll(() => rendered.textContent()).toContain('You help Ada with {product}.');
+    await poll(() => rendered.textContent()).toContain('You help Ada with {product}.');
     expect(await rendered.textContent()).toContain('Missing variables: product');
     await checkScreen('prompt');
 

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { Link } from 'react-router';
 import type { ChatMessage, Span, SpanIO, ToolCall } from '../api/types';
 import { KindIcon, StatusBadge } from '../components/Kind';
 import { Json } from '../components/Json';
@@ -93,8 +94,9 @@ function Metric({ label, value }: { label: string; value: ReactNode }) {
 const number = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 export function SpanPanel({ span }: { span: Span }) {
-  const extra = span as Span & { ttftMs?: number; costSource?: string; cacheReadTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number };
-  const ttft = number(extra.ttftMs) ?? number(span.metadata?.ttftMs) ?? number(span.attributes?.['gen_ai.response.time_to_first_token_ms']);
+  // The cost's source is not in every service's span shape yet.
+  const extra = span as Span & { costSource?: string };
+  const ttft = number(span.ttftMs) ?? number(span.metadata?.ttftMs);
   const latency = number(span.metadata?.latencyMs) ?? span.durationMs;
   return (
     <article className="span-panel" aria-label={`Span ${span.name}`}>
@@ -119,8 +121,10 @@ export function SpanPanel({ span }: { span: Span }) {
         <Metric label="Output tokens" value={formatInt(span.outputTokens)} />
         <Metric label="Total tokens" value={formatInt(span.totalTokens)} />
         <Metric label="Cost" value={<>{formatUsd(span.costUsd)}{extra.costSource && <span className="muted small"> ({extra.costSource})</span>}</>} />
-        {extra.reasoningTokens !== undefined && <Metric label="Reasoning tokens" value={formatInt(extra.reasoningTokens)} />}
-        {extra.cacheReadTokens !== undefined && <Metric label="Cache read" value={formatInt(extra.cacheReadTokens)} />}
+        {span.reasoningTokens !== undefined && <Metric label="Reasoning tokens" value={formatInt(span.reasoningTokens)} />}
+        {span.cacheReadTokens !== undefined && <Metric label="Cache read tokens" value={formatInt(span.cacheReadTokens)} />}
+        {span.cacheWriteTokens !== undefined && <Metric label="Cache write tokens" value={formatInt(span.cacheWriteTokens)} />}
+        {span.promptName && <Metric label="Prompt" value={<Link to={`/prompts/${encodeURIComponent(span.promptName)}`}>{span.promptName}{span.promptVersion ? ` v${span.promptVersion}` : ''}</Link>} />}
       </dl>
       <IOView io={span.input} label="Input" />
       <IOView io={span.output} label="Output" />

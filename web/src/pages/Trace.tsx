@@ -23,9 +23,10 @@ export function TracePage() {
   const remove = useMutation({
     mutationFn: () => call(api.DELETE('/api/traces/{id}', { params: { path: { id: traceId } } })),
     onSuccess: async () => {
+      // Leave the page first: a query still observed would refetch the deleted trace.
+      navigate('/traces', { replace: true });
       queryClient.removeQueries({ queryKey: ['trace', traceId] });
       await queryClient.invalidateQueries({ queryKey: ['traces'] });
-      navigate('/traces', { replace: true });
     },
   });
   const spans = trace.data?.spans;
@@ -55,6 +56,13 @@ export function TracePage() {
           <p className="muted small">
             <code>{t.traceId}</code> · {formatTime(t.startTime)} · {t.source}
             {t.environment ? ` · ${t.environment}` : ''}
+            {t.service ? ` · ${t.service}` : ''}
+            {t.userId && (
+              <>
+                {' · user '}
+                <Link to={`/traces?userId=${encodeURIComponent(t.userId)}`}>{t.userId}</Link>
+              </>
+            )}
             {t.sessionId && (
               <>
                 {' · session '}
@@ -62,6 +70,11 @@ export function TracePage() {
               </>
             )}
           </p>
+          {t.tags.length > 0 && (
+            <div className="tags" aria-label="Tags">
+              {t.tags.map((tag) => <span key={tag} className="badge tag">{tag}</span>)}
+            </div>
+          )}
         </div>
         <button className="button danger" onClick={() => setConfirming(true)}>Delete trace</button>
       </header>

@@ -140,6 +140,7 @@ export function TracesPage() {
                     </th>
                   ))}
                   <th scope="col">Model</th>
+                  <th scope="col">User</th>
                   <th scope="col">Session</th>
                   <th scope="col">Source</th>
                 </tr>
@@ -147,7 +148,7 @@ export function TracesPage() {
               <tbody>
                 {rows.length === 0 && (
                   <tr>
-                    <td colSpan={12} className="muted center">No trace matches these filters.</td>
+                    <td colSpan={13} className="muted center">No trace matches these filters.</td>
                   </tr>
                 )}
                 {rows.map((t) => (
@@ -157,6 +158,7 @@ export function TracesPage() {
                       <div className="name-cell">
                         <KindIcon kind={t.traceKind} />
                         <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name || t.traceId}</Link>
+                        {t.tags.slice(0, 3).map((tag) => <span key={tag} className="badge tag">{tag}</span>)}
                       </div>
                     </td>
                     <td className="num" title={formatTime(t.startTime)}>{formatRelative(t.startTime)}</td>
@@ -166,8 +168,9 @@ export function TracesPage() {
                     <td className="num">{formatInt(t.totalTokens)}</td>
                     <td className="num">{formatUsd(t.costUsd)}</td>
                     <td className="muted">{t.model ?? '—'}</td>
+                    <td className="muted truncate">{t.userId ?? '—'}</td>
                     <td className="muted truncate">{t.sessionId ?? '—'}</td>
-                    <td className="muted">{[t.source, t.environment].filter(Boolean).join(' · ')}</td>
+                    <td className="muted">{[t.service, t.source, t.environment].filter(Boolean).join(' · ')}</td>
                   </tr>
                 ))}
               </tbody>
