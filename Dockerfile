@@ -1,13 +1,22 @@
-# The service image: the TypeScript sources run directly (no build step), as with `npm start`.
+# The service image: the TypeScript sources run directly (no build step), as with `npm start`;
+# the web console is built in a first stage and only its static files are copied.
+FROM node:20-bookworm-slim AS console
+WORKDIR /app
+COPY . .
+# `prepare` builds web/dist (web/ is its own package with its own lock file).
+RUN npm ci --no-audit --no-fund
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+COPY scripts ./scripts
+RUN LOUPE_SKIP_WEB_BUILD=1 npm ci --omit=dev --no-audit --no-fund
 COPY bin ./bin
 COPY src ./src
 COPY postgres ./postgres
 COPY clickhouse ./clickhouse
+COPY --from=console /app/web/dist ./web/dist
 USER node
 ENV HOST=0.0.0.0 PORT=3000 LOUPE_DATA_DIR=/tmp/loupe
 EXPOSE 3000
