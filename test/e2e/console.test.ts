@@ -55,7 +55,13 @@ describe('the web console in a browser', () => {
     await poll(() => page.getByRole('alert').textContent()).toContain('This key is not accepted.');
     await checkScreen('sign-in');
 
+    // A workspace key sent with another workspace's id: 403, said as such.
     await page.getByLabel('API key').fill(service.apiKey);
+    await page.getByRole('button', { name: 'Organization or user key' }).click();
+    await page.getByLabel('Workspace id').fill('00000000-0000-4000-8000-000000000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await poll(() => page.getByRole('alert').textContent()).toContain('This key cannot reach that workspace.');
+    await page.getByLabel('Workspace id').fill('');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/traces$/);
     await page.getByRole('heading', { name: 'No traces yet' }).waitFor();
@@ -209,7 +215,8 @@ describe('the web console in a browser', () => {
     const versions = (await service.call('GET', '/api/prompt?name=support-agent')).body.data;
     expect(versions.map((v: { version: string }) => v.version).sort()).toEqual(['1.0.0', '1.1.0']);
     const diff = page.getByTestId('prompt-diff');
-    await poll(async () => (await diff.locator('.diff-add').allTextContents()).join('')).toContain('+ Answer in two sentences.');
+    await poll(async () => (await diff.locator('.diff-add').allTextContents()).join('')).toBe('+ Answer in two sentences.\n+ shorter answers\n');
+    expect((await diff.locator('.diff-del').allTextContents()).join('')).toBe('- first draft\n');
 
     await page.getByRole('textbox', { name: 'customer' }).fill('Ada');
     await page.getByRole('button', { name: 'Render' }).click();

@@ -5,7 +5,8 @@ import type { Prompt } from '../api/types';
 function FieldDiff({ label, before, after, json }: { label: string; before: unknown; after: unknown; json?: boolean }) {
   const changes = json
     ? diffJson((before ?? {}) as object, (after ?? {}) as object)
-    : diffLines(String(before ?? ''), String(after ?? ''));
+    : // Both end in a newline, so a last line that only gained a successor is not shown as changed.
+      diffLines(`${String(before ?? '')}\n`, `${String(after ?? '')}\n`);
   const changed = changes.some((c) => c.added || c.removed);
   return (
     <section className="diff-field">
