@@ -15,6 +15,7 @@ import {
   updatePromptBody,
 } from './schemas.js';
 import * as versions from './versions.js';
+import { movedByOf, promptLabelRoutes } from './label-routes.js';
 
 const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
 const writeErrors = { ...errors, 409: errorEnvelopeSchema };
@@ -22,6 +23,7 @@ const tags = ['prompts'];
 
 /** Prompt versions of the caller's workspace; every query is confined to `request.auth.workspaceId`. */
 export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { sql }) => {
+  await app.register(promptLabelRoutes, { sql });
   app.post('/', {
     schema: { tags, summary: 'Create a prompt (its first version)', body: createPromptBody, response: { 201: envelope(promptSchema), ...writeErrors } },
     handler: async (request, reply) =>
@@ -55,7 +57,7 @@ export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { s
       response: { 201: envelope(promptSchema), ...writeErrors },
     },
     handler: async (request, reply) =>
-      sendData(request, reply, await versions.createVersion(sql, request.auth.workspaceId, request.params.id, request.body), {
+      sendData(request, reply, await versions.createVersion(sql, request.auth.workspaceId, request.params.id, request.body, movedByOf(request)), {
         status: 201,
       }),
   });
