@@ -24,7 +24,7 @@ afterAll(async () => {
 type Json = Record<string, any>;
 const SECRET = 'test-secret-0123456789abcdef';
 
-async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: Json) {
+async function call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: Json) {
   const res = await ctx.app.inject({ method, url, headers: tenant.headers, ...(payload ? { payload } : {}) });
   return { status: res.statusCode, body: res.json() as Json };
 }
