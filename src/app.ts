@@ -71,7 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql });
+    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, clickhouse: deps.clickhouse });
     await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
   });
 
