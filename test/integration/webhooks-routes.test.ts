@@ -95,6 +95,7 @@ describe('webhook endpoints', () => {
       ['/api/prompt/{id}/label-history', 'get'],
       ['/api/prompt/resolve', 'get'],
       ['/api/prompt/{id}/diff', 'get'],
+      ['/api/prompt/{id}/metrics', 'get'],
     ] as const) {
       const op = doc.paths[path]?.[method] ?? doc.paths[path.replace(/\/$/, '')]?.[method];
       expect(op, `${method} ${path}`).toBeDefined();

@@ -3,6 +3,7 @@ import { checkTargetUrl, isPrivateAddress } from '../../src/prompts/webhooks/tar
 import { signatureHeader, verifySignature } from '../../src/prompts/webhooks/signature.js';
 import { defaultRetryPolicy, retryDelayMs } from '../../src/prompts/webhooks/worker.js';
 import { holdingsOf } from '../../src/prompts/labels.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('private addresses', () => {
   it('refuses loopback, private, link-local, shared and mapped addresses; allows public ones', () => {
@@ -60,5 +61,16 @@ describe('label holdings', () => {
       ['staging', '1.1.0', 't2', 't4'],
       ['production', '1.1.0', 't3', null],
     ]);
+  });
+});
+
+describe('LOUPE_WEBHOOK_ALLOW_PRIVATE', () => {
+  it('is off unless "true"; other values are refused naming it', () => {
+    expect(loadConfig({}).LOUPE_WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(loadConfig({ LOUPE_WEBHOOK_ALLOW_PRIVATE: '' }).LOUPE_WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(loadConfig({ LOUPE_WEBHOOK_ALLOW_PRIVATE: 'false' }).LOUPE_WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(loadConfig({ LOUPE_WEBHOOK_ALLOW_PRIVATE: 'true' }).LOUPE_WEBHOOK_ALLOW_PRIVATE).toBe(true);
+    expect(() => loadConfig({ LOUPE_WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(ConfigError);
+    expect(() => loadConfig({ LOUPE_WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(/LOUPE_WEBHOOK_ALLOW_PRIVATE:/);
   });
 });
