@@ -85,6 +85,8 @@ export const labelName = z
   .string()
   .regex(labelPattern, labelPatternMessage)
   .refine((v) => v !== 'latest', '"latest" is reserved: it is the isLatest flag of the versions')
+  // "." and ".." would be read as path segments by URL resolution (PUT …/labels/.. hits another route).
+  .refine((v) => v !== '.' && v !== '..', 'must not be "." or ".."')
   .meta({ example: 'production' });
 
 /** A label to read by: any label name, "latest" included. */

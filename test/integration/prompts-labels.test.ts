@@ -67,8 +67,11 @@ describe('labels', () => {
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
       expect(JSON.stringify(res.body.error.details)).toContain('label');
     }
-    const body = await call('POST', `/api/prompt/${v1!.id}/versions`, { newVersion: '2.0.0', changes: {}, labels: ['latest'] });
-    expect(body.status).toBe(400);
+    for (const labels of [['latest'], ['..'], ['Prod']]) {
+      const body = await call('POST', `/api/prompt/${v1!.id}/versions`, { newVersion: '2.0.0', changes: {}, labels });
+      expect(body.status, labels[0]).toBe(400);
+      expect(body.body.error.details.issues[0].path).toBe('body.labels.0');
+    }
     expect((await call('PUT', '/api/prompt/999999/labels/production')).status).toBe(404);
   });
 
@@ -92,6 +95,15 @@ describe('labels', () => {
     expect(holdings.filter((h: Json) => h.heldUntil === null)).toHaveLength(1);
     const resolved = await call('GET', '/api/prompt/resolve?name=labels-race&label=production');
     expect(resolved.body.data.id).toBe(rows[0]!.prompt_id);
+  });
+
+  it('the database itself holds one holder per label, on a version of the same prompt', async () => {
+    const [a1, a2] = await promptWithVersions('labels-constraint-a', 2);
+    const [b1] = await promptWithVersions('labels-constraint-b', 1);
+    await ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'prod', ${a1!.id})`;
+    await expect(ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'prod', ${a2!.id})`).rejects.toMatchObject({ code: '23505' });
+    await expect(ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'other', ${b1!.id})`).rejects.toMatchObject({ code: '23503' });
+    await expect(ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'latest', ${a2!.id})`).rejects.toMatchObject({ code: '23514' });
   });
 
   it('history names the credential, the versions and the periods', async () => {
