@@ -150,13 +150,10 @@ export class Span {
 
   /** The span as POST /api/traces takes it (only once ended). */
   toPayload(): SpanPayload {
-    const { model, provider, inputTokens, outputTokens, totalTokens, costUsd, latencyMs, ttftMs } = this.metrics;
-    // The span shape has no latency fields: they travel in metadata.
-    const metadata = toJsonObject({
-      ...this.metadata,
-      ...(latencyMs !== undefined ? { latencyMs } : {}),
-      ...(ttftMs !== undefined ? { ttftMs } : {}),
-    });
+    const { model, provider, inputTokens, outputTokens, totalTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens, costUsd, latencyMs, ttftMs } =
+      this.metrics;
+    // The span shape has no latency field (its duration is durationMs): it travels in metadata.
+    const metadata = toJsonObject({ ...this.metadata, ...(latencyMs !== undefined ? { latencyMs } : {}) });
     const attributes = toJsonObject(this.attributes);
     return {
       spanId: this.spanId,
@@ -173,7 +170,11 @@ export class Span {
       ...(inputTokens !== undefined ? { inputTokens } : {}),
       ...(outputTokens !== undefined ? { outputTokens } : {}),
       ...(totalTokens !== undefined ? { totalTokens } : {}),
+      ...(cacheReadTokens !== undefined ? { cacheReadTokens } : {}),
+      ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
+      ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
       ...(costUsd !== undefined ? { costUsd } : {}),
+      ...(ttftMs !== undefined ? { ttftMs } : {}),
       status: this.status,
       ...(this.statusMessage !== undefined ? { statusMessage: this.statusMessage } : {}),
       ...(attributes && Object.keys(attributes).length > 0 ? { attributes } : {}),

@@ -56,6 +56,11 @@ export interface SpanMetrics {
   inputTokens?: number;
   outputTokens?: number;
   totalTokens?: number;
+  /** Part of inputTokens: read from / written to the provider's prompt cache. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** Part of outputTokens. */
+  reasoningTokens?: number;
   costUsd?: number;
   latencyMs?: number;
   ttftMs?: number;
@@ -83,7 +88,11 @@ export interface SpanPayload {
   inputTokens?: number;
   outputTokens?: number;
   totalTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
   costUsd?: number;
+  ttftMs?: number;
   status: SpanStatus;
   statusMessage?: string;
   attributes?: Record<string, unknown>;
