@@ -1,7 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { nextVersion, type SpanRow } from './rows.js';
-import type { ListTracesQuery } from './schemas.js';
-import { spanGroupAggregates, spanGroupsOf, traceFilterWhere } from './span-groups.js';
+import { spanGroupAggregates, spanGroupsOf } from './span-groups.js';
 import { traceItem } from './wire-sql.js';
 
 /**
@@ -139,29 +138,6 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
       ) AS previous ON previous.trace_id = s.trace_id`,
     query_params: { workspaceId, traceIds, version: nextVersion().toString() },
   });
-}
-
-/**
- * One page of list items, newest first, and the number of matching traces. Never reads
- * spans. The page asks for one row more than its limit: when that row is absent the page
- * tells the count itself (offset + its rows), so filtered lists (a session, say) cost one
- * statement; only a list longer than the page, or a page past the end, is counted by a second.
- */
-export async function listTraceSummaries(clickhouse: ClickHouseClient, workspaceId: string, query: ListTracesQuery) {
-  const { where, params } = traceFilterWhere(query);
-  const query_params = { ...params, workspaceId, fetch: query.limit + 1, offset: query.offset };
-  const page = await clickhouse.query({
-    query: `SELECT trace_id, item FROM traces FINAL WHERE ${where}
-            ORDER BY start_time DESC, trace_id ASC LIMIT {fetch:UInt32} OFFSET {offset:UInt32}`,
-    query_params,
-    format: 'JSONEachRow',
-  });
-  const fetched = await page.json<{ trace_id: string; item: string }>();
-  const rows = fetched.slice(0, query.limit);
-  if (fetched.length <= query.limit && (rows.length > 0 || query.offset === 0)) return { rows, total: query.offset + rows.length };
-  const counted = await clickhouse.query({ query: `SELECT count() AS total FROM traces FINAL WHERE ${where}`, query_params, format: 'JSONEachRow' });
-  const [totalRow] = await counted.json<{ total: number }>();
-  return { rows, total: Number(totalRow?.total ?? 0) };
 }
 
 /** Whether the trace has a live summary: a read of the key columns only. */
