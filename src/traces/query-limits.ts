@@ -21,7 +21,7 @@ const dayMs = 24 * 3600_000;
 
 export function queryLimitsOf(config: Config): QueryLimits {
   return {
-    maxMemoryBytes: config.LOUPE_QUERY_MAX_MEMORY_MB * 1024 * 1024,
+    maxMemoryBytes: config.LOUPE_QUERY_MAX_MEMORY_BYTES,
     maxExecutionMs: config.LOUPE_QUERY_MAX_EXECUTION_MS,
     maxWindowDays: config.LOUPE_QUERY_MAX_WINDOW_DAYS,
   };
@@ -30,9 +30,16 @@ export function queryLimitsOf(config: Config): QueryLimits {
 /** The limits of the configuration's defaults (callers outside the service: tests, tools). */
 export const defaultQueryLimits: QueryLimits = queryLimitsOf(configSchema.parse({}));
 
-/** The settings to append to a statement: `SETTINGS …`. Overflow throws (never a silently partial answer). */
+/**
+ * The settings to append to a statement: `SETTINGS …`. Overflow throws (never a silently partial
+ * answer). The engine counts a thread's allocations in steps of up to 4 MiB
+ * (max_untracked_memory); under a small limit the step shrinks with it, so the limit holds.
+ */
 export function limitSettings(limits: QueryLimits): string {
-  return `SETTINGS max_memory_usage = ${Math.floor(limits.maxMemoryBytes)}, max_execution_time = ${limits.maxExecutionMs / 1000}, timeout_overflow_mode = 'throw'`;
+  const memory = Math.floor(limits.maxMemoryBytes);
+  const step = Math.floor(memory / 64);
+  const untracked = step < 4 * 1024 * 1024 ? `, max_untracked_memory = ${step}` : '';
+  return `SETTINGS max_memory_usage = ${memory}${untracked}, max_execution_time = ${limits.maxExecutionMs / 1000}, timeout_overflow_mode = 'throw'`;
 }
 
 export interface Window {
