@@ -267,3 +267,20 @@ describe('later payloads, re-sends, deletes and other workspaces', () => {
     expect((await get(ctx, other, '/api/traces?userId=u1')).json().data).toEqual([]);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the new routes, their parameters and the 422 QUERY_TOO_EXPENSIVE answer', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    for (const path of ['/api/sessions/', '/api/sessions/{sessionId}', '/api/users/', '/api/users/{userId}']) {
+      const op = doc.paths[path]?.get ?? doc.paths[path.replace(/\/$/, '')]?.get;
+      expect({ path, has: op !== undefined }).toEqual({ path, has: true });
+      expect(op.responses['422'].description).toContain('QUERY_TOO_EXPENSIVE');
+      expect(op.responses['404'] !== undefined).toBe(path.includes('{'));
+    }
+    const list = doc.paths['/api/traces/'].get;
+    const names = list.parameters.map((p: { name: string }) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['userId', 'tag', 'name', 'model', 'minDurationMs', 'minCostUsd', 'sort', 'cursor']));
+    expect(list.responses['422'].description).toContain('QUERY_TOO_EXPENSIVE');
+    expect(doc.paths['/api/traces/stats'].get.responses['422']).toBeDefined();
+  });
+});
