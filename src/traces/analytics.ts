@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { defaultQueryLimits, limitSettings, type QueryLimits } from './query-limits.js';
+import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from './query-limits.js';
 import type { AnalyticsQuery, AnalyticsResult } from './analytics-schemas.js';
 import { traceFigures, traceRows, type CompiledQuery, type TraceFilter } from './span-groups.js';
 import { finiteOrNull, type AggregateRow } from './stats.js';
@@ -144,6 +144,8 @@ export async function getAnalytics(
 ): Promise<AnalyticsResult> {
   const settings = limitSettings(limits);
   const range = resolveRange(query, now);
+  // The range's length against LOUPE_QUERY_MAX_WINDOW_DAYS (400 naming startAfter when longer).
+  resolveWindow(range.startAfter, range.startBefore, limits, undefined, now);
   const totals = compileTraceTotalsQuery(range);
   const breakdown = compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore });
   const [totalsResult, breakdownResult] = await Promise.all([

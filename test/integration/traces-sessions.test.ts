@@ -210,6 +210,9 @@ describe('GET /api/traces/stats by user, session, tag and name', () => {
     const wide = await get(ctx, tenant, '/api/traces/stats?groupBy=session&from=2025-01-01T00:00:00Z&to=2025-06-01T00:00:00Z');
     expect(wide.statusCode).toBe(400);
     expect(wide.json().error.details.issues[0].path).toBe('querystring.from');
+    const analytics = await get(ctx, tenant, '/api/traces/analytics?startAfter=2025-01-01T00:00:00Z&startBefore=2025-06-01T00:00:00Z');
+    expect(analytics.statusCode).toBe(400);
+    expect(analytics.json().error.details.issues[0]).toEqual({ path: 'querystring.startAfter', message: expect.stringContaining('at most 92 days') });
   });
 });
 
