@@ -90,16 +90,12 @@ export async function getSession(clickhouse: ClickHouseClient, workspaceId: stri
   }
   const window = windowOf(query, state, limits);
   const filter = { startAfter: window.from, startBefore: window.to, sessionId };
-  const [summary] = await selectGroups(clickhouse, workspaceId, 'session', { filter, limit: 1, limits });
+  // Independent reads: a server runs them side by side (the embedded engine one after the other).
+  const [[summary], { rows, more }] = await Promise.all([
+    selectGroups(clickhouse, workspaceId, 'session', { filter, limit: 1, limits }),
+    pageTraces(clickhouse, workspaceId, { filter, sort: 'startTime', limit: query.limit, offset: 0, after: state && { key: state.k, id: state.id }, limits }),
+  ]);
   if (!summary) throw notFound('Session', { sessionId });
-  const { rows, more } = await pageTraces(clickhouse, workspaceId, {
-    filter,
-    sort: 'startTime',
-    limit: query.limit,
-    offset: 0,
-    after: state && { key: state.k, id: state.id },
-    limits,
-  });
   const last = rows.at(-1);
   const nextCursor = more && last ? encodeCursor({ q: digest, k: last.k, id: last.trace_id, w: [window.from, window.to] }) : null;
   return {
