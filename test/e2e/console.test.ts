@@ -15,8 +15,8 @@ const intl = new Intl.NumberFormat('en-US');
 /** Waits for the page to show what is expected: a loaded shared machine can take seconds. */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 });
 
-/** Failed loads the console causes on purpose: probes of optional endpoints, the 401 and 404 cases. */
-const expectedFailures = /\/api\/(sessions|users)(\?|$)|\/api\/me$|\/api\/traces\/does-not-exist$/;
+/** Failed loads the tests cause on purpose: the refused sign-ins and the missing trace. */
+const expectedFailures = /\/api\/me$|\/api\/traces\/does-not-exist$/;
 
 beforeAll(async () => {
   service = await startListeningService();
@@ -100,8 +100,18 @@ describe('the web console in a browser', () => {
     await page.waitForURL(/environment=staging/);
     await poll(() => rows.count()).toBe(1);
     await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByLabel('Name').fill('refund agent');
+    await page.getByLabel('User').fill('user-7');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/name=refund\+agent&userId=user-7|userId=user-7.*name=refund/);
+    await poll(() => rows.count()).toBe(1);
+    await page.getByRole('button', { name: 'Clear' }).click();
     await poll(() => rows.count()).toBe(3);
 
+    await page.getByRole('button', { name: 'Cost' }).click();
+    await page.waitForURL(/sort=-costUsd/);
+    const byCost = (await service.call('GET', '/api/traces?sort=-costUsd')).body.data.map((t: { traceId: string }) => t.traceId);
+    await poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-id')))).toEqual(byCost);
     await page.getByRole('button', { name: 'Duration' }).click();
     await page.waitForURL(/sort=-durationMs/);
     await poll(() => page.locator('th[aria-sort="descending"]').textContent()).toContain('Duration');
@@ -197,6 +207,38 @@ describe('the web console in a browser', () => {
       await poll(() => page.locator(`tr[data-group="${group.key}"]`).textContent()).toContain(intl.format(group.totalTokens));
     }
     await checkScreen('dashboard');
+  });
+
+  it('lists sessions and users with the API figures; a session shows its traces on one timeline', async () => {
+    const sessions = (await service.call('GET', '/api/sessions')).body.data;
+    expect(sessions.length).toBeGreaterThan(0);
+    await page.goto(`${service.baseUrl}/sessions`);
+    for (const s of sessions) {
+      const row = page.locator(`tr[data-session-id="${s.sessionId}"]`);
+      await row.waitFor();
+      expect(await row.textContent()).toContain(intl.format(s.totalTokens));
+    }
+    await checkScreen('sessions');
+
+    await page.getByRole('link', { name: 'conv-1', exact: true }).click();
+    await page.waitForURL(/\/sessions\/conv-1$/);
+    const one = (await service.call('GET', '/api/sessions/conv-1')).body.data;
+    await page.locator('[data-kpi="traces"]').waitFor();
+    expect(await page.locator('[data-kpi="traces"]').textContent()).toBe(intl.format(one.traceCount));
+    expect(await page.locator('[data-kpi="tokens"]').textContent()).toBe(intl.format(one.totalTokens));
+    expect(await page.locator('.session-timeline [data-trace-id]').count()).toBe(one.traces.length);
+    await checkScreen('session');
+
+    const users = (await service.call('GET', '/api/users')).body.data;
+    await page.goto(`${service.baseUrl}/users`);
+    const row = page.locator('tr[data-user-id="user-7"]');
+    await row.waitFor();
+    const user7 = users.find((u: { userId: string }) => u.userId === 'user-7');
+    expect(await row.textContent()).toContain(intl.format(user7.totalTokens));
+    expect(await row.textContent()).toContain(String(user7.sessionCount));
+    await row.getByRole('link', { name: 'user-7' }).click();
+    await page.getByRole('table', { name: 'Sessions' }).waitFor();
+    await checkScreen('users');
   });
 
   it('lists prompts, creates a version with a bump, shows its diff and renders it naming the missing variable', async () => {

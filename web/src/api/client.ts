@@ -87,22 +87,3 @@ export async function call<T>(pending: Promise<{ data?: T; error?: unknown; resp
   if (result.error !== undefined || !result.response.ok) throw toApiError(result.response, result.error);
   return result.data as T;
 }
-
-/**
- * GET of a path the generated types do not know yet (endpoints added by a newer service);
- * answers the parsed envelope or throws an ApiError like `call`.
- */
-export async function getUntyped<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
-  const qs = params.toString();
-  let response: Response;
-  try {
-    response = await fetch(`${path}${qs ? `?${qs}` : ''}`, { headers: credentialHeaders(readCredential()) });
-  } catch (error) {
-    throw new ApiError(0, 'NETWORK_ERROR', `The service did not answer (${(error as Error).message})`, undefined);
-  }
-  const body: unknown = await response.json().catch(() => undefined);
-  if (!response.ok) throw toApiError(response, body);
-  return body as T;
-}

@@ -1,47 +1,13 @@
-/**
- * Sessions and users: endpoints of newer services, not yet in the generated types; the shapes
- * are the documented ones. The console probes them and hides these screens on a 404.
- */
-import { getUntyped } from './client';
-import type { TraceListItem } from './types';
+/** Sessions and users: lists paged by cursor, and one of each with its figures. */
+import { api, call } from './client';
 
-export interface SessionSummary {
-  sessionId: string;
-  traceCount: number;
-  firstStartTime: string;
-  lastEndTime: string | null;
-  durationMs: number | null;
-  userIds: string[];
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-  costUsd: number;
-  errorCount: number;
-  traceErrorCount: number;
-}
+export const listSessions = (cursor?: string) =>
+  call(api.GET('/api/sessions/', { params: { query: { limit: 50, ...(cursor ? { cursor } : {}) } } }));
+export const getSession = (sessionId: string, cursor?: string) =>
+  call(api.GET('/api/sessions/{sessionId}', { params: { path: { sessionId }, query: { limit: 100, ...(cursor ? { cursor } : {}) } } }));
+export const listUsers = (cursor?: string) =>
+  call(api.GET('/api/users/', { params: { query: { limit: 50, ...(cursor ? { cursor } : {}) } } }));
+export const getUser = (userId: string) => call(api.GET('/api/users/{userId}', { params: { path: { userId } } }));
+export const listUserSessions = (userId: string) => call(api.GET('/api/sessions/', { params: { query: { userId, limit: 20 } } }));
 
-export interface SessionDetail extends SessionSummary {
-  traces: TraceListItem[];
-}
-
-export interface UserSummary {
-  userId: string;
-  traceCount: number;
-  sessionCount: number;
-  totalTokens: number;
-  costUsd: number;
-  errorCount: number;
-  firstSeen: string;
-  lastSeen: string;
-}
-
-interface Page<T> {
-  data: T;
-  meta: { requestId: string; pagination?: { nextCursor?: string | null; hasMore?: boolean } };
-}
-
-export const listSessions = (cursor?: string) => getUntyped<Page<SessionSummary[]>>('/api/sessions', { limit: 50, cursor });
-export const getSession = (id: string, cursor?: string) =>
-  getUntyped<Page<SessionDetail>>(`/api/sessions/${encodeURIComponent(id)}`, { limit: 100, cursor });
-export const listUsers = (cursor?: string) => getUntyped<Page<UserSummary[]>>('/api/users', { limit: 50, cursor });
-export const getUser = (id: string) => getUntyped<Page<UserSummary>>(`/api/users/${encodeURIComponent(id)}`);
+export type SessionSummary = Awaited<ReturnType<typeof listSessions>>['data'][number];

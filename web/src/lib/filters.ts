@@ -13,6 +13,8 @@ export const traceFilterKeys = [
   'name',
   'model',
   'service',
+  'minDurationMs',
+  'minCostUsd',
   'startAfter',
   'startBefore',
 ] as const;
@@ -58,6 +60,9 @@ export function traceViewToSearch(view: TraceView): string {
   if (view.pageSize !== 50) params.set('pageSize', String(view.pageSize));
   return params.toString();
 }
+
+/** Columns the API sorts by itself; the others sort the page in the browser. */
+export const serverSortKeys: readonly SortKey[] = ['startTime', 'durationMs', 'costUsd'];
 
 /** Sorts one page in the browser by a column the API cannot sort by (nulls last). */
 export function sortRows<T>(rows: readonly T[], key: SortKey, descending: boolean): T[] {

@@ -14,7 +14,7 @@ const ranges: Record<string, { label: string; ms: number }> = {
   '7d': { label: 'Last 7 days', ms: 7 * 86_400_000 },
   '30d': { label: 'Last 30 days', ms: 30 * 86_400_000 },
 };
-const groupBys: StatsGroupBy[] = ['model', 'provider', 'kind', 'source'];
+const groupBys: StatsGroupBy[] = ['model', 'provider', 'kind', 'source', 'user', 'session', 'tag', 'name'];
 const palette = ['#6366f1', '#0ea5e9', '#10b981', '#f59e0b', '#ef4444', '#8b5cf6', '#14b8a6', '#64748b'];
 
 /** The window the URL names: a preset (?range=24h, the default) or ?from=&to= (ISO). */

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { getSession, listSessions } from '../api/sessions';
 import { ErrorState, EmptyState, Loading } from '../components/states';
@@ -38,7 +38,7 @@ export function SessionsPage() {
             </thead>
             <tbody>
               {sessions.data.data.map((s) => (
-                <tr key={s.sessionId}>
+                <tr key={s.sessionId} data-session-id={s.sessionId}>
                   <td><Link to={`/sessions/${encodeURIComponent(s.sessionId)}`}>{s.sessionId}</Link></td>
                   <td className="muted">{formatRelative(s.lastEndTime ?? s.firstStartTime)}</td>
                   <td className="num">{formatInt(s.traceCount)}</td>
@@ -46,7 +46,7 @@ export function SessionsPage() {
                   <td className="num">{formatInt(s.totalTokens)}</td>
                   <td className="num">{formatUsd(s.costUsd)}</td>
                   <td className={`num${s.traceErrorCount ? ' text-error' : ''}`}>{formatInt(s.traceErrorCount)}</td>
-                  <td className="muted truncate">{s.userIds.join(', ') || '—'}</td>
+                  <td className="truncate">{s.userIds.length ? s.userIds.map((u, i) => <span key={u}>{i > 0 && ', '}<Link to={`/users/${encodeURIComponent(u)}`}>{u}</Link></span>) : <span className="muted">—</span>}</td>
                 </tr>
               ))}
             </tbody>
@@ -61,28 +61,45 @@ export function SessionsPage() {
   );
 }
 
-/** A session: its totals and its traces on one timeline. */
+/** A session: its totals and its traces on one timeline, a page at a time (a session may hold 20,000). */
 export function SessionPage() {
   const { sessionId = '' } = useParams();
-  const session = useQuery({ queryKey: ['session', sessionId], queryFn: () => getSession(sessionId) });
-  const traces = session.data?.data.traces ?? [];
+  const session = useInfiniteQuery({
+    queryKey: ['session', sessionId],
+    queryFn: ({ pageParam }) => getSession(sessionId, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.meta.pagination.nextCursor ?? undefined,
+  });
+  const traces = useMemo(() => (session.data?.pages ?? []).flatMap((p) => p.data.traces), [session.data]);
   const bounds = useMemo(
     () => traceBounds(traces.map((t) => ({ startTime: t.startTime, endTime: t.endTime ?? t.startTime, durationMs: t.durationMs ?? 0 }))),
     [traces],
   );
   if (session.isPending) return <Loading />;
   if (session.isError) return <ErrorState error={session.error} retry={() => session.refetch()} />;
-  const s = session.data.data;
+  const s = session.data.pages[0]!.data;
   return (
     <div className="page">
       <nav className="crumbs" aria-label="Breadcrumb"><Link to="/sessions">Sessions</Link> <span aria-hidden="true">/</span> <span>{s.sessionId}</span></nav>
-      <header className="page-head"><div><h1>{s.sessionId}</h1><p className="muted">{formatTime(s.firstStartTime)} · {s.userIds.join(', ')}</p></div></header>
-      <dl className="kpis kpis-compact">
-        <div><dt>Traces</dt><dd>{formatInt(s.traceCount)}</dd></div>
+      <header className="page-head">
+        <div>
+          <h1>{s.sessionId}</h1>
+          <p className="muted">
+            {formatTime(s.firstStartTime)} → {formatTime(s.lastEndTime)}
+            {s.userIds.map((u) => (
+              <span key={u}>{' · user '}<Link to={`/users/${encodeURIComponent(u)}`}>{u}</Link></span>
+            ))}
+          </p>
+        </div>
+        <Link className="button" to={`/traces?sessionId=${encodeURIComponent(s.sessionId)}`}>Open in trace list</Link>
+      </header>
+      <dl className="kpis kpis-compact" aria-label="Session totals">
+        <div><dt>Traces</dt><dd data-kpi="traces">{formatInt(s.traceCount)}</dd></div>
         <div><dt>Duration</dt><dd>{formatDuration(s.durationMs)}</dd></div>
-        <div><dt>Tokens</dt><dd>{formatInt(s.totalTokens)}</dd></div>
-        <div><dt>Cost</dt><dd>{formatUsd(s.costUsd)}</dd></div>
-        <div><dt>Failed traces</dt><dd>{formatInt(s.traceErrorCount)}</dd></div>
+        <div><dt>Tokens</dt><dd data-kpi="tokens">{formatInt(s.totalTokens)}</dd></div>
+        <div><dt>Cost</dt><dd data-kpi="cost">{formatUsd(s.costUsd)}</dd></div>
+        <div><dt>Failed traces</dt><dd className={s.traceErrorCount ? 'text-error' : undefined}>{formatInt(s.traceErrorCount)}</dd></div>
+        <div><dt>Failed spans</dt><dd>{formatInt(s.errorCount)}</dd></div>
       </dl>
       <section className="card" aria-label="Session timeline">
         <h2>Timeline</h2>
@@ -90,17 +107,22 @@ export function SessionPage() {
           {traces.map((t) => {
             const bar = barGeometry({ startTime: t.startTime, endTime: t.endTime ?? t.startTime, durationMs: t.durationMs ?? 0 }, bounds);
             return (
-              <li key={t.traceId} className="span-row static">
+              <li key={t.traceId} className="span-row static" data-trace-id={t.traceId}>
                 <div className="col-tree">
                   <StatusBadge status={t.status} />
-                  <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name || t.traceId}</Link>
+                  <Link className="span-name" to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name || t.traceId}</Link>
                   <span className="span-dur">{formatDuration(t.durationMs)} · {formatUsd(t.costUsd)}</span>
                 </div>
-                <div className="col-bar"><span className={`bar bar-status-${t.status === 'error' ? 'error' : 'ok'} bar-agent`} style={{ left: `${bar.left * 100}%`, width: `${bar.width * 100}%` }} /></div>
+                <div className="col-bar"><span className={`bar bar-agent bar-status-${t.status === 'error' ? 'error' : 'ok'}`} style={{ left: `${bar.left * 100}%`, width: `${bar.width * 100}%` }} /></div>
               </li>
             );
           })}
         </ol>
+        {session.hasNextPage && (
+          <button className="button" onClick={() => session.fetchNextPage()} disabled={session.isFetchingNextPage}>
+            {session.isFetchingNextPage ? 'Loading…' : `Load more (${formatInt(traces.length)} of ${formatInt(s.traceCount)})`}
+          </button>
+        )}
       </section>
     </div>
   );

@@ -66,7 +66,7 @@ export function TracePage() {
             {t.sessionId && (
               <>
                 {' · session '}
-                <Link to={`/traces?sessionId=${encodeURIComponent(t.sessionId)}`}>{t.sessionId}</Link>
+                <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`}>{t.sessionId}</Link>
               </>
             )}
           </p>

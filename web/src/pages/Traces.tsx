@@ -3,21 +3,26 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { TraceListQuery } from '../api/types';
-import { parseTraceView, sortRows, traceViewToSearch, type SortKey, type TraceFilterKey, type TraceView } from '../lib/filters';
+import { parseTraceView, serverSortKeys, sortRows, traceViewToSearch, type SortKey, type TraceFilterKey, type TraceView } from '../lib/filters';
 import { formatDuration } from '../lib/timeline';
 import { formatInt, formatRelative, formatTime, formatUsd, fromLocalInput, toLocalInput } from '../lib/format';
 import { KindIcon, StatusBadge } from '../components/Kind';
 import { ErrorState, FirstTraceGuide, Loading } from '../components/states';
 
 /**
- * The text filters this service's list accepts. Typed against the generated query type, so a
- * filter the API does not have does not compile (user, tag, name, model and service join the
- * list when the API offers them).
+ * The text filters of the list. Typed against the generated query type, so a filter the API
+ * does not have does not compile.
  */
-const textFilters: Array<{ key: keyof TraceListQuery & TraceFilterKey; label: string; placeholder: string }> = [
+const textFilters: Array<{ key: keyof TraceListQuery & TraceFilterKey; label: string; placeholder: string; type?: string }> = [
+  { key: 'name', label: 'Name', placeholder: 'trace name' },
   { key: 'source', label: 'Source', placeholder: 'sdk, otel…' },
   { key: 'environment', label: 'Environment', placeholder: 'production' },
   { key: 'sessionId', label: 'Session', placeholder: 'session id' },
+  { key: 'userId', label: 'User', placeholder: 'user id' },
+  { key: 'tag', label: 'Tag', placeholder: 'tag' },
+  { key: 'model', label: 'Model', placeholder: 'gpt-4o' },
+  { key: 'minDurationMs', label: 'Min duration (ms)', placeholder: '1000', type: 'number' },
+  { key: 'minCostUsd', label: 'Min cost (USD)', placeholder: '0.01', type: 'number' },
 ];
 
 const columns: Array<{ key: SortKey; label: string }> = [
@@ -42,6 +47,7 @@ export function TracesPage() {
     ...Object.fromEntries(textFilters.map((f) => [f.key, view.filters[f.key]]).filter(([, v]) => v)),
     ...(view.filters.startAfter ? { startAfter: view.filters.startAfter } : {}),
     ...(view.filters.startBefore ? { startBefore: view.filters.startBefore } : {}),
+    ...(serverSortKeys.includes(view.sort) ? { sort: `${view.descending ? '-' : ''}${view.sort}` as TraceListQuery['sort'] } : {}),
   };
   const list = useQuery({
     queryKey: ['traces', query],
@@ -96,7 +102,7 @@ export function TracesPage() {
         {textFilters.map((f) => (
           <label className="field" key={f.key}>
             <span>{f.label}</span>
-            <input name={f.key} defaultValue={view.filters[f.key] ?? ''} placeholder={f.placeholder} />
+            <input name={f.key} type={f.type ?? 'text'} step={f.type === 'number' ? 'any' : undefined} min={f.type === 'number' ? 0 : undefined} defaultValue={view.filters[f.key] ?? ''} placeholder={f.placeholder} />
           </label>
         ))}
         <label className="field">
@@ -168,8 +174,8 @@ export function TracesPage() {
                     <td className="num">{formatInt(t.totalTokens)}</td>
                     <td className="num">{formatUsd(t.costUsd)}</td>
                     <td className="muted">{t.model ?? '—'}</td>
-                    <td className="muted truncate">{t.userId ?? '—'}</td>
-                    <td className="muted truncate">{t.sessionId ?? '—'}</td>
+                    <td className="truncate">{t.userId ? <Link to={`/users/${encodeURIComponent(t.userId)}`}>{t.userId}</Link> : <span className="muted">—</span>}</td>
+                    <td className="truncate">{t.sessionId ? <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`}>{t.sessionId}</Link> : <span className="muted">—</span>}</td>
                     <td className="muted">{[t.service, t.source, t.environment].filter(Boolean).join(' · ')}</td>
                   </tr>
                 ))}
@@ -180,7 +186,7 @@ export function TracesPage() {
             <nav className="pager" aria-label="Pages">
               <span className="muted" data-testid="trace-total">
                 {pagination.total === 0 ? '0 traces' : `${formatInt(pagination.offset + 1)}–${formatInt(pagination.offset + rows.length)} of ${formatInt(pagination.total)} traces`}
-                {view.sort !== 'startTime' && ' · this page sorted by the chosen column'}
+                {!serverSortKeys.includes(view.sort) && ' · this page sorted by the chosen column'}
               </span>
               <label className="field inline">
                 <span>Per page</span>
