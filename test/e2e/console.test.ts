@@ -236,9 +236,10 @@ describe('the web console in a browser', () => {
     const user7 = users.find((u: { userId: string }) => u.userId === 'user-7');
     expect(await row.textContent()).toContain(intl.format(user7.totalTokens));
     expect(await row.textContent()).toContain(String(user7.sessionCount));
+    await checkScreen('users');
     await row.getByRole('link', { name: 'user-7' }).click();
     await page.getByRole('table', { name: 'Sessions' }).waitFor();
-    await checkScreen('users');
+    await checkScreen('user');
   });
 
   it('lists prompts, creates a version with a bump, shows its diff and renders it naming the missing variable', async () => {

@@ -105,7 +105,8 @@ export function SessionPage() {
         <h2>Timeline</h2>
         <ol className="session-timeline">
           {traces.map((t) => {
-            const bar = barGeometry({ startTime: t.startTime, endTime: t.endTime ?? t.startTime, durationMs: t.durationMs ?? 0 }, bounds);
+            // Traces of seconds in a session of hours: a visible minimum width.
+            const bar = barGeometry({ startTime: t.startTime, endTime: t.endTime ?? t.startTime, durationMs: t.durationMs ?? 0 }, bounds, 0.006);
             return (
               <li key={t.traceId} className="span-row static" data-trace-id={t.traceId}>
                 <div className="col-tree">
