@@ -21,15 +21,9 @@ const expectedFailures = /\/api\/me$|\/api\/traces\/does-not-exist$/;
 beforeAll(async () => {
   service = await startListeningService();
   browser = await launchBrowser();
-  const watched = await watchedPage(browser);
+  const watched = await watchedPage(browser, expectedFailures);
   page = watched.page;
   problems = watched.problems;
-  page.on('console', (message) => {
-    // Chrome reports a non-2xx answer to fetch as a console error naming the URL.
-    if (message.type() === 'error' && message.text().startsWith('Failed to load resource') && expectedFailures.test(message.location().url)) {
-      problems.splice(problems.indexOf(`console: ${message.text()}`), 1);
-    }
-  });
 }, 180_000);
 
 afterAll(async () => {
