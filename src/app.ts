@@ -9,13 +9,13 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { requestIdFor } from './http/request-id.js';
 import { healthRoutes } from './http/health.js';
-import { createAuthenticator, type BearerVerifier } from './http/auth.js';
-import { registerAuthenticatedScope, type AdmitRequest } from './http/authenticated.js';
-import type { FailedAuthLimiter } from './http/failed-auth.js';
-import { adminRoutes } from './admin/routes.js';
+import { createAuthenticator, type BearerVerifier } from './tenancy/auth.js';
+import { registerAuthenticatedScope, type AdmitRequest } from './tenancy/authenticated.js';
+import type { FailedAuthLimiter } from './tenancy/failed-auth.js';
+import { adminRoutes } from './tenancy/admin-routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
-import { meRoutes } from './http/me.js';
+import { meRoutes } from './tenancy/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
 import { analyticsRoutes } from './traces/analytics-routes.js';
 
