@@ -1,27 +1,13 @@
 import { z } from 'zod';
+import { SPAN_KINDS } from '../contract/index.js';
 
 /**
  * Wire shapes of traces and spans, as SPEC.md's tables give them, with the limits the
  * specification leaves open (documented in the README, section Traces).
  */
 
-export const spanKinds = [
-  'llm.chat',
-  'llm.completion',
-  'llm.embedding',
-  'chain',
-  'agent',
-  'graph',
-  'node',
-  'edge',
-  'workflow',
-  'middleware',
-  'tool',
-  'retrieval',
-  'rerank',
-  'guardrail',
-  'custom',
-] as const;
+/** The contract's list (src/contract/span-kinds.ts), shared with the client. */
+export const spanKinds = SPAN_KINDS;
 export const spanKindSchema = z.enum(spanKinds);
 export type SpanKind = z.infer<typeof spanKindSchema>;
 
