@@ -3,9 +3,15 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+# The client is an npm workspace: npm ci needs its manifest. The service does not need it built
+# (its build script skips when TypeScript, a dev dependency, is absent).
+COPY packages/sdk/package.json ./packages/sdk/
+COPY packages/sdk/scripts ./packages/sdk/scripts
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY bin ./bin
 COPY src ./src
+# The contract the server shares with the client (span kinds, template renderer).
+COPY packages/sdk/src ./packages/sdk/src
 COPY postgres ./postgres
 COPY clickhouse ./clickhouse
 USER node

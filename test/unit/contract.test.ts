@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SPAN_KINDS, renderTemplate, templateVariables } from '../../src/contract/index.js';
 import { renderPromptTemplates } from '../../src/prompts/render.js';
 import { spanKindSchema, spanKinds } from '../../src/traces/schemas.js';
-import { LoupeError, SPAN_KINDS as sdkSpanKinds, render, renderTemplate as sdkRenderTemplate } from 'loupe/sdk';
+import { LoupeError, SPAN_KINDS as sdkSpanKinds, render, renderTemplate as sdkRenderTemplate } from '../../packages/sdk/src/index.js';
 
 describe('the contract shared by the server and the SDK', () => {
   it('has one list of the 15 span kinds, the one the server validates and the SDK types', () => {

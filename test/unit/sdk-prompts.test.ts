@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Loupe, LoupeError, render, renderTemplate, type PromptRecord } from 'loupe/sdk';
+import { Loupe, LoupeError, render, renderTemplate, type PromptRecord } from '../../packages/sdk/src/index.js';
 import { fakeFetch, json, type Responder } from './sdk-fake-service.js';
 
 const record = (version: string, isLatest: boolean, systemPrompt = `You are v${version}. Help {user}.`): PromptRecord => ({

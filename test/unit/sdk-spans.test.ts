@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { Loupe, type SpanPayload } from 'loupe/sdk';
+import { Loupe, type SpanPayload } from '../../packages/sdk/src/index.js';
 import { fakeFetch } from './sdk-fake-service.js';
 
 function client() {

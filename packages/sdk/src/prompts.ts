@@ -1,4 +1,4 @@
-import { renderTemplate } from '../contract/index.js';
+import { renderTemplate } from './contract/index.js';
 import { LoupeError } from './errors.js';
 import { httpError, request } from './http.js';
 import type { ResolvedOptions } from './options.js';

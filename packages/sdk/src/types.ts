@@ -1,8 +1,8 @@
 /** Wire shapes of the reference client, as SPEC.md describes them. The client ships without the
  * server code; what both sides must agree on (span kinds, templates) is the contract's. */
 
-export { SPAN_KINDS, type SpanKind } from '../contract/index.js';
-import type { SpanKind } from '../contract/index.js';
+export { SPAN_KINDS, type SpanKind } from './contract/index.js';
+import type { SpanKind } from './contract/index.js';
 
 export type SpanStatus = 'ok' | 'error' | 'unset';
 
