@@ -67,9 +67,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (api) => {
     registerAuthenticatedScope(api, { authenticate, admit: deps.admit, failedAuth: deps.failedAuth });
     await api.register(meRoutes);
-    await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse });
+    await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse });
+    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql });
   });
 

@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../stores/postgres.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
+import { paginationMeta, paginationOf } from '../http/pagination.js';
 import {
   createPromptBody,
   createVersionBody,
   deletedPromptSchema,
-  listMeta,
   listPromptsQuery,
   promptIdParams,
   promptSchema,
@@ -33,11 +33,11 @@ export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { s
       tags,
       summary: 'List prompt versions: name ascending, then version descending',
       querystring: listPromptsQuery,
-      response: { 200: envelope(z.array(promptSchema), listMeta), ...errors },
+      response: { 200: envelope(z.array(promptSchema), paginationMeta), ...errors },
     },
     handler: async (request, reply) => {
       const { prompts, total } = await versions.listPrompts(sql, request.auth.workspaceId, request.query);
-      return sendData(request, reply, prompts, { meta: { limit: request.query.limit, offset: request.query.offset, total } });
+      return sendData(request, reply, prompts, { meta: { pagination: paginationOf(request.query, prompts.length, total) } });
     },
   });
 

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Config } from '../config.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { analyticsQuerySchema, analyticsResultSchema, statsQuerySchema, statsResultSchema } from './analytics-schemas.js';
@@ -10,7 +9,7 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const tags = ['traces'];
 
 /** Aggregates over the workspace's deduplicated traces; every figure is computed in ClickHouse. */
-export const analyticsRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse }) => {
+export const analyticsRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient }> = async (app, { clickhouse }) => {
   app.get('/stats', {
     schema: {
       summary: 'Trace, span, error, token, cost and latency figures grouped by model, provider, kind or source',

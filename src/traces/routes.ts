@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Config } from '../config.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { ingestTraces } from './ingest.js';
@@ -20,7 +19,7 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const tags = ['traces'];
 
 /** Native ingestion and retrieval; every handler is confined to `request.auth.workspaceId`. */
-export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse }) => {
+export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient }> = async (app, { clickhouse }) => {
   const ingest = {
     summary: 'Ingest traces with their spans (idempotent upsert by trace and span id)',
     response: { 200: envelope(ingestResultSchema), ...errors },

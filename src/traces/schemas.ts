@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SPAN_KINDS } from '../contract/index.js';
+import { paginationMeta } from '../http/pagination.js';
 
 /**
  * Wire shapes of traces and spans, as SPEC.md's tables give them, with the limits the
@@ -234,6 +235,5 @@ export type ListTracesQuery = z.infer<typeof listTracesQuery>;
 
 export const traceParams = z.object({ id: idSchema });
 
-export const listMetaSchema = {
-  pagination: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int(), hasMore: z.boolean() }),
-};
+/** The shared list shape (http/pagination.ts), as the prompt list answers it too. */
+export const listMetaSchema = paginationMeta;

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/**
+ * The one pagination shape of every list (prompts, traces): `meta.pagination`. `total` counts
+ * every match of the filters; `hasMore` says a later page has records.
+ */
+export const paginationSchema = z.object({
+  limit: z.number().int(),
+  offset: z.number().int(),
+  total: z.number().int(),
+  hasMore: z.boolean(),
+});
+export type Pagination = z.infer<typeof paginationSchema>;
+
+/** The `meta` fields of a list answer, for `envelope(data, paginationMeta)`. */
+export const paginationMeta = { pagination: paginationSchema };
+
+export function paginationOf(page: { limit: number; offset: number }, returned: number, total: number): Pagination {
+  return { limit: page.limit, offset: page.offset, total, hasMore: page.offset + returned < total };
+}
