@@ -99,9 +99,8 @@ async function serverRole() {
   const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, PORT: '0', LOG_LEVEL: 'warn', LOUPE_ADMIN_TOKEN: adminToken });
   const server = await startServer(config);
   process.send!({ url: server.url });
-  process.on('message', async () => {
-    await server.stop();
-    process.exit(0);
+  process.on('message', () => {
+    void server.stop().then(() => process.exit(0));
   });
 }
 

@@ -86,10 +86,11 @@ async function serverRole() {
   const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
   const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
   process.send!({ url, key });
-  process.once('message', async () => {
-    await app.close();
-    await stores.close();
-    process.exit(0);
+  process.once('message', () => {
+    void app
+      .close()
+      .then(() => stores.close())
+      .then(() => process.exit(0));
   });
 }
 

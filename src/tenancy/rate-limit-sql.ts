@@ -9,7 +9,13 @@ export interface Reservation {
 }
 
 /** Reserves up to `want` requests in both windows with one statement (see postgres/0003_rate_limits.sql). */
-export async function reserveRequests(sql: Sql, organizationId: string, limits: Limits, windows: Windows, want: number): Promise<Reservation> {
+export async function reserveRequests(
+  sql: Sql,
+  organizationId: string,
+  limits: Limits,
+  windows: Windows,
+  want: number,
+): Promise<Reservation> {
   const [row] = await sql<Reservation[]>`
     select granted, minute_count as "minuteCount", day_count as "dayCount"
     from rate_limit_reserve(${organizationId}, ${windows.minuteStart}, ${windows.dayStart},

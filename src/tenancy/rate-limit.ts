@@ -28,8 +28,9 @@ export interface RateLimiterOptions {
 }
 
 export interface RateLimiter {
-  admit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  prune(): Promise<number>;
+  // this: void: both are handed around alone (`admit: limiter.admit`) and use no `this`.
+  admit(this: void, request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  prune(this: void): Promise<number>;
 }
 
 /**

@@ -38,13 +38,15 @@ export const idSchema = z
   .string()
   .min(1)
   .max(limits.idLength)
-  .regex(/^[A-Za-z0-9._:\-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+  .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
 /** Source and environment: short labels used for grouping and filters. */
 const labelSchema = z
   .string()
   .min(1)
   .max(limits.labelLength)
-  .regex(/^[A-Za-z0-9._:\/\-]+$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : / -');
+  .regex(/^[A-Za-z0-9._:/-]+$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : / -');
+// Control characters are exactly what this pattern is about.
+// eslint-disable-next-line no-control-regex
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
 const sessionIdSchema = z.string().min(1).max(limits.sessionIdLength).regex(noControl, 'must not contain control characters');
 const nameSchema = z.string().min(1).max(limits.nameLength);

@@ -36,7 +36,9 @@ loupe.shutdown().then(() => {
 function run(file: string, source: string) {
   writeFileSync(path.join(dir, file), source);
   // Plain node: no tsx, no loader, no TypeScript.
-  return JSON.parse(execFileSync(process.execPath, [path.join(dir, file)], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }));
+  return JSON.parse(
+    execFileSync(process.execPath, [path.join(dir, file)], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }),
+  );
 }
 
 describe('@loupe/sdk as an installed package', () => {
@@ -51,7 +53,9 @@ describe('@loupe/sdk as an installed package', () => {
     const esm = run('consumer.mjs', body("import * as sdk from '@loupe/sdk';"));
     const cjs = run('consumer.cjs', body("const sdk = require('@loupe/sdk');"));
     expect(esm).toEqual(cjs);
-    expect(esm.exports).toEqual(expect.arrayContaining(['Loupe', 'LoupeError', 'SPAN_KINDS', 'render', 'renderTemplate', 'templateVariables']));
+    expect(esm.exports).toEqual(
+      expect.arrayContaining(['Loupe', 'LoupeError', 'SPAN_KINDS', 'render', 'renderTemplate', 'templateVariables']),
+    );
     expect(esm.kinds).toBe(15);
     expect(esm.rendered).toBe('Hi Ann, 2 {x}');
     expect(esm.kept).toEqual({ text: 'true {b}', placeholders: ['a', 'b'], missing: ['b'] });

@@ -160,6 +160,8 @@ describe('SDK spans and context', () => {
       throw new TypeError('bad input');
     }, { name: 'broken', kind: 'tool' });
     const thrower = loupe.wrap(() => {
+      // A thrown non-Error is what this case is about.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw 'plain string';
     }, { name: 'thrower', captureInput: false });
     expect(add(2, 3)).toBe(5);
