@@ -59,7 +59,8 @@ export async function run(args: string[]) {
     const now = Date.now();
     const sizes = [100, 1_000, 10_000];
     for (const size of sizes) await post([bigTrace(`bench-${size}`, now - 3_600_000, size)]);
-    for (let i = 0; i < 10; i++) await post(Array.from({ length: 100 }, (_, j) => agentTrace(`list-${i}-${j}`, now - (i * 100 + j) * 60_000)));
+    for (let i = 0; i < 10; i++)
+      await post(Array.from({ length: 100 }, (_, j) => agentTrace(`list-${i}-${j}`, now - (i * 100 + j) * 60_000)));
 
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     await context.addInitScript((key) => sessionStorage.setItem('loupe.credential', JSON.stringify({ apiKey: key })), apiKey);
@@ -103,7 +104,9 @@ export async function run(args: string[]) {
     const js = firstLoadJs();
     console.log('\n| measure | median ms | runs (ms) |\n|---|---:|---|');
     for (const [name, m, all] of results) console.log(`| ${name} | ${m.toFixed(0)} | ${all.map((t) => t.toFixed(0)).join(', ')} |`);
-    console.log(`\nfirst-load JavaScript: ${js.files.join(', ')}: ${(js.bytes / 1024).toFixed(1)} KB, ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped`);
+    console.log(
+      `\nfirst-load JavaScript: ${js.files.join(', ')}: ${(js.bytes / 1024).toFixed(1)} KB, ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped`,
+    );
   } finally {
     await browser.close();
     await server.stop();

@@ -121,7 +121,10 @@ describe('the web console in a browser', () => {
     expect(await page.getByTestId('trace-spans').textContent()).toBe(String(trace.spans.length));
     // The conversation: roles in order, then the tool call with its arguments.
     expect(await panel.locator('.message[data-role]').evaluateAll((els) => els.map((e) => e.getAttribute('data-role')))).toEqual([
-      'system', 'user', 'assistant', 'tool-call',
+      'system',
+      'user',
+      'assistant',
+      'tool-call',
     ]);
     expect(await panel.textContent()).toContain('Is my kettle under warranty?');
     expect(await panel.textContent()).toContain('lookup_order');
@@ -154,7 +157,11 @@ describe('the web console in a browser', () => {
     await selected('trace-a-final');
     const final = page.getByRole('article', { name: 'Span answer' });
     await final.waitFor();
-    expect(await final.locator('.message[data-role]').evaluateAll((els) => els.map((e) => e.getAttribute('data-role')))).toEqual(['user', 'tool', 'assistant']);
+    expect(await final.locator('.message[data-role]').evaluateAll((els) => els.map((e) => e.getAttribute('data-role')))).toEqual([
+      'user',
+      'tool',
+      'assistant',
+    ]);
     expect(await final.textContent()).toContain('call_1');
 
     await page.goto(`${service.baseUrl}/traces/trace-a?span=trace-a-search`);
@@ -184,7 +191,8 @@ describe('the web console in a browser', () => {
   it('shows the dashboard with the analytics figures, charts, a budget and stats by group', async () => {
     await page.goto(`${service.baseUrl}/dashboard?range=24h`);
     await page.locator('[data-kpi="traces"]').waitFor();
-    const analytics = (await service.call('GET', `/api/traces/analytics?startAfter=${new Date(Date.now() - 86_400_000).toISOString()}`)).body.data;
+    const analytics = (await service.call('GET', `/api/traces/analytics?startAfter=${new Date(Date.now() - 86_400_000).toISOString()}`))
+      .body.data;
     expect(await page.locator('[data-kpi="traces"]').textContent()).toBe(intl.format(analytics.totals.traceCount));
     expect(await page.locator('[data-kpi="tokens"]').textContent()).toBe(intl.format(analytics.totals.totalTokens));
     await poll(() => page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(6);
@@ -196,7 +204,8 @@ describe('the web console in a browser', () => {
 
     await page.getByLabel('Group by').selectOption('provider');
     await page.waitForURL(/groupBy=provider/);
-    const stats = (await service.call('GET', `/api/traces/stats?groupBy=provider&from=${new Date(Date.now() - 86_400_000).toISOString()}`)).body.data;
+    const stats = (await service.call('GET', `/api/traces/stats?groupBy=provider&from=${new Date(Date.now() - 86_400_000).toISOString()}`))
+      .body.data;
     for (const group of stats.groups.filter((g: { key: string | null }) => g.key)) {
       await poll(() => page.locator(`tr[data-group="${group.key}"]`).textContent()).toContain(intl.format(group.totalTokens));
     }
@@ -237,7 +246,11 @@ describe('the web console in a browser', () => {
   });
 
   it('lists prompts, creates a version with a bump, shows its diff and renders it naming the missing variable', async () => {
-    const created = await service.call('POST', '/api/prompt', { name: 'support-agent', systemPrompt: 'You help {customer} with {product}.', description: 'first draft' });
+    const created = await service.call('POST', '/api/prompt', {
+      name: 'support-agent',
+      systemPrompt: 'You help {customer} with {product}.',
+      description: 'first draft',
+    });
     expect(created.status).toBe(201);
     await page.goto(`${service.baseUrl}/prompts`);
     await page.getByRole('link', { name: 'support-agent' }).click();
@@ -252,7 +265,9 @@ describe('the web console in a browser', () => {
     const versions = (await service.call('GET', '/api/prompt?name=support-agent')).body.data;
     expect(versions.map((v: { version: string }) => v.version).sort()).toEqual(['1.0.0', '1.1.0']);
     const diff = page.getByTestId('prompt-diff');
-    await poll(async () => (await diff.locator('.diff-add').allTextContents()).join('')).toBe('+ Answer in two sentences.\n+ shorter answers\n');
+    await poll(async () => (await diff.locator('.diff-add').allTextContents()).join('')).toBe(
+      '+ Answer in two sentences.\n+ shorter answers\n',
+    );
     expect((await diff.locator('.diff-del').allTextContents()).join('')).toBe('- first draft\n');
 
     await page.getByRole('textbox', { name: 'customer' }).fill('Ada');

@@ -7,7 +7,10 @@ import { createTestContext, type TestContext } from '../support/app.js';
 // A stand-in build: the serving rules do not depend on what the bundle contains.
 const dist = mkdtempSync(path.join(tmpdir(), 'loupe-console-'));
 mkdirSync(path.join(dist, 'assets'));
-writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>Loupe</title><script type="module" src="/assets/index-abc123.js"></script>');
+writeFileSync(
+  path.join(dist, 'index.html'),
+  '<!doctype html><title>Loupe</title><script type="module" src="/assets/index-abc123.js"></script>',
+);
 writeFileSync(path.join(dist, 'assets', 'index-abc123.js'), 'console.log("console")');
 writeFileSync(path.join(dist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
 
@@ -22,7 +25,16 @@ afterAll(async () => {
 
 describe('the console is served beside the API', () => {
   it('answers index.html for its client routes, never cached, under a CSP without inline scripts', async () => {
-    for (const url of ['/', '/traces', '/traces/abc?span=s1', '/dashboard', '/prompts/support-agent', '/sessions/x', '/users/u', '/sign-in']) {
+    for (const url of [
+      '/',
+      '/traces',
+      '/traces/abc?span=s1',
+      '/dashboard',
+      '/prompts/support-agent',
+      '/sessions/x',
+      '/users/u',
+      '/sign-in',
+    ]) {
       const res = await ctx.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type'], url).toMatch(/text\/html/);

@@ -31,7 +31,11 @@ export interface WatchedPage {
  * 404). Chrome also logs each failed request as a console error without always naming its URL,
  * so those lines are left to the response check.
  */
-export async function watchedPage(browser: Browser, expectedFailures?: RegExp, viewport = { width: 1440, height: 900 }): Promise<WatchedPage> {
+export async function watchedPage(
+  browser: Browser,
+  expectedFailures?: RegExp,
+  viewport = { width: 1440, height: 900 },
+): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -39,7 +43,8 @@ export async function watchedPage(browser: Browser, expectedFailures?: RegExp, v
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
   });
   page.on('response', (response) => {
-    if (response.status() >= 400 && !expectedFailures?.test(response.url())) problems.push(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
+    if (response.status() >= 400 && !expectedFailures?.test(response.url()))
+      problems.push(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   await page.addInitScript(() => {
@@ -63,5 +68,11 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
   )) as { violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }> };
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} at ${v.nodes
+          .slice(0, 3)
+          .map((n) => JSON.stringify(n.target))
+          .join(', ')}`,
+    );
 }

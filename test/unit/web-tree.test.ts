@@ -11,7 +11,13 @@ const span = (spanId: string, parentSpanId: string | undefined, startMs: number,
 });
 
 describe('span tree', () => {
-  const spans = [span('c2', 'root', 50), span('root', undefined, 0, 100), span('c1', 'root', 10), span('g1', 'c1', 12), span('orphan', 'missing', 5)];
+  const spans = [
+    span('c2', 'root', 50),
+    span('root', undefined, 0, 100),
+    span('c1', 'root', 10),
+    span('g1', 'c1', 12),
+    span('orphan', 'missing', 5),
+  ];
   const tree = buildTree(spans);
 
   it('orders children by start time and shows spans of a missing parent as roots', () => {
@@ -35,7 +41,11 @@ describe('span tree', () => {
 
   it('survives cycles and a 10,000-deep chain', () => {
     const cyclic = buildTree([span('a', 'b', 0), span('b', 'a', 1)]);
-    expect(flattenTree(cyclic, new Set()).map((r) => r.span.spanId).sort()).toEqual(['a', 'b']);
+    expect(
+      flattenTree(cyclic, new Set())
+        .map((r) => r.span.spanId)
+        .sort(),
+    ).toEqual(['a', 'b']);
     const chain = Array.from({ length: 10_000 }, (_, i) => span(`s${i}`, i ? `s${i - 1}` : undefined, i));
     const rows = flattenTree(buildTree(chain), new Set());
     expect(rows).toHaveLength(10_000);

@@ -15,11 +15,14 @@ const SessionContext = createContext<SessionValue | null>(null);
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [credential, setCredential] = useState<Credential | null>(() => readCredential());
   const queryClient = useQueryClient();
-  const signIn = useCallback((c: Credential) => {
-    writeCredential(c);
-    queryClient.clear();
-    setCredential(c);
-  }, [queryClient]);
+  const signIn = useCallback(
+    (c: Credential) => {
+      writeCredential(c);
+      queryClient.clear();
+      setCredential(c);
+    },
+    [queryClient],
+  );
   const signOut = useCallback(() => {
     writeCredential(null);
     queryClient.clear();
@@ -71,7 +74,8 @@ export function SignInPage() {
     } catch (e) {
       const apiError = e instanceof ApiError ? e : new ApiError(0, 'NETWORK_ERROR', String(e), undefined);
       // An organization or user key needs the workspace (and organization) it works in.
-      if (apiError.status === 400 && /x-(workspace|organization)-id/.test(JSON.stringify(apiError.details ?? apiError.message))) setScoped(true);
+      if (apiError.status === 400 && /x-(workspace|organization)-id/.test(JSON.stringify(apiError.details ?? apiError.message)))
+        setScoped(true);
       setError(apiError);
     } finally {
       setBusy(false);
@@ -90,17 +94,33 @@ export function SignInPage() {
         </p>
         <label className="field">
           <span>API key</span>
-          <input type="password" autoComplete="off" spellCheck={false} value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder="lpk_…" required autoFocus />
+          <input
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            value={apiKey}
+            onChange={(e) => setApiKey(e.target.value)}
+            placeholder="lpk_…"
+            required
+            autoFocus
+          />
         </label>
         <button type="button" className="link-button" onClick={() => setScoped((s) => !s)} aria-expanded={scoped}>
           {scoped ? '▾' : '▸'} Organization or user key
         </button>
         {scoped && (
           <div className="scoped-fields">
-            <p className="muted small">An organization key works in any workspace of its organization; a user key also needs the organization. Both are UUIDs.</p>
+            <p className="muted small">
+              An organization key works in any workspace of its organization; a user key also needs the organization. Both are UUIDs.
+            </p>
             <label className="field">
               <span>Workspace id</span>
-              <input value={workspaceId} onChange={(e) => setWorkspaceId(e.target.value)} spellCheck={false} placeholder="00000000-0000-0000-0000-000000000000" />
+              <input
+                value={workspaceId}
+                onChange={(e) => setWorkspaceId(e.target.value)}
+                spellCheck={false}
+                placeholder="00000000-0000-0000-0000-000000000000"
+              />
             </label>
             <label className="field">
               <span>Organization id (user keys)</span>
@@ -110,7 +130,14 @@ export function SignInPage() {
         )}
         {error && (
           <div className="alert alert-error" role="alert">
-            <strong>{error.status === 401 ? 'This key is not accepted.' : error.status === 403 ? 'This key cannot reach that workspace.' : 'Sign-in failed.'}</strong> {error.message}
+            <strong>
+              {error.status === 401
+                ? 'This key is not accepted.'
+                : error.status === 403
+                  ? 'This key cannot reach that workspace.'
+                  : 'Sign-in failed.'}
+            </strong>{' '}
+            {error.message}
             {error.requestId && <div className="small muted">Request id {error.requestId}</div>}
           </div>
         )}

@@ -5,7 +5,11 @@ import 'react-json-view-lite/dist/index.css';
 export function Json({ value, label }: { value: unknown; label: string }) {
   if (value === undefined) return null;
   if (value === null || typeof value !== 'object') {
-    return <pre className="code-block small" aria-label={label}>{JSON.stringify(value, null, 2)}</pre>;
+    return (
+      <pre className="code-block small" aria-label={label}>
+        {JSON.stringify(value, null, 2)}
+      </pre>
+    );
   }
   return (
     <div className="json" aria-label={label}>

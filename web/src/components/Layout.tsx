@@ -6,7 +6,13 @@ import { LogoMark, useSession } from '../session';
 export function Layout() {
   const { credential, signOut } = useSession();
   const location = useLocation();
-  const me = useQuery({ queryKey: ['me'], enabled: !!credential, staleTime: 60_000, queryFn: () => call(api.GET('/api/me')), select: (b) => b.data });
+  const me = useQuery({
+    queryKey: ['me'],
+    enabled: !!credential,
+    staleTime: 60_000,
+    queryFn: () => call(api.GET('/api/me')),
+    select: (b) => b.data,
+  });
   if (!credential) return <Navigate to="/sign-in" replace state={{ from: location.pathname + location.search }} />;
   const workspace = me.data?.workspaceId;
   return (
@@ -26,10 +32,18 @@ export function Layout() {
           <div className="workspace" title={workspace ? `Workspace ${workspace}` : undefined}>
             <span className="muted small">Workspace</span>
             <code className="small">{workspace ? `${workspace.slice(0, 8)}…` : '…'}</code>
-            {me.data && <span className="small muted">{me.data.plan} plan · {me.data.principal.scope ?? me.data.principal.kind} key</span>}
+            {me.data && (
+              <span className="small muted">
+                {me.data.plan} plan · {me.data.principal.scope ?? me.data.principal.kind} key
+              </span>
+            )}
           </div>
-          <a className="small" href="/docs" target="_blank" rel="noreferrer">API reference</a>
-          <button className="button small" onClick={signOut}>Sign out</button>
+          <a className="small" href="/docs" target="_blank" rel="noreferrer">
+            API reference
+          </a>
+          <button className="button small" onClick={signOut}>
+            Sign out
+          </button>
         </div>
       </aside>
       <main className="content" id="main">

@@ -5,7 +5,8 @@ import { useSession } from '../session';
 /** What went wrong, in the API's words, with the request id to quote when asking for help. */
 export function ErrorState({ error, retry }: { error: unknown; retry?: () => void }) {
   const { signOut } = useSession();
-  const e = error instanceof ApiError ? error : new ApiError(0, 'CLIENT_ERROR', error instanceof Error ? error.message : String(error), undefined);
+  const e =
+    error instanceof ApiError ? error : new ApiError(0, 'CLIENT_ERROR', error instanceof Error ? error.message : String(error), undefined);
   let title = 'Something went wrong';
   let hint: ReactNode = null;
   if (e.status === 401) {
@@ -13,12 +14,16 @@ export function ErrorState({ error, retry }: { error: unknown; retry?: () => voi
     hint = (
       <>
         <p>The API key was revoked, mistyped or belongs to another service. Sign in again with a valid key.</p>
-        <button className="button primary" onClick={signOut}>Sign in again</button>
+        <button className="button primary" onClick={signOut}>
+          Sign in again
+        </button>
       </>
     );
   } else if (e.status === 403) {
     title = 'Not allowed';
-    hint = <p>This key cannot reach this workspace or action. Ask an administrator for a key of the right scope, or sign in with another one.</p>;
+    hint = (
+      <p>This key cannot reach this workspace or action. Ask an administrator for a key of the right scope, or sign in with another one.</p>
+    );
   } else if (e.status === 429) {
     title = 'Too many requests';
     hint = <p>The organization's rate limit was reached.{e.retryAfter ? ` Try again in ${e.retryAfter} s.` : ' Try again shortly.'}</p>;
@@ -86,9 +91,13 @@ await loupe.shutdown();`;
   return (
     <EmptyState title="No traces yet">
       <p>Send a first trace to this workspace and it appears here. With curl:</p>
-      <pre className="code-block" tabIndex={0} aria-label="curl example">{curl}</pre>
+      <pre className="code-block" tabIndex={0} aria-label="curl example">
+        {curl}
+      </pre>
       <p>Or from a Node.js app with the reference client:</p>
-      <pre className="code-block" tabIndex={0} aria-label="SDK example">{sdk}</pre>
+      <pre className="code-block" tabIndex={0} aria-label="SDK example">
+        {sdk}
+      </pre>
       <p className="muted small">
         OpenTelemetry exporters work too: point them at <code>{origin}/api/traces/otlp/v1/traces</code>.
       </p>

@@ -56,7 +56,11 @@ export function buildTree<S extends TreeSpan>(spans: readonly S[]): SpanTree<S> 
     for (const span of spans) {
       if (reachable.has(span.spanId)) continue;
       const parent = parentOf.get(span.spanId);
-      if (parent) children.set(parent, (children.get(parent) ?? []).filter((c) => c.spanId !== span.spanId));
+      if (parent)
+        children.set(
+          parent,
+          (children.get(parent) ?? []).filter((c) => c.spanId !== span.spanId),
+        );
       parentOf.delete(span.spanId);
       roots.push(span);
       const again = [span];

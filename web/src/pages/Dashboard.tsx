@@ -21,7 +21,12 @@ const palette = ['#6366f1', '#0ea5e9', '#10b981', '#f59e0b', '#ef4444', '#8b5cf6
 function windowOf(params: URLSearchParams, now: number) {
   const from = params.get('from');
   const to = params.get('to');
-  if (from || to) return { key: 'custom', startAfter: from ?? new Date(now - ranges['7d']!.ms).toISOString(), startBefore: to ?? new Date(now).toISOString() };
+  if (from || to)
+    return {
+      key: 'custom',
+      startAfter: from ?? new Date(now - ranges['7d']!.ms).toISOString(),
+      startBefore: to ?? new Date(now).toISOString(),
+    };
   const key = params.get('range') ?? '24h';
   const range = ranges[key] ?? ranges['24h']!;
   return { key, startAfter: new Date(now - range.ms).toISOString(), startBefore: new Date(now).toISOString() };
@@ -56,7 +61,11 @@ export function DashboardPage() {
   const analytics = useQuery({
     queryKey: ['analytics', win.startAfter, win.startBefore, budget],
     queryFn: () =>
-      call(api.GET('/api/traces/analytics', { params: { query: { startAfter: win.startAfter, startBefore: win.startBefore, ...(budget ? { budget } : {}) } } })),
+      call(
+        api.GET('/api/traces/analytics', {
+          params: { query: { startAfter: win.startAfter, startBefore: win.startBefore, ...(budget ? { budget } : {}) } },
+        }),
+      ),
     placeholderData: keepPreviousData,
     select: (b) => b.data,
   });
@@ -79,8 +88,21 @@ export function DashboardPage() {
         { type: 'value', name: 'tokens', axisLabel: { formatter: (v: number) => formatCompact(v) } },
       ],
       series: [
-        { name: 'Cost', type: 'line', showSymbol: points.length < 40, data: points.map((p) => [p.bucket, p.costUsd]), itemStyle: { color: palette[0] } },
-        { name: 'Tokens', type: 'bar', yAxisIndex: 1, data: points.map((p) => [p.bucket, p.totalTokens]), itemStyle: { color: '#c7d2fe' }, barMaxWidth: 24 },
+        {
+          name: 'Cost',
+          type: 'line',
+          showSymbol: points.length < 40,
+          data: points.map((p) => [p.bucket, p.costUsd]),
+          itemStyle: { color: palette[0] },
+        },
+        {
+          name: 'Tokens',
+          type: 'bar',
+          yAxisIndex: 1,
+          data: points.map((p) => [p.bucket, p.totalTokens]),
+          itemStyle: { color: '#c7d2fe' },
+          barMaxWidth: 24,
+        },
       ],
     };
   }, [a]);
@@ -90,7 +112,9 @@ export function DashboardPage() {
     return {
       xAxis: { type: 'category', data: keys.map((k) => k) },
       yAxis: { type: 'value', axisLabel: { formatter: (v: number) => formatDuration(v) } },
-      series: [{ name: 'Latency', type: 'bar', data: keys.map((k) => a.latencyMs[k] ?? 0), itemStyle: { color: palette[1] }, barMaxWidth: 36 }],
+      series: [
+        { name: 'Latency', type: 'bar', data: keys.map((k) => a.latencyMs[k] ?? 0), itemStyle: { color: palette[1] }, barMaxWidth: 36 },
+      ],
     };
   }, [a]);
   const errors = useMemo<ChartOption | null>(() => {
@@ -99,7 +123,15 @@ export function DashboardPage() {
     return {
       xAxis: { type: 'category', data: groups.map((g) => g.key ?? '(none)') },
       yAxis: { type: 'value', max: 1, axisLabel: { formatter: (v: number) => formatPercent(v, 0) } },
-      series: [{ name: 'Error rate', type: 'bar', data: groups.map((g) => (g.spanCount ? g.errorCount / g.spanCount : 0)), itemStyle: { color: palette[4] }, barMaxWidth: 36 }],
+      series: [
+        {
+          name: 'Error rate',
+          type: 'bar',
+          data: groups.map((g) => (g.spanCount ? g.errorCount / g.spanCount : 0)),
+          itemStyle: { color: palette[4] },
+          barMaxWidth: 36,
+        },
+      ],
     };
   }, [stats.data]);
 
@@ -112,17 +144,30 @@ export function DashboardPage() {
         </div>
         <div className="range-picker" role="group" aria-label="Time range">
           {Object.entries(ranges).map(([key, r]) => (
-            <button key={key} className={`button small${win.key === key ? ' active' : ''}`} aria-pressed={win.key === key} onClick={() => set({ range: key, from: null, to: null })}>
+            <button
+              key={key}
+              className={`button small${win.key === key ? ' active' : ''}`}
+              aria-pressed={win.key === key}
+              onClick={() => set({ range: key, from: null, to: null })}
+            >
               {r.label}
             </button>
           ))}
           <label className="field inline">
             <span>From</span>
-            <input type="datetime-local" value={toLocalInput(win.startAfter)} onChange={(e) => set({ from: fromLocalInput(e.target.value) ?? null, to: win.startBefore, range: null })} />
+            <input
+              type="datetime-local"
+              value={toLocalInput(win.startAfter)}
+              onChange={(e) => set({ from: fromLocalInput(e.target.value) ?? null, to: win.startBefore, range: null })}
+            />
           </label>
           <label className="field inline">
             <span>To</span>
-            <input type="datetime-local" value={toLocalInput(win.startBefore)} onChange={(e) => set({ to: fromLocalInput(e.target.value) ?? null, from: win.startAfter, range: null })} />
+            <input
+              type="datetime-local"
+              value={toLocalInput(win.startBefore)}
+              onChange={(e) => set({ to: fromLocalInput(e.target.value) ?? null, from: win.startAfter, range: null })}
+            />
           </label>
         </div>
       </header>
@@ -134,38 +179,100 @@ export function DashboardPage() {
         a && (
           <>
             <dl className="kpis" aria-label="Key figures">
-              <div><dt>Traces</dt><dd data-kpi="traces">{formatInt(a.totals.traceCount)}</dd></div>
-              <div><dt>Error rate</dt><dd data-kpi="errorRate" className={a.totals.errorRate > 0 ? 'text-error' : undefined}>{formatPercent(a.totals.errorRate)}</dd></div>
-              <div><dt>Cost</dt><dd data-kpi="cost">{formatUsd(a.totals.costUsd)}</dd></div>
-              <div><dt>Tokens</dt><dd data-kpi="tokens">{formatInt(a.totals.totalTokens)}</dd></div>
-              <div><dt>p50 latency</dt><dd data-kpi="p50">{formatDuration(a.latencyMs.p50)}</dd></div>
-              <div><dt>p95 latency</dt><dd data-kpi="p95">{formatDuration(a.latencyMs.p95)}</dd></div>
-              <div><dt>Cost per trace</dt><dd data-kpi="costPerTrace">{formatUsd(a.costEfficiency.costPerTrace)}</dd></div>
+              <div>
+                <dt>Traces</dt>
+                <dd data-kpi="traces">{formatInt(a.totals.traceCount)}</dd>
+              </div>
+              <div>
+                <dt>Error rate</dt>
+                <dd data-kpi="errorRate" className={a.totals.errorRate > 0 ? 'text-error' : undefined}>
+                  {formatPercent(a.totals.errorRate)}
+                </dd>
+              </div>
+              <div>
+                <dt>Cost</dt>
+                <dd data-kpi="cost">{formatUsd(a.totals.costUsd)}</dd>
+              </div>
+              <div>
+                <dt>Tokens</dt>
+                <dd data-kpi="tokens">{formatInt(a.totals.totalTokens)}</dd>
+              </div>
+              <div>
+                <dt>p50 latency</dt>
+                <dd data-kpi="p50">{formatDuration(a.latencyMs.p50)}</dd>
+              </div>
+              <div>
+                <dt>p95 latency</dt>
+                <dd data-kpi="p95">{formatDuration(a.latencyMs.p95)}</dd>
+              </div>
+              <div>
+                <dt>Cost per trace</dt>
+                <dd data-kpi="costPerTrace">{formatUsd(a.costEfficiency.costPerTrace)}</dd>
+              </div>
             </dl>
             <section className="card budget" aria-label="Budget">
               <label className="field inline">
                 <span>Budget (USD)</span>
-                <input type="number" min="0" step="any" defaultValue={budget} onBlur={(e) => set({ budget: e.target.value })} onKeyDown={(e) => e.key === 'Enter' && set({ budget: (e.target as HTMLInputElement).value })} placeholder="e.g. 100" />
+                <input
+                  type="number"
+                  min="0"
+                  step="any"
+                  defaultValue={budget}
+                  onBlur={(e) => set({ budget: e.target.value })}
+                  onKeyDown={(e) => e.key === 'Enter' && set({ budget: (e.target as HTMLInputElement).value })}
+                  placeholder="e.g. 100"
+                />
               </label>
               {a.budget ? (
                 <div className="budget-figures" data-testid="budget">
-                  <span>Spent <strong>{formatUsd(a.budget.spentUsd)}</strong></span>
-                  <span>Remaining <strong>{formatUsd(a.budget.remainingUsd)}</strong></span>
-                  <span>Projected <strong>{formatUsd(a.budget.projectedUsd)}</strong></span>
-                  <span className={`badge ${a.budget.exceeded ? 'status-error' : 'status-completed'}`}>{a.budget.exceeded ? 'exceeded' : 'within budget'}</span>
-                  <div className="meter" aria-hidden="true"><span style={{ width: `${Math.min(100, (a.budget.utilization ?? 0) * 100)}%` }} className={a.budget.exceeded ? 'over' : ''} /></div>
+                  <span>
+                    Spent <strong>{formatUsd(a.budget.spentUsd)}</strong>
+                  </span>
+                  <span>
+                    Remaining <strong>{formatUsd(a.budget.remainingUsd)}</strong>
+                  </span>
+                  <span>
+                    Projected <strong>{formatUsd(a.budget.projectedUsd)}</strong>
+                  </span>
+                  <span className={`badge ${a.budget.exceeded ? 'status-error' : 'status-completed'}`}>
+                    {a.budget.exceeded ? 'exceeded' : 'within budget'}
+                  </span>
+                  <div className="meter" aria-hidden="true">
+                    <span
+                      style={{ width: `${Math.min(100, (a.budget.utilization ?? 0) * 100)}%` }}
+                      className={a.budget.exceeded ? 'over' : ''}
+                    />
+                  </div>
                 </div>
               ) : (
                 <span className="muted small">Set a budget to see what is left of it and where the window's spend is heading.</span>
               )}
             </section>
             <div className="grid-2">
-              <section className="card"><h2>Cost and tokens over time</h2>{overTime && <Chart option={overTime} label="Cost and tokens over time" />}</section>
-              <section className="card"><h2>Latency percentiles</h2>{latency && <Chart option={latency} label="Latency percentiles" />}</section>
-              <section className="card"><h2>Cost by model</h2><Chart option={breakdown(a.costBreakdown.byModel, 'Cost by model')} label="Cost by model" height={200} /></section>
-              <section className="card"><h2>Cost by provider</h2><Chart option={breakdown(a.costBreakdown.byProvider, 'Cost by provider')} label="Cost by provider" height={200} /></section>
-              <section className="card"><h2>Cost by kind</h2><Chart option={breakdown(a.costBreakdown.byKind, 'Cost by kind')} label="Cost by span kind" height={200} /></section>
-              <section className="card"><h2>Span error rate by {groupBy}</h2>{errors && <Chart option={errors} label={`Error rate by ${groupBy}`} height={200} />}</section>
+              <section className="card">
+                <h2>Cost and tokens over time</h2>
+                {overTime && <Chart option={overTime} label="Cost and tokens over time" />}
+              </section>
+              <section className="card">
+                <h2>Latency percentiles</h2>
+                {latency && <Chart option={latency} label="Latency percentiles" />}
+              </section>
+              <section className="card">
+                <h2>Cost by model</h2>
+                <Chart option={breakdown(a.costBreakdown.byModel, 'Cost by model')} label="Cost by model" height={200} />
+              </section>
+              <section className="card">
+                <h2>Cost by provider</h2>
+                <Chart option={breakdown(a.costBreakdown.byProvider, 'Cost by provider')} label="Cost by provider" height={200} />
+              </section>
+              <section className="card">
+                <h2>Cost by kind</h2>
+                <Chart option={breakdown(a.costBreakdown.byKind, 'Cost by kind')} label="Cost by span kind" height={200} />
+              </section>
+              <section className="card">
+                <h2>Span error rate by {groupBy}</h2>
+                {errors && <Chart option={errors} label={`Error rate by ${groupBy}`} height={200} />}
+              </section>
             </div>
           </>
         )
@@ -176,7 +283,11 @@ export function DashboardPage() {
           <label className="field inline">
             <span>Group by</span>
             <select value={groupBy} onChange={(e) => set({ groupBy: e.target.value })}>
-              {groupBys.map((g) => <option key={g} value={g}>{g}</option>)}
+              {groupBys.map((g) => (
+                <option key={g} value={g}>
+                  {g}
+                </option>
+              ))}
             </select>
           </label>
         </div>
@@ -189,18 +300,36 @@ export function DashboardPage() {
             <thead>
               <tr>
                 <th scope="col">{groupBy}</th>
-                <th scope="col" className="num">Traces</th>
-                <th scope="col" className="num">Spans</th>
-                <th scope="col" className="num">Errors</th>
-                <th scope="col" className="num">Tokens</th>
-                <th scope="col" className="num">Cost</th>
-                <th scope="col" className="num">p50</th>
-                <th scope="col" className="num">p95</th>
+                <th scope="col" className="num">
+                  Traces
+                </th>
+                <th scope="col" className="num">
+                  Spans
+                </th>
+                <th scope="col" className="num">
+                  Errors
+                </th>
+                <th scope="col" className="num">
+                  Tokens
+                </th>
+                <th scope="col" className="num">
+                  Cost
+                </th>
+                <th scope="col" className="num">
+                  p50
+                </th>
+                <th scope="col" className="num">
+                  p95
+                </th>
               </tr>
             </thead>
             <tbody>
               {stats.data.groups.length === 0 && (
-                <tr><td colSpan={8} className="muted center">Nothing in this window.</td></tr>
+                <tr>
+                  <td colSpan={8} className="muted center">
+                    Nothing in this window.
+                  </td>
+                </tr>
               )}
               {stats.data.groups.map((g) => (
                 <tr key={g.key ?? '(none)'} data-group={g.key ?? ''}>

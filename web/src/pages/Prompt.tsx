@@ -68,7 +68,9 @@ export function PromptPage() {
               <tr>
                 <th scope="col">Version</th>
                 <th scope="col">Created</th>
-                <th scope="col"><span className="sr-only">Compare</span>A / B</th>
+                <th scope="col">
+                  <span className="sr-only">Compare</span>A / B
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -76,15 +78,29 @@ export function PromptPage() {
                 <tr key={p.id} className={p.version === to.version ? 'selected' : undefined} data-version={p.version}>
                   <td>
                     <span className="badge version">v{p.version}</span> {p.isLatest && <span className="badge latest">latest</span>}
-                    {((p as Prompt & { labels?: string[] }).labels ?? []).map((l) => (
-                      <span key={l} className="badge">{l}</span>
+                    {p.labels.map((l) => (
+                      <span key={l} className="badge">
+                        {l}
+                      </span>
                     ))}
                     <div className="muted small truncate">{p.description || ''}</div>
                   </td>
                   <td className="muted small">{formatTime(p.createdAt)}</td>
                   <td className="nowrap">
-                    <input type="radio" name="from" aria-label={`Compare from v${p.version}`} checked={from?.version === p.version} onChange={() => pick('from', p.version)} />
-                    <input type="radio" name="to" aria-label={`Compare to v${p.version}`} checked={to.version === p.version} onChange={() => pick('to', p.version)} />
+                    <input
+                      type="radio"
+                      name="from"
+                      aria-label={`Compare from v${p.version}`}
+                      checked={from?.version === p.version}
+                      onChange={() => pick('from', p.version)}
+                    />
+                    <input
+                      type="radio"
+                      name="to"
+                      aria-label={`Compare to v${p.version}`}
+                      checked={to.version === p.version}
+                      onChange={() => pick('to', p.version)}
+                    />
                   </td>
                 </tr>
               ))}
@@ -95,13 +111,18 @@ export function PromptPage() {
           <section className="card" aria-label="Diff">
             <h2>
               {from ? (
-                <>Changes from v{from.version} to v{to.version}</>
+                <>
+                  Changes from v{from.version} to v{to.version}
+                </>
               ) : (
                 <>v{to.version} (first version)</>
               )}
             </h2>
             <Suspense fallback={<Loading label="Loading diff…" />}>
-              <PromptDiff from={from ?? { ...to, systemPrompt: '', humanPrompt: null, outputSchema: null, metadata: {}, description: '' }} to={to} />
+              <PromptDiff
+                from={from ?? { ...to, systemPrompt: '', humanPrompt: null, outputSchema: null, metadata: {}, description: '' }}
+                to={to}
+              />
             </Suspense>
           </section>
           <RenderPreview prompt={to} />

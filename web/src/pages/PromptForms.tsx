@@ -16,8 +16,7 @@ export function NewVersionForm({ base, onCreated }: { base: Prompt; onCreated(cr
   const [isLatest, setIsLatest] = useState(true);
   const newVersion = bump === 'explicit' ? explicit.trim() : bumpVersion(base.version, bump);
   const create = useMutation({
-    mutationFn: (body: NewVersionBody) =>
-      call(api.POST('/api/prompt/{id}/versions', { params: { path: { id: String(base.id) } }, body })),
+    mutationFn: (body: NewVersionBody) => call(api.POST('/api/prompt/{id}/versions', { params: { path: { id: String(base.id) } }, body })),
     onSuccess: async (body) => {
       await queryClient.invalidateQueries({ queryKey: ['prompts'] });
       onCreated(body.data as Prompt);
@@ -45,7 +44,14 @@ export function NewVersionForm({ base, onCreated }: { base: Prompt; onCreated(cr
         ))}
         <label className="radio">
           <input type="radio" name="bump" checked={bump === 'explicit'} onChange={() => setBump('explicit')} /> explicit
-          <input className="inline-input" aria-label="Explicit version" value={explicit} placeholder="2.0.0" disabled={bump !== 'explicit'} onChange={(e) => setExplicit(e.target.value)} />
+          <input
+            className="inline-input"
+            aria-label="Explicit version"
+            value={explicit}
+            placeholder="2.0.0"
+            disabled={bump !== 'explicit'}
+            onChange={(e) => setExplicit(e.target.value)}
+          />
         </label>
       </fieldset>
       <label className="field">
@@ -99,7 +105,9 @@ export function RenderPreview({ prompt }: { prompt: Prompt }) {
           </label>
         ))}
         <div className="form-actions">
-          <button className="button" type="submit" disabled={render.isPending}>Render</button>
+          <button className="button" type="submit" disabled={render.isPending}>
+            Render
+          </button>
         </div>
       </form>
       {render.isError && <ErrorState error={render.error} />}
@@ -107,7 +115,10 @@ export function RenderPreview({ prompt }: { prompt: Prompt }) {
         <div className="rendered" data-testid="rendered">
           {result.missing.length > 0 && (
             <div className="alert alert-warn" role="status">
-              Missing variables: {result.missing.map((m) => <code key={m}>{m}</code>)}
+              Missing variables:{' '}
+              {result.missing.map((m) => (
+                <code key={m}>{m}</code>
+              ))}
             </div>
           )}
           <h4>System</h4>

@@ -42,16 +42,22 @@ export function PromptsPage() {
             <tbody>
               {prompts.data.data.map((p) => (
                 <tr key={p.id}>
-                  <td><Link to={`/prompts/${encodeURIComponent(p.name)}`}>{p.name}</Link></td>
-                  <td><span className="badge version">v{p.version}</span></td>
+                  <td>
+                    <Link to={`/prompts/${encodeURIComponent(p.name)}`}>{p.name}</Link>
+                  </td>
+                  <td>
+                    <span className="badge version">v{p.version}</span>
+                  </td>
                   <td className="muted truncate">{p.description || '—'}</td>
                   <td className="muted">{formatTime(p.updatedAt)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-          {prompts.data.meta.total > prompts.data.data.length && (
-            <p className="muted small">Showing {prompts.data.data.length} of {prompts.data.meta.total} prompts.</p>
+          {prompts.data.meta.pagination.total > prompts.data.data.length && (
+            <p className="muted small">
+              Showing {prompts.data.data.length} of {prompts.data.meta.pagination.total} prompts.
+            </p>
           )}
         </div>
       )}

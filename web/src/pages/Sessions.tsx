@@ -25,35 +25,75 @@ export function SessionsPage() {
       ) : sessions.isError ? (
         <ErrorState error={sessions.error} retry={() => sessions.refetch()} />
       ) : sessions.data.data.length === 0 ? (
-        <EmptyState title="No sessions yet"><p>Send traces with a <code>sessionId</code> to group them here.</p></EmptyState>
+        <EmptyState title="No sessions yet">
+          <p>
+            Send traces with a <code>sessionId</code> to group them here.
+          </p>
+        </EmptyState>
       ) : (
         <div className="table-wrap">
           <table className="table" aria-label="Sessions">
             <thead>
               <tr>
-                <th scope="col">Session</th><th scope="col">Last activity</th><th scope="col" className="num">Traces</th>
-                <th scope="col" className="num">Duration</th><th scope="col" className="num">Tokens</th><th scope="col" className="num">Cost</th>
-                <th scope="col" className="num">Errors</th><th scope="col">Users</th>
+                <th scope="col">Session</th>
+                <th scope="col">Last activity</th>
+                <th scope="col" className="num">
+                  Traces
+                </th>
+                <th scope="col" className="num">
+                  Duration
+                </th>
+                <th scope="col" className="num">
+                  Tokens
+                </th>
+                <th scope="col" className="num">
+                  Cost
+                </th>
+                <th scope="col" className="num">
+                  Errors
+                </th>
+                <th scope="col">Users</th>
               </tr>
             </thead>
             <tbody>
               {sessions.data.data.map((s) => (
                 <tr key={s.sessionId} data-session-id={s.sessionId}>
-                  <td><Link to={`/sessions/${encodeURIComponent(s.sessionId)}`}>{s.sessionId}</Link></td>
+                  <td>
+                    <Link to={`/sessions/${encodeURIComponent(s.sessionId)}`}>{s.sessionId}</Link>
+                  </td>
                   <td className="muted">{formatRelative(s.lastEndTime ?? s.firstStartTime)}</td>
                   <td className="num">{formatInt(s.traceCount)}</td>
                   <td className="num">{formatDuration(s.durationMs)}</td>
                   <td className="num">{formatInt(s.totalTokens)}</td>
                   <td className="num">{formatUsd(s.costUsd)}</td>
                   <td className={`num${s.traceErrorCount ? ' text-error' : ''}`}>{formatInt(s.traceErrorCount)}</td>
-                  <td className="truncate">{s.userIds.length ? s.userIds.map((u, i) => <span key={u}>{i > 0 && ', '}<Link to={`/users/${encodeURIComponent(u)}`}>{u}</Link></span>) : <span className="muted">—</span>}</td>
+                  <td className="truncate">
+                    {s.userIds.length ? (
+                      s.userIds.map((u, i) => (
+                        <span key={u}>
+                          {i > 0 && ', '}
+                          <Link to={`/users/${encodeURIComponent(u)}`}>{u}</Link>
+                        </span>
+                      ))
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
           <nav className="pager" aria-label="Pages">
-            {cursor && <button className="button" onClick={() => setParams({})}>First page</button>}
-            {next && <button className="button" onClick={() => setParams({ cursor: next })}>Next</button>}
+            {cursor && (
+              <button className="button" onClick={() => setParams({})}>
+                First page
+              </button>
+            )}
+            {next && (
+              <button className="button" onClick={() => setParams({ cursor: next })}>
+                Next
+              </button>
+            )}
           </nav>
         </div>
       )}
@@ -80,41 +120,79 @@ export function SessionPage() {
   const s = session.data.pages[0]!.data;
   return (
     <div className="page">
-      <nav className="crumbs" aria-label="Breadcrumb"><Link to="/sessions">Sessions</Link> <span aria-hidden="true">/</span> <span>{s.sessionId}</span></nav>
+      <nav className="crumbs" aria-label="Breadcrumb">
+        <Link to="/sessions">Sessions</Link> <span aria-hidden="true">/</span> <span>{s.sessionId}</span>
+      </nav>
       <header className="page-head">
         <div>
           <h1>{s.sessionId}</h1>
           <p className="muted">
             {formatTime(s.firstStartTime)} → {formatTime(s.lastEndTime)}
             {s.userIds.map((u) => (
-              <span key={u}>{' · user '}<Link to={`/users/${encodeURIComponent(u)}`}>{u}</Link></span>
+              <span key={u}>
+                {' · user '}
+                <Link to={`/users/${encodeURIComponent(u)}`}>{u}</Link>
+              </span>
             ))}
           </p>
         </div>
-        <Link className="button" to={`/traces?sessionId=${encodeURIComponent(s.sessionId)}`}>Open in trace list</Link>
+        <Link className="button" to={`/traces?sessionId=${encodeURIComponent(s.sessionId)}`}>
+          Open in trace list
+        </Link>
       </header>
       <dl className="kpis kpis-compact" aria-label="Session totals">
-        <div><dt>Traces</dt><dd data-kpi="traces">{formatInt(s.traceCount)}</dd></div>
-        <div><dt>Duration</dt><dd>{formatDuration(s.durationMs)}</dd></div>
-        <div><dt>Tokens</dt><dd data-kpi="tokens">{formatInt(s.totalTokens)}</dd></div>
-        <div><dt>Cost</dt><dd data-kpi="cost">{formatUsd(s.costUsd)}</dd></div>
-        <div><dt>Failed traces</dt><dd className={s.traceErrorCount ? 'text-error' : undefined}>{formatInt(s.traceErrorCount)}</dd></div>
-        <div><dt>Failed spans</dt><dd>{formatInt(s.errorCount)}</dd></div>
+        <div>
+          <dt>Traces</dt>
+          <dd data-kpi="traces">{formatInt(s.traceCount)}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{formatDuration(s.durationMs)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd data-kpi="tokens">{formatInt(s.totalTokens)}</dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd data-kpi="cost">{formatUsd(s.costUsd)}</dd>
+        </div>
+        <div>
+          <dt>Failed traces</dt>
+          <dd className={s.traceErrorCount ? 'text-error' : undefined}>{formatInt(s.traceErrorCount)}</dd>
+        </div>
+        <div>
+          <dt>Failed spans</dt>
+          <dd>{formatInt(s.errorCount)}</dd>
+        </div>
       </dl>
       <section className="card" aria-label="Session timeline">
         <h2>Timeline</h2>
         <ol className="session-timeline">
           {traces.map((t) => {
             // Traces of seconds in a session of hours: a visible minimum width.
-            const bar = barGeometry({ startTime: t.startTime, endTime: t.endTime ?? t.startTime, durationMs: t.durationMs ?? 0 }, bounds, 0.006);
+            const bar = barGeometry(
+              { startTime: t.startTime, endTime: t.endTime ?? t.startTime, durationMs: t.durationMs ?? 0 },
+              bounds,
+              0.006,
+            );
             return (
               <li key={t.traceId} className="span-row static" data-trace-id={t.traceId}>
                 <div className="col-tree">
                   <StatusBadge status={t.status} />
-                  <Link className="span-name" to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name || t.traceId}</Link>
-                  <span className="span-dur">{formatDuration(t.durationMs)} · {formatUsd(t.costUsd)}</span>
+                  <Link className="span-name" to={`/traces/${encodeURIComponent(t.traceId)}`}>
+                    {t.name || t.traceId}
+                  </Link>
+                  <span className="span-dur">
+                    {formatDuration(t.durationMs)} · {formatUsd(t.costUsd)}
+                  </span>
                 </div>
-                <div className="col-bar"><span className={`bar bar-agent bar-status-${t.status === 'error' ? 'error' : 'ok'}`} style={{ left: `${bar.left * 100}%`, width: `${bar.width * 100}%` }} /></div>
+                <div className="col-bar">
+                  <span
+                    className={`bar bar-agent bar-status-${t.status === 'error' ? 'error' : 'ok'}`}
+                    style={{ left: `${bar.left * 100}%`, width: `${bar.width * 100}%` }}
+                  />
+                </div>
               </li>
             );
           })}

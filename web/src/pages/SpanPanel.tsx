@@ -21,7 +21,11 @@ function Message({ message }: { message: ChatMessage }) {
       <div className="message-head">
         <span className="role">{message.role}</span>
         {message.name && <span className="muted small">{message.name}</span>}
-        {message.toolCallId && <span className="muted small">result of <code>{message.toolCallId}</code></span>}
+        {message.toolCallId && (
+          <span className="muted small">
+            result of <code>{message.toolCallId}</code>
+          </span>
+        )}
       </div>
       <div className="message-body">{message.content}</div>
     </div>
@@ -54,12 +58,16 @@ function IOView({ io, label }: { io: SpanIO | undefined; label: string }) {
     <Section title={label}>
       {io.messages && io.messages.length > 0 && (
         <div className="conversation" aria-label={`${label} messages`}>
-          {io.messages.map((m, i) => <Message key={i} message={m} />)}
+          {io.messages.map((m, i) => (
+            <Message key={i} message={m} />
+          ))}
         </div>
       )}
       {io.toolCalls && io.toolCalls.length > 0 && (
         <div className="conversation" aria-label={`${label} tool calls`}>
-          {io.toolCalls.map((c) => <ToolCallView key={c.id} call={c} />)}
+          {io.toolCalls.map((c) => (
+            <ToolCallView key={c.id} call={c} />
+          ))}
         </div>
       )}
       {io.documents && io.documents.length > 0 && (
@@ -120,11 +128,29 @@ export function SpanPanel({ span }: { span: Span }) {
         <Metric label="Input tokens" value={formatInt(span.inputTokens)} />
         <Metric label="Output tokens" value={formatInt(span.outputTokens)} />
         <Metric label="Total tokens" value={formatInt(span.totalTokens)} />
-        <Metric label="Cost" value={<>{formatUsd(span.costUsd)}{extra.costSource && <span className="muted small"> ({extra.costSource})</span>}</>} />
+        <Metric
+          label="Cost"
+          value={
+            <>
+              {formatUsd(span.costUsd)}
+              {extra.costSource && <span className="muted small"> ({extra.costSource})</span>}
+            </>
+          }
+        />
         {span.reasoningTokens !== undefined && <Metric label="Reasoning tokens" value={formatInt(span.reasoningTokens)} />}
         {span.cacheReadTokens !== undefined && <Metric label="Cache read tokens" value={formatInt(span.cacheReadTokens)} />}
         {span.cacheWriteTokens !== undefined && <Metric label="Cache write tokens" value={formatInt(span.cacheWriteTokens)} />}
-        {span.promptName && <Metric label="Prompt" value={<Link to={`/prompts/${encodeURIComponent(span.promptName)}`}>{span.promptName}{span.promptVersion ? ` v${span.promptVersion}` : ''}</Link>} />}
+        {span.promptName && (
+          <Metric
+            label="Prompt"
+            value={
+              <Link to={`/prompts/${encodeURIComponent(span.promptName)}`}>
+                {span.promptName}
+                {span.promptVersion ? ` v${span.promptVersion}` : ''}
+              </Link>
+            }
+          />
+        )}
       </dl>
       <IOView io={span.input} label="Input" />
       <IOView io={span.output} label="Output" />
@@ -144,7 +170,9 @@ export function SpanPanel({ span }: { span: Span }) {
             {span.events.map((e, i) => (
               <li key={i}>
                 <strong>{e.name}</strong> <span className="muted small">{formatTime(e.timestamp)}</span>
-                {e.attributes && Object.keys(e.attributes).length > 0 && <Json value={e.attributes} label={`Attributes of event ${e.name}`} />}
+                {e.attributes && Object.keys(e.attributes).length > 0 && (
+                  <Json value={e.attributes} label={`Attributes of event ${e.name}`} />
+                )}
               </li>
             ))}
           </ol>

@@ -11,14 +11,27 @@ const rowHeight = 30;
  * The span tree and its waterfall, one row per span so both scroll together; only the rows in
  * view are in the DOM, so 10,000 spans cost what 40 do. Keyboard: the WAI-ARIA tree pattern.
  */
-export function SpanTree({ spans, selectedId, onSelect }: { spans: Span[]; selectedId: string | undefined; onSelect(spanId: string): void }) {
+export function SpanTree({
+  spans,
+  selectedId,
+  onSelect,
+}: {
+  spans: Span[];
+  selectedId: string | undefined;
+  onSelect(spanId: string): void;
+}) {
   const tree = useMemo(() => buildTree(spans), [spans]);
   const bounds = useMemo(() => traceBounds(spans), [spans]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const rows = useMemo(() => flattenTree(tree, collapsed), [tree, collapsed]);
   const indexOf = useMemo(() => new Map(rows.map((r, i) => [r.span.spanId, i])), [rows]);
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => rowHeight, overscan: 12 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => rowHeight,
+    overscan: 12,
+  });
 
   // A selected span (a deep link) inside collapsed parents opens them.
   useEffect(() => {
@@ -122,7 +135,10 @@ export function SpanTree({ spans, selectedId, onSelect }: { spans: Span[]; selec
                   <span className="span-dur">{formatDuration(span.durationMs)}</span>
                 </div>
                 <div className="col-bar">
-                  <span className={`bar bar-${kindGroup(span.kind)} bar-status-${span.status}`} style={{ left: `${bar.left * 100}%`, width: `${bar.width * 100}%` }} />
+                  <span
+                    className={`bar bar-${kindGroup(span.kind)} bar-status-${span.status}`}
+                    style={{ left: `${bar.left * 100}%`, width: `${bar.width * 100}%` }}
+                  />
                 </div>
               </div>
             );

@@ -72,23 +72,49 @@ export function TracePage() {
           </p>
           {t.tags.length > 0 && (
             <div className="tags" aria-label="Tags">
-              {t.tags.map((tag) => <span key={tag} className="badge tag">{tag}</span>)}
+              {t.tags.map((tag) => (
+                <span key={tag} className="badge tag">
+                  {tag}
+                </span>
+              ))}
             </div>
           )}
         </div>
-        <button className="button danger" onClick={() => setConfirming(true)}>Delete trace</button>
+        <button className="button danger" onClick={() => setConfirming(true)}>
+          Delete trace
+        </button>
       </header>
       <dl className="kpis kpis-compact" aria-label="Trace totals">
-        <div><dt>Duration</dt><dd>{formatDuration(t.durationMs)}</dd></div>
-        <div><dt>Spans</dt><dd data-testid="trace-spans">{formatInt(t.spanCount)}</dd></div>
-        <div><dt>Errors</dt><dd className={t.errorCount ? 'text-error' : undefined}>{formatInt(t.errorCount)}</dd></div>
-        <div><dt>Tokens</dt><dd data-testid="trace-tokens">{formatInt(t.totalTokens)}</dd></div>
-        <div><dt>Cost</dt><dd data-testid="trace-cost">{formatUsd(t.costUsd)}</dd></div>
-        <div><dt>Model</dt><dd>{t.model ?? '—'}</dd></div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{formatDuration(t.durationMs)}</dd>
+        </div>
+        <div>
+          <dt>Spans</dt>
+          <dd data-testid="trace-spans">{formatInt(t.spanCount)}</dd>
+        </div>
+        <div>
+          <dt>Errors</dt>
+          <dd className={t.errorCount ? 'text-error' : undefined}>{formatInt(t.errorCount)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd data-testid="trace-tokens">{formatInt(t.totalTokens)}</dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd data-testid="trace-cost">{formatUsd(t.costUsd)}</dd>
+        </div>
+        <div>
+          <dt>Model</dt>
+          <dd>{t.model ?? '—'}</dd>
+        </div>
       </dl>
       <div className="trace-split">
         <SpanTree spans={t.spans} selectedId={selected?.spanId} onSelect={select} />
-        <div className="trace-side">{selected ? <SpanPanel key={selected.spanId} span={selected} /> : <p className="muted">This trace has no spans.</p>}</div>
+        <div className="trace-side">
+          {selected ? <SpanPanel key={selected.spanId} span={selected} /> : <p className="muted">This trace has no spans.</p>}
+        </div>
       </div>
       {confirming && (
         <div className="modal-backdrop">
@@ -99,7 +125,9 @@ export function TracePage() {
             </p>
             {remove.isError && <ErrorState error={remove.error} />}
             <div className="modal-actions">
-              <button className="button" onClick={() => setConfirming(false)} autoFocus>Cancel</button>
+              <button className="button" onClick={() => setConfirming(false)} autoFocus>
+                Cancel
+              </button>
               <button className="button danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
                 {remove.isPending ? 'Deleting…' : 'Delete'}
               </button>

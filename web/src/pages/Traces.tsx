@@ -3,7 +3,15 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { TraceListQuery } from '../api/types';
-import { parseTraceView, serverSortKeys, sortRows, traceViewToSearch, type SortKey, type TraceFilterKey, type TraceView } from '../lib/filters';
+import {
+  parseTraceView,
+  serverSortKeys,
+  sortRows,
+  traceViewToSearch,
+  type SortKey,
+  type TraceFilterKey,
+  type TraceView,
+} from '../lib/filters';
 import { formatDuration } from '../lib/timeline';
 import { formatInt, formatRelative, formatTime, formatUsd, fromLocalInput, toLocalInput } from '../lib/format';
 import { KindIcon, StatusBadge } from '../components/Kind';
@@ -102,7 +110,14 @@ export function TracesPage() {
         {textFilters.map((f) => (
           <label className="field" key={f.key}>
             <span>{f.label}</span>
-            <input name={f.key} type={f.type ?? 'text'} step={f.type === 'number' ? 'any' : undefined} min={f.type === 'number' ? 0 : undefined} defaultValue={view.filters[f.key] ?? ''} placeholder={f.placeholder} />
+            <input
+              name={f.key}
+              type={f.type ?? 'text'}
+              step={f.type === 'number' ? 'any' : undefined}
+              min={f.type === 'number' ? 0 : undefined}
+              defaultValue={view.filters[f.key] ?? ''}
+              placeholder={f.placeholder}
+            />
           </label>
         ))}
         <label className="field">
@@ -114,7 +129,9 @@ export function TracesPage() {
           <input type="datetime-local" name="startBefore" defaultValue={toLocalInput(view.filters.startBefore)} />
         </label>
         <div className="filter-actions">
-          <button className="button primary" type="submit">Apply</button>
+          <button className="button primary" type="submit">
+            Apply
+          </button>
           {filtered && (
             <button className="button" type="button" onClick={() => setView({ ...view, filters: {}, page: 1 })}>
               Clear
@@ -138,7 +155,12 @@ export function TracesPage() {
                   <th scope="col">Status</th>
                   <th scope="col">Name</th>
                   {columns.map((c) => (
-                    <th scope="col" key={c.key} className="num" aria-sort={view.sort === c.key ? (view.descending ? 'descending' : 'ascending') : 'none'}>
+                    <th
+                      scope="col"
+                      key={c.key}
+                      className="num"
+                      aria-sort={view.sort === c.key ? (view.descending ? 'descending' : 'ascending') : 'none'}
+                    >
                       <button className="sort" onClick={() => sortBy(c.key)}>
                         {c.label}
                         <span aria-hidden="true">{view.sort === c.key ? (view.descending ? ' ↓' : ' ↑') : ''}</span>
@@ -154,28 +176,46 @@ export function TracesPage() {
               <tbody>
                 {rows.length === 0 && (
                   <tr>
-                    <td colSpan={13} className="muted center">No trace matches these filters.</td>
+                    <td colSpan={13} className="muted center">
+                      No trace matches these filters.
+                    </td>
                   </tr>
                 )}
                 {rows.map((t) => (
                   <tr key={t.traceId} data-trace-id={t.traceId}>
-                    <td><StatusBadge status={t.status} /></td>
+                    <td>
+                      <StatusBadge status={t.status} />
+                    </td>
                     <td>
                       <div className="name-cell">
                         <KindIcon kind={t.traceKind} />
                         <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name || t.traceId}</Link>
-                        {t.tags.slice(0, 3).map((tag) => <span key={tag} className="badge tag">{tag}</span>)}
+                        {t.tags.slice(0, 3).map((tag) => (
+                          <span key={tag} className="badge tag">
+                            {tag}
+                          </span>
+                        ))}
                       </div>
                     </td>
-                    <td className="num" title={formatTime(t.startTime)}>{formatRelative(t.startTime)}</td>
+                    <td className="num" title={formatTime(t.startTime)}>
+                      {formatRelative(t.startTime)}
+                    </td>
                     <td className="num">{formatDuration(t.durationMs)}</td>
                     <td className="num">{formatInt(t.spanCount)}</td>
                     <td className={`num${t.errorCount ? ' text-error' : ''}`}>{formatInt(t.errorCount)}</td>
                     <td className="num">{formatInt(t.totalTokens)}</td>
                     <td className="num">{formatUsd(t.costUsd)}</td>
                     <td className="muted">{t.model ?? '—'}</td>
-                    <td className="truncate">{t.userId ? <Link to={`/users/${encodeURIComponent(t.userId)}`}>{t.userId}</Link> : <span className="muted">—</span>}</td>
-                    <td className="truncate">{t.sessionId ? <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`}>{t.sessionId}</Link> : <span className="muted">—</span>}</td>
+                    <td className="truncate">
+                      {t.userId ? <Link to={`/users/${encodeURIComponent(t.userId)}`}>{t.userId}</Link> : <span className="muted">—</span>}
+                    </td>
+                    <td className="truncate">
+                      {t.sessionId ? (
+                        <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`}>{t.sessionId}</Link>
+                      ) : (
+                        <span className="muted">—</span>
+                      )}
+                    </td>
                     <td className="muted">{[t.service, t.source, t.environment].filter(Boolean).join(' · ')}</td>
                   </tr>
                 ))}
@@ -185,17 +225,27 @@ export function TracesPage() {
           {pagination && (
             <nav className="pager" aria-label="Pages">
               <span className="muted" data-testid="trace-total">
-                {pagination.total === 0 ? '0 traces' : `${formatInt(pagination.offset + 1)}–${formatInt(pagination.offset + rows.length)} of ${formatInt(pagination.total)} traces`}
+                {pagination.total === 0
+                  ? '0 traces'
+                  : `${formatInt(pagination.offset + 1)}–${formatInt(pagination.offset + rows.length)} of ${formatInt(pagination.total)} traces`}
                 {!serverSortKeys.includes(view.sort) && ' · this page sorted by the chosen column'}
               </span>
               <label className="field inline">
                 <span>Per page</span>
                 <select value={view.pageSize} onChange={(e) => setView({ ...view, pageSize: Number(e.target.value), page: 1 })}>
-                  {[20, 50, 100].map((n) => <option key={n} value={n}>{n}</option>)}
+                  {[20, 50, 100].map((n) => (
+                    <option key={n} value={n}>
+                      {n}
+                    </option>
+                  ))}
                 </select>
               </label>
-              <button className="button" disabled={view.page <= 1} onClick={() => setView({ ...view, page: view.page - 1 })}>Previous</button>
-              <button className="button" disabled={!pagination.hasMore} onClick={() => setView({ ...view, page: view.page + 1 })}>Next</button>
+              <button className="button" disabled={view.page <= 1} onClick={() => setView({ ...view, page: view.page - 1 })}>
+                Previous
+              </button>
+              <button className="button" disabled={!pagination.hasMore} onClick={() => setView({ ...view, page: view.page + 1 })}>
+                Next
+              </button>
             </nav>
           )}
         </>

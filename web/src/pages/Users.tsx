@@ -12,23 +12,52 @@ export function UsersPage() {
   const next = users.data?.meta.pagination?.nextCursor;
   return (
     <div className="page">
-      <header className="page-head"><div><h1>Users</h1><p className="muted">The end users of your app, by traces and cost.</p></div></header>
+      <header className="page-head">
+        <div>
+          <h1>Users</h1>
+          <p className="muted">The end users of your app, by traces and cost.</p>
+        </div>
+      </header>
       {users.isPending ? (
         <Loading />
       ) : users.isError ? (
         <ErrorState error={users.error} retry={() => users.refetch()} />
       ) : users.data.data.length === 0 ? (
-        <EmptyState title="No users yet"><p>Send traces with a <code>userId</code> to see who uses your app.</p></EmptyState>
+        <EmptyState title="No users yet">
+          <p>
+            Send traces with a <code>userId</code> to see who uses your app.
+          </p>
+        </EmptyState>
       ) : (
         <div className="table-wrap">
           <table className="table" aria-label="Users">
             <thead>
-              <tr><th scope="col">User</th><th scope="col" className="num">Traces</th><th scope="col" className="num">Sessions</th><th scope="col" className="num">Tokens</th><th scope="col" className="num">Cost</th><th scope="col" className="num">Failed traces</th><th scope="col">Last seen</th></tr>
+              <tr>
+                <th scope="col">User</th>
+                <th scope="col" className="num">
+                  Traces
+                </th>
+                <th scope="col" className="num">
+                  Sessions
+                </th>
+                <th scope="col" className="num">
+                  Tokens
+                </th>
+                <th scope="col" className="num">
+                  Cost
+                </th>
+                <th scope="col" className="num">
+                  Failed traces
+                </th>
+                <th scope="col">Last seen</th>
+              </tr>
             </thead>
             <tbody>
               {users.data.data.map((u) => (
                 <tr key={u.userId} data-user-id={u.userId}>
-                  <td><Link to={`/users/${encodeURIComponent(u.userId)}`}>{u.userId}</Link></td>
+                  <td>
+                    <Link to={`/users/${encodeURIComponent(u.userId)}`}>{u.userId}</Link>
+                  </td>
                   <td className="num">{formatInt(u.traceCount)}</td>
                   <td className="num">{formatInt(u.sessionCount)}</td>
                   <td className="num">{formatInt(u.totalTokens)}</td>
@@ -40,8 +69,16 @@ export function UsersPage() {
             </tbody>
           </table>
           <nav className="pager" aria-label="Pages">
-            {cursor && <button className="button" onClick={() => setParams({})}>First page</button>}
-            {next && <button className="button" onClick={() => setParams({ cursor: next })}>Next</button>}
+            {cursor && (
+              <button className="button" onClick={() => setParams({})}>
+                First page
+              </button>
+            )}
+            {next && (
+              <button className="button" onClick={() => setParams({ cursor: next })}>
+                Next
+              </button>
+            )}
           </nav>
         </div>
       )}
@@ -58,17 +95,41 @@ export function UserPage() {
   const u = user.data.data;
   return (
     <div className="page">
-      <nav className="crumbs" aria-label="Breadcrumb"><Link to="/users">Users</Link> <span aria-hidden="true">/</span> <span>{u.userId}</span></nav>
+      <nav className="crumbs" aria-label="Breadcrumb">
+        <Link to="/users">Users</Link> <span aria-hidden="true">/</span> <span>{u.userId}</span>
+      </nav>
       <header className="page-head">
-        <div><h1>{u.userId}</h1><p className="muted">First seen {formatTime(u.firstSeen)} · last seen {formatTime(u.lastSeen)}</p></div>
-        <Link className="button" to={`/traces?userId=${encodeURIComponent(u.userId)}`}>Traces of this user</Link>
+        <div>
+          <h1>{u.userId}</h1>
+          <p className="muted">
+            First seen {formatTime(u.firstSeen)} · last seen {formatTime(u.lastSeen)}
+          </p>
+        </div>
+        <Link className="button" to={`/traces?userId=${encodeURIComponent(u.userId)}`}>
+          Traces of this user
+        </Link>
       </header>
       <dl className="kpis kpis-compact">
-        <div><dt>Traces</dt><dd>{formatInt(u.traceCount)}</dd></div>
-        <div><dt>Sessions</dt><dd>{formatInt(u.sessionCount)}</dd></div>
-        <div><dt>Tokens</dt><dd>{formatInt(u.totalTokens)}</dd></div>
-        <div><dt>Cost</dt><dd>{formatUsd(u.costUsd)}</dd></div>
-        <div><dt>Failed traces</dt><dd>{formatInt(u.traceErrorCount)}</dd></div>
+        <div>
+          <dt>Traces</dt>
+          <dd>{formatInt(u.traceCount)}</dd>
+        </div>
+        <div>
+          <dt>Sessions</dt>
+          <dd>{formatInt(u.sessionCount)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>{formatInt(u.totalTokens)}</dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{formatUsd(u.costUsd)}</dd>
+        </div>
+        <div>
+          <dt>Failed traces</dt>
+          <dd>{formatInt(u.traceErrorCount)}</dd>
+        </div>
       </dl>
       <section className="card" aria-label="Sessions of this user">
         <h2>Recent sessions</h2>
@@ -80,11 +141,27 @@ export function UserPage() {
           <p className="muted">No session in this window.</p>
         ) : (
           <table className="table compact" aria-label="Sessions">
-            <thead><tr><th scope="col">Session</th><th scope="col" className="num">Traces</th><th scope="col" className="num">Duration</th><th scope="col" className="num">Cost</th><th scope="col">Last activity</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Session</th>
+                <th scope="col" className="num">
+                  Traces
+                </th>
+                <th scope="col" className="num">
+                  Duration
+                </th>
+                <th scope="col" className="num">
+                  Cost
+                </th>
+                <th scope="col">Last activity</th>
+              </tr>
+            </thead>
             <tbody>
               {sessions.data.data.map((s) => (
                 <tr key={s.sessionId}>
-                  <td><Link to={`/sessions/${encodeURIComponent(s.sessionId)}`}>{s.sessionId}</Link></td>
+                  <td>
+                    <Link to={`/sessions/${encodeURIComponent(s.sessionId)}`}>{s.sessionId}</Link>
+                  </td>
                   <td className="num">{formatInt(s.traceCount)}</td>
                   <td className="num">{formatDuration(s.durationMs)}</td>
                   <td className="num">{formatUsd(s.costUsd)}</td>
