@@ -78,7 +78,7 @@ export function FirstTraceGuide() {
   "spans":[{"spanId":"root","name":"agent","kind":"agent",
     "startTime":"2025-06-01T12:00:00Z","endTime":"2025-06-01T12:00:02Z",
     "durationMs":2000,"status":"ok"}]}]}'`;
-  const sdk = `import { Loupe } from 'loupe/sdk';
+  const sdk = `import { Loupe } from '@loupe/sdk';
 
 const loupe = new Loupe({ apiKey: process.env.LOUPE_API_KEY, baseUrl: '${origin}' });
 const answer = loupe.wrap(async (question: string) =>
