@@ -26,6 +26,9 @@ export interface SpanRow {
   cost_usd: number | null;
   /** The StoredSpan as JSON text (storedSpanOf). */
   detail: string;
+  /** attributes and metadata as string maps (stringMapOf), for queries by key (clickhouse/0008). */
+  attributes_map: Record<string, string>;
+  metadata_map: Record<string, string>;
   trace_name: string;
   session_id: string;
   source: string;
@@ -100,6 +103,20 @@ export function storedSpanOf(span: Span, startTime = toStoredTime(span.startTime
   };
 }
 
+/**
+ * A JSON object as a map of strings: strings as they are, any other value as its JSON text,
+ * exactly as the DEFAULT of the map columns computes it from `detail` (clickhouse/0008).
+ */
+export function stringMapOf(object: Record<string, unknown> | undefined): Record<string, string> {
+  const map: Record<string, string> = {};
+  if (object === undefined) return map;
+  for (const [key, value] of Object.entries(object)) {
+    // JSON text leaves undefined members out; so does the map.
+    if (value !== undefined) map[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return map;
+}
+
 export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version: string): SpanRow {
   const startTime = toStoredTime(span.startTime);
   const endTime = toStoredTime(span.endTime);
@@ -122,6 +139,8 @@ export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version
     total_tokens: span.totalTokens ?? null,
     cost_usd: span.costUsd ?? null,
     detail: JSON.stringify(storedSpanOf(span, startTime, endTime)),
+    attributes_map: stringMapOf(span.attributes),
+    metadata_map: stringMapOf(span.metadata),
     trace_name: trace.name ?? '',
     session_id: trace.sessionId ?? '',
     source: trace.source,
