@@ -5,7 +5,7 @@ import { fixtureTraces, sendTraces } from './analytics-fixtures.js';
 
 /**
  * The analytics data set (analytics-fixtures.ts), with span attributes and metadata on T1 and
- * T2, stored for `tenant`; `other` holds the same trace ids with every cost at 1000 and a
+ * T2, stored for `tenant`; `other` holds the same trace ids with every cost at 987654 and a
  * marker attribute, so any of its rows in an answer shows.
  */
 export async function loadSqlFixtures(ctx: TestContext, tenant: Tenant, other: Tenant) {
@@ -24,7 +24,7 @@ export async function loadSqlFixtures(ctx: TestContext, tenant: Tenant, other: T
   const big = fixtureTraces();
   for (const trace of Object.values(big)) {
     for (const s of trace.spans as Array<Record<string, unknown>>) {
-      if ('costUsd' in s) s.costUsd = 1000;
+      if ('costUsd' in s) s.costUsd = 987654;
       s.attributes = { 'user.id': 'intruder', secret: 'other-workspace' };
     }
   }
