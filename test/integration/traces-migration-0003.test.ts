@@ -87,7 +87,7 @@ beforeAll(async () => {
     ],
     format: 'JSONEachRow',
   });
-  expect(await migrateClickhouse(store.client, ddl)).toEqual(['0003_span_detail_and_trace_item.sql']);
+  expect(await migrateClickhouse(store.client, ddl)).toContain('0003_span_detail_and_trace_item.sql');
 });
 
 afterAll(async () => {
