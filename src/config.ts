@@ -86,6 +86,9 @@ export const configSchema = z.object({
   LOUPE_SQL_MAX_RESULT_BYTES: optionalInt(1, 2 ** 50).transform((v) => v ?? 100 * 1024 ** 2),
   /** SQL queries one organization may run at once on one instance; more answer 429. */
   LOUPE_SQL_MAX_CONCURRENT: optionalInt(1, 1000).transform((v) => v ?? 2),
+  /** `npx loupe sql`: the service to ask and the key to ask with. */
+  LOUPE_URL: optionalUrl(['http:', 'https:']).transform((v) => v ?? 'http://127.0.0.1:3000'),
+  LOUPE_API_KEY: optionalString,
   LOG_LEVEL: optionalString
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional())
     .transform((v) => v ?? 'info'),

@@ -90,19 +90,19 @@ async function confinedText(client: ClickHouseClient, body: SqlBody): Promise<st
 }
 
 /** Step 3: the statement that runs. The database name is the configuration's plain identifier. */
-function confinedStatement(text: string, config: Config, format: SqlBody['format']): string {
+function confinedStatement(text: string, config: Config, format: SqlBody['format'], engineSettings: string): string {
   const views = Object.entries(sqlViews)
     .map(([name, view]) => `${name} AS (SELECT * FROM ${config.CLICKHOUSE_DATABASE}.${view}(workspace = {${workspaceParameter}:String}))`)
     .join(', ');
   // Parquet compressed with Snappy, which every Parquet reader reads (the engine's default, ZSTD, is not).
   const output = format === 'parquet' ? ", output_format_parquet_compression_method = 'snappy'" : '';
-  return `WITH ${views} SELECT * FROM (${text}) SETTINGS ${limitSettings(config)}${output}`;
+  return `WITH ${views} SELECT * FROM (${text}) SETTINGS ${limitSettings(config)}${engineSettings}${output}`;
 }
 
 async function prepare(session: SqlSession, workspaceId: string, body: SqlBody, config: Config) {
   const client = await session.client();
   const text = await confinedText(client, body);
-  return { client, query: confinedStatement(text, config, body.format), params: { ...body.parameters, [workspaceParameter]: workspaceId } };
+  return { client, query: confinedStatement(text, config, body.format, session.engineSettings), params: { ...body.parameters, [workspaceParameter]: workspaceId } };
 }
 
 /**

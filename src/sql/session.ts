@@ -9,6 +9,8 @@ import { openClickhouseSession, type ClickHouseClient, type ClickhouseStore } fr
  */
 export class SqlSession {
   #store: Promise<ClickhouseStore> | undefined;
+  /** Settings this engine needs for correct answers (engineSettings), set when the session opens. */
+  #engineSettings = '';
 
   constructor(
     private readonly config: Config,
@@ -23,6 +25,11 @@ export class SqlSession {
     return `${this.config.CLICKHOUSE_DATABASE}_sandbox`;
   }
 
+  /** `, name = value…` to append to the statement's SETTINGS; '' when none. */
+  get engineSettings(): string {
+    return this.#engineSettings;
+  }
+
   client(): Promise<ClickHouseClient> {
     this.#store ??= this.#open().catch((error: unknown) => {
       this.#store = undefined;
@@ -34,6 +41,7 @@ export class SqlSession {
   async #open(): Promise<ClickhouseStore> {
     // The name comes from the configuration, checked there to be a plain identifier.
     await this.main.command({ query: `CREATE DATABASE IF NOT EXISTS ${this.sandbox}` });
+    this.#engineSettings = await engineSettings(this.main);
     return openClickhouseSession(
       {
         url: this.config.CLICKHOUSE_URL,
@@ -51,4 +59,18 @@ export class SqlSession {
     this.#store = undefined;
     if (store) await (await store.catch(() => undefined))?.close();
   }
+}
+
+/**
+ * Lazy materialization (engines from 25.4 on) reads the columns of an `ORDER BY … LIMIT`
+ * after sorting; over the views (FINAL inside a parameterized view, behind a CTE) it loses
+ * them ("Not found column … __global_row_index"). Off where the engine has it; an older
+ * server has neither the setting nor the fault.
+ */
+async function engineSettings(client: ClickHouseClient): Promise<string> {
+  const rs = await client.query({
+    query: "SELECT name FROM system.settings WHERE name IN ('query_plan_optimize_lazy_materialization')",
+    format: 'JSONEachRow',
+  });
+  return (await rs.json<{ name: string }>()).map(({ name }) => `, ${name} = 0`).join('');
 }

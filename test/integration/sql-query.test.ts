@@ -62,6 +62,13 @@ describe('POST /api/sql', () => {
     expect(traces[0]!.traces).toBe(totals.traceCount);
   });
 
+  it('answers ORDER BY … LIMIT over the views (lazy materialization of the engine is off: it loses columns there)', async () => {
+    const rows = await sqlRows(ctx.app, tenant, 'SELECT trace_id, span_count FROM traces ORDER BY trace_id LIMIT 2');
+    expect(rows).toEqual([{ trace_id: 't1', span_count: 3 }, { trace_id: 't2', span_count: 3 }]);
+    const spans = await sqlRows(ctx.app, tenant, 'SELECT trace_id, span_id, name FROM spans ORDER BY start_time DESC LIMIT 1');
+    expect(spans).toEqual([{ trace_id: 't4', span_id: 'x', name: 'llm.completion x' }]);
+  });
+
   it('deduplicates re-sent spans and hides deleted traces', async () => {
     const rows = await sqlRows(ctx.app, tenant, "SELECT count() AS n, countIf(trace_id = 't5') AS deleted FROM spans");
     expect(rows).toEqual([{ n: 8, deleted: 0 }]);
