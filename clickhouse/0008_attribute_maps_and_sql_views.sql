@@ -24,15 +24,16 @@ ALTER TABLE {{local:spans}} {{on_cluster}} MATERIALIZE COLUMN metadata_map SETTI
 -- `sql_spans(workspace = '…')`; the endpoint binds it from the caller's key and lets the
 -- caller name them `spans` and `traces` (clickhouse/README.md, "SQL endpoint").
 CREATE VIEW IF NOT EXISTS sql_spans {{on_cluster}} AS
-SELECT trace_id, span_id, parent_span_id, name, kind, status, status_message, start_time, end_time, duration_ms,
-  model, provider, input_tokens, output_tokens, total_tokens, cost_usd,
+SELECT trace_id, span_id, parent_span_id, name, kind, status, status_message, start_time, end_time, duration_ms, ttft_ms,
+  model, provider, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
+  cost_usd, cost_source, prompt_name, prompt_version,
   attributes_map AS attributes, metadata_map AS metadata, input, output, events,
-  trace_name, session_id, source, environment
+  trace_name, session_id, user_id, tags, service, source, environment
 FROM spans FINAL
 WHERE workspace_id = {workspace:String} AND is_deleted = 0;
 
 CREATE VIEW IF NOT EXISTS sql_traces {{on_cluster}} AS
-SELECT trace_id, name, session_id, source, environment, status, trace_kind, start_time, end_time, duration_ms,
-  model, provider, input_tokens, output_tokens, total_tokens, cost_usd, span_count, error_count
+SELECT trace_id, name, session_id, user_id, tags, service, source, environment, status, trace_kind, start_time, end_time,
+  duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd, span_count, error_count
 FROM traces FINAL
 WHERE workspace_id = {workspace:String} AND is_deleted = 0;

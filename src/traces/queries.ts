@@ -39,14 +39,15 @@ const rootValue = (column: string) => `argMinIf(${column}, (start_time, span_id)
  * in the other aggregates.
  */
 const latestSent = (column: string, alias: string) =>
-  `argMaxIf(${column}, version, ${column} != '') AS ${alias}, maxIf(version, ${column} != '') AS ${alias}_version`;
+  `argMaxIf(${column}, version, notEmpty(${column})) AS ${alias}, maxIf(version, notEmpty(${column})) AS ${alias}_version`;
 /** A payload that omits a trace field keeps the earlier value, even once the spans that carried it were replaced. */
 const keepEarlier = (alias: string, column: string) =>
-  `if(s.${alias}_version >= previous.version OR previous.${column} = '', s.${alias}, previous.${column})`;
+  `if(s.${alias}_version >= previous.version OR empty(previous.${column}), s.${alias}, previous.${column})`;
 
 /** Where the recompute's SELECT holds the value of each `traces` column, for its `item`. */
 const summaryValues: Record<string, string> = {
   trace_id: 's.trace_id', name: 'f_name', session_id: 'f_session_id', source: 's.t_source', environment: 'f_environment',
+  service: 'f_service', user_id: 'f_user_id', tags: 'f_tags',
   status: 's.t_status', trace_kind: 's.t_kind', start_time: 's.t_start', end_time: 's.t_end', duration_ms: 's.t_duration',
   model: 's.t_model', provider: 's.t_provider', input_tokens: 's.t_input_tokens', output_tokens: 's.t_output_tokens',
   total_tokens: 's.t_total_tokens', cost_usd: 's.t_cost_usd', span_count: 's.t_span_count', error_count: 's.t_error_count',
@@ -73,11 +74,13 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
   if (traceIds.length === 0) return;
   await clickhouse.command({
     query: `
-      INSERT INTO traces (workspace_id, trace_id, name, session_id, source, environment, status, trace_kind,
+      INSERT INTO traces (workspace_id, trace_id, name, session_id, source, environment, service, user_id, tags, status, trace_kind,
         start_time, end_time, duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd,
         span_count, error_count, item, by_model, by_provider, by_kind, version, is_deleted)
       SELECT s.workspace_id, s.trace_id, ${keepEarlier('t_name', 'name')} AS f_name,
         ${keepEarlier('t_session', 'session_id')} AS f_session_id, s.t_source, ${keepEarlier('t_env', 'environment')} AS f_environment,
+        ${keepEarlier('t_service', 'service')} AS f_service, ${keepEarlier('t_user', 'user_id')} AS f_user_id,
+        ${keepEarlier('t_tags', 'tags')} AS f_tags,
         s.t_status, s.t_kind, s.t_start, s.t_end, s.t_duration,
         s.t_model, s.t_provider, s.t_input_tokens, s.t_output_tokens, s.t_total_tokens, s.t_cost_usd, s.t_span_count,
         s.t_error_count, ${traceItem(summaryValue)},
@@ -91,6 +94,9 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
           ${latestSent('trace_name', 't_name')},
           ${latestSent('session_id', 't_session')},
           ${latestSent('environment', 't_env')},
+          ${latestSent('service', 't_service')},
+          ${latestSent('user_id', 't_user')},
+          ${latestSent('tags', 't_tags')},
           argMax(source, version) AS t_source,
           countIf(${isRoot}) > 0 AS t_has_root,
           if(t_has_root, if(${rootValue('status')} = 'error', 'error', 'completed'), 'running') AS t_status,
@@ -109,7 +115,7 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
           countIf(${isLlm}) > 0 AS t_has_llm,
           ${spanGroupAggregates('t_')}
         FROM (
-          SELECT workspace_id, trace_id, span_id, version, is_deleted, trace_name, session_id, environment, source,
+          SELECT workspace_id, trace_id, span_id, version, is_deleted, trace_name, session_id, environment, service, user_id, tags, source,
             parent_span_id, status, kind, start_time, end_time, duration_ms, model, provider,
             input_tokens, output_tokens, total_tokens, cost_usd
           FROM spans
@@ -121,9 +127,9 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
         GROUP BY workspace_id, trace_id
       ) AS s
       LEFT JOIN (
-        SELECT trace_id, name, session_id, environment, version
+        SELECT trace_id, name, session_id, environment, service, user_id, tags, version
         FROM (
-          SELECT trace_id, name, session_id, environment, version, is_deleted
+          SELECT trace_id, name, session_id, environment, service, user_id, tags, version, is_deleted
           FROM traces
           WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
           ORDER BY version DESC

@@ -32,6 +32,11 @@ export const limits = {
   idLength: 128,
   nameLength: 1000,
   sessionIdLength: 256,
+  userIdLength: 256,
+  serviceLength: 256,
+  promptNameLength: 256,
+  tagsPerTrace: 50,
+  tagLength: 100,
   labelLength: 64,
   modelLength: 256,
   statusMessageLength: 10_000,
@@ -56,6 +61,9 @@ const labelSchema = z
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
 const sessionIdSchema = z.string().min(1).max(limits.sessionIdLength).regex(noControl, 'must not contain control characters');
 const nameSchema = z.string().min(1).max(limits.nameLength);
+export const userIdSchema = z.string().min(1).max(limits.userIdLength).regex(noControl, 'must not contain control characters');
+export const serviceSchema = z.string().min(1).max(limits.serviceLength).regex(noControl, 'must not contain control characters');
+export const tagSchema = z.string().min(1).max(limits.tagLength).regex(noControl, 'must not contain control characters');
 /** Years the store's DateTime64 and retention TTL can hold without clamping. */
 const isoTime = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone (Z or ±hh:mm)' })
@@ -114,12 +122,18 @@ const spanFields = {
   inputTokens: amount.optional(),
   outputTokens: amount.optional(),
   totalTokens: amount.optional(),
+  cacheReadTokens: amount.optional(),
+  cacheWriteTokens: amount.optional(),
+  reasoningTokens: amount.optional(),
   costUsd: amount.optional(),
+  ttftMs: amount.optional(),
   status: spanStatusSchema,
   statusMessage: z.string().max(limits.statusMessageLength).optional(),
   attributes: jsonObject.optional(),
   events: z.array(spanEventSchema).max(limits.eventsPerSpan).optional(),
   metadata: jsonObject.optional(),
+  promptName: z.string().min(1).max(limits.promptNameLength).regex(noControl, 'must not contain control characters').optional(),
+  promptVersion: z.string().min(1).max(limits.labelLength).regex(noControl, 'must not contain control characters').optional(),
 };
 
 export const spanSchema = z.object(spanFields).superRefine((span, ctx) => {
@@ -149,6 +163,9 @@ export const traceSchema = z
     sessionId: sessionIdSchema.optional(),
     source: labelSchema,
     environment: labelSchema.optional(),
+    service: serviceSchema.optional(),
+    userId: userIdSchema.optional(),
+    tags: z.array(tagSchema).max(limits.tagsPerTrace).optional(),
     spans: z.array(spanSchema).min(1).max(limits.spansPerTrace),
   })
   .superRefine((trace, ctx) => {
@@ -191,6 +208,9 @@ export const traceListItemSchema = z.object({
   sessionId: z.string().nullable(),
   source: z.string(),
   environment: z.string().nullable(),
+  service: z.string().nullable(),
+  userId: z.string().nullable(),
+  tags: z.array(z.string()),
   status: traceStatusSchema,
   traceKind: spanKindSchema.nullable(),
   startTime: z.string(),

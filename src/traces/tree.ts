@@ -9,7 +9,16 @@ import type { StoredSpan, TraceListItem } from './schemas.js';
 
 export const toStoredSpan = (detail: string): StoredSpan => JSON.parse(detail) as StoredSpan;
 
-export const toTraceListItem = (item: string): TraceListItem => JSON.parse(item) as TraceListItem;
+/**
+ * Items written before migration 0004 lack the service, user and tags of the trace: they read
+ * as the item of a trace that sent none.
+ */
+export const toTraceListItem = (item: string): TraceListItem => {
+  const parsed = JSON.parse(item) as Partial<TraceListItem>;
+  if (parsed.tags !== undefined) return parsed as TraceListItem;
+  const { traceId, name, sessionId, source, environment, ...rest } = parsed;
+  return { traceId, name, sessionId, source, environment, service: null, userId: null, tags: [], ...rest } as TraceListItem;
+};
 
 /** Spans grouped by trace id, each group in the order the rows came (start order). */
 export function groupSpansByTrace(rows: Array<{ trace_id: string; detail: string }>): Map<string, StoredSpan[]> {

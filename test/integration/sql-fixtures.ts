@@ -13,6 +13,8 @@ export async function loadSqlFixtures(ctx: TestContext, tenant: Tenant, other: T
   const llm1 = t1.spans[1] as Record<string, unknown>;
   llm1.attributes = { 'gen_ai.request.model': 'gpt-4o', 'user.id': 'u-1', 'gen_ai.request.temperature': 0.2, nested: { a: [1, 'x'] } };
   llm1.metadata = { team: 'support' };
+  Object.assign(t1, { userId: 'u-1', tags: ['beta', 'support'], service: 'chat-api' });
+  Object.assign(t2, { userId: 'u-2' });
   const llm2 = t2.spans[1] as Record<string, unknown>;
   llm2.attributes = { 'gen_ai.request.model': 'claude', 'user.id': 'u-2' };
   const tool2 = t2.spans[2] as Record<string, unknown>;

@@ -168,6 +168,16 @@ describe('POST /api/sql', () => {
       { user: 'u-1', day: '2026-03-01', cost: 0.5 },
       { user: 'u-2', day: '2026-03-01', cost: 0.25 },
     ]);
+    const perUserTraces = await sqlRows(
+      ctx.app,
+      tenant,
+      `SELECT user_id, toDate(start_time) AS day, count() AS traces, round(sum(cost_usd), 6) AS cost, any(tags) AS tags
+       FROM traces WHERE user_id != '' GROUP BY user_id, day ORDER BY user_id`,
+    );
+    expect(perUserTraces).toEqual([
+      { user_id: 'u-1', day: '2026-03-01', traces: 1, cost: 0.5, tags: ['beta', 'support'] },
+      { user_id: 'u-2', day: '2026-03-01', traces: 1, cost: 0.25, tags: [] },
+    ]);
     const failingTools = await sqlRows(
       ctx.app,
       tenant,
