@@ -99,10 +99,9 @@ function confinedStatement(text: string, config: Config, format: SqlBody['format
   return `WITH ${views} SELECT * FROM (${text}) SETTINGS ${limitSettings(config)}${engineSettings}${output}`;
 }
 
-async function prepare(session: SqlSession, workspaceId: string, body: SqlBody, config: Config) {
-  const client = await session.client();
+async function prepare(client: ClickHouseClient, session: SqlSession, workspaceId: string, body: SqlBody, config: Config) {
   const text = await confinedText(client, body);
-  return { client, query: confinedStatement(text, config, body.format, session.engineSettings), params: { ...body.parameters, [workspaceParameter]: workspaceId } };
+  return { query: confinedStatement(text, config, body.format, session.engineSettings), params: { ...body.parameters, [workspaceParameter]: workspaceId } };
 }
 
 /**
@@ -125,8 +124,10 @@ export async function runSqlQuery(
   body: SqlBody,
   config: Config,
 ): Promise<{ result: SqlResult; statistics: SqlStatistics }> {
+  // Opening the session is the service's business: its failures are not the query's (no 400).
+  const client = await session.client();
   try {
-    const { client, query, params } = await prepare(session, workspaceId, body, config);
+    const { query, params } = await prepare(client, session, workspaceId, body, config);
     const resultSet = await client.query({ query, query_params: params, format: 'JSONCompact', clickhouse_settings: endOfQuery });
     const answer = (await resultSet.json()) as unknown as JsonCompact;
     return {
@@ -149,8 +150,9 @@ export async function exportSqlQuery(
   body: SqlBody & { format: ExportFormat },
   config: Config,
 ): Promise<{ file: Buffer; statistics: SqlStatistics }> {
+  const client = await session.client();
   try {
-    const { client, query, params } = await prepare(session, workspaceId, body, config);
+    const { query, params } = await prepare(client, session, workspaceId, body, config);
     const started = performance.now();
     const result = await client.exec({ query: `${query} FORMAT ${exportFormats[body.format]}`, query_params: params, clickhouse_settings: endOfQuery });
     const chunks: Buffer[] = [];
