@@ -69,6 +69,12 @@ describe('POST /api/sql', () => {
     expect(spans).toEqual([{ trace_id: 't4', span_id: 'x', name: 'llm.completion x' }]);
   });
 
+  it('is described in the OpenAPI document', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.paths['/api/sql/'].post.requestBody).toBeDefined();
+    expect(Object.keys(doc.paths['/api/sql/'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '422', '429']));
+  });
+
   it('deduplicates re-sent spans and hides deleted traces', async () => {
     const rows = await sqlRows(ctx.app, tenant, "SELECT count() AS n, countIf(trace_id = 't5') AS deleted FROM spans");
     expect(rows).toEqual([{ n: 8, deleted: 0 }]);
