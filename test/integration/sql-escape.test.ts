@@ -88,6 +88,9 @@ describe('another workspace\'s rows', () => {
     await expectRefused(`SELECT * FROM spans_latest`, 400, /spans_latest/);
     await expectRefused(`SELECT * FROM schema_migrations`, 400, /schema_migrations/);
     await expectRefused(`SELECT 1 FROM spans WHERE trace_id IN ${ctx.config.CLICKHOUSE_DATABASE}.traces`, 403, /out of reach/);
+    // An Identifier parameter is substituted before the tree is checked.
+    await expectRefused('SELECT * FROM {t:Identifier}', 403, /out of reach/, { t: 'system.tables' });
+    await expectRefused('SELECT * FROM {t:Identifier}', 403, /out of reach/, { t: `${ctx.config.CLICKHOUSE_DATABASE}.spans` });
     await expectRefused(`SELECT * FROM merge(${ctx.config.CLICKHOUSE_DATABASE}, '.*')`, 403, /Table function merge/);
   });
 });
