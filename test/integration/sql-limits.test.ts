@@ -29,27 +29,28 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-async function expectTooExpensive(app: FastifyInstance, query: string, limit: string) {
+async function expectTooExpensive(app: FastifyInstance, query: string, variable: string, limit: 'time' | 'memory' | 'size') {
   const res = await sql(app, tenant, { query });
   expect(res.statusCode, res.body).toBe(422);
   const { error } = res.json();
   expect(error.code).toBe('QUERY_TOO_EXPENSIVE');
-  expect(error.details.limit).toBe(limit);
-  expect(error.message).toContain(limit);
+  expect(error.details).toMatchObject({ limit, variable });
+  expect(error.message).toContain(variable);
 }
 
 describe('limits of one query', () => {
   it('answers 422 naming the limit hit', async () => {
-    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_RESULT_ROWS: 3 }), 'SELECT trace_id FROM spans', 'LOUPE_SQL_MAX_RESULT_ROWS');
-    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_RESULT_BYTES: 64 }), 'SELECT repeat(trace_id, 100) FROM spans', 'LOUPE_SQL_MAX_RESULT_BYTES');
-    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_ROWS_TO_READ: 2 }), 'SELECT count() FROM spans', 'LOUPE_SQL_MAX_ROWS_TO_READ');
-    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_BYTES_TO_READ: 100 }), 'SELECT input FROM spans', 'LOUPE_SQL_MAX_BYTES_TO_READ');
+    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_RESULT_ROWS: 3 }), 'SELECT trace_id FROM spans', 'LOUPE_SQL_MAX_RESULT_ROWS', 'size');
+    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_RESULT_BYTES: 64 }), 'SELECT repeat(trace_id, 100) FROM spans', 'LOUPE_SQL_MAX_RESULT_BYTES', 'size');
+    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_ROWS_TO_READ: 2 }), 'SELECT count() FROM spans', 'LOUPE_SQL_MAX_ROWS_TO_READ', 'size');
+    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_BYTES_TO_READ: 100 }), 'SELECT input FROM spans', 'LOUPE_SQL_MAX_BYTES_TO_READ', 'size');
     await expectTooExpensive(
       await appWith({ LOUPE_SQL_MAX_MEMORY_BYTES: 1024 * 1024 }),
       'SELECT arrayMap(x -> range(100000), range(200)) FROM spans',
       'LOUPE_SQL_MAX_MEMORY_BYTES',
+      'memory',
     );
-    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_EXECUTION_MS: 100 }), 'SELECT sum(sleepEachRow(0.2)) FROM spans', 'LOUPE_SQL_MAX_EXECUTION_MS');
+    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_EXECUTION_MS: 100 }), 'SELECT sum(sleepEachRow(0.2)) FROM spans', 'LOUPE_SQL_MAX_EXECUTION_MS', 'time');
   });
 
   it('answers the same query within its limits', async () => {
@@ -74,7 +75,7 @@ describe('limits per organization', () => {
     expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 200, 429]);
     const refused = answers.find((a) => a.statusCode === 429)!;
     expect(refused.json().error.code).toBe('RATE_LIMITED');
-    expect(refused.json().error.details.limit).toBe('LOUPE_SQL_MAX_CONCURRENT');
+    expect(refused.json().error.details).toMatchObject({ limit: 'concurrency', variable: 'LOUPE_SQL_MAX_CONCURRENT', value: 1 });
     expect(refused.headers['retry-after']).toBe('1');
     // Once they have finished, the organization may query again.
     expect((await sql(app, tenant, { query: 'SELECT 1' })).statusCode).toBe(200);

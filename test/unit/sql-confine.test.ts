@@ -101,9 +101,9 @@ describe('limits', () => {
   });
 
   it('name the variable of the limit an engine error reports', () => {
-    expect(limitError('TIMEOUT_EXCEEDED', 'Timeout exceeded', config)?.details).toEqual({ limit: 'LOUPE_SQL_MAX_EXECUTION_MS', value: 1500 });
-    expect(limitError('TOO_MANY_ROWS_OR_BYTES', 'Limit for result exceeded, max rows: 7', config)?.details.limit).toBe('LOUPE_SQL_MAX_RESULT_ROWS');
-    expect(limitError('TOO_MANY_ROWS_OR_BYTES', 'Limit for result exceeded, max bytes: 1.00 KiB', config)?.details.limit).toBe('LOUPE_SQL_MAX_RESULT_BYTES');
+    expect(limitError('TIMEOUT_EXCEEDED', 'Timeout exceeded', config)?.details).toEqual({ limit: 'time', variable: 'LOUPE_SQL_MAX_EXECUTION_MS', value: 1500 });
+    expect(limitError('TOO_MANY_ROWS_OR_BYTES', 'Limit for result exceeded, max rows: 7', config)?.details.variable).toBe('LOUPE_SQL_MAX_RESULT_ROWS');
+    expect(limitError('TOO_MANY_ROWS_OR_BYTES', 'Limit for result exceeded, max bytes: 1.00 KiB', config)?.details.variable).toBe('LOUPE_SQL_MAX_RESULT_BYTES');
     expect(limitError('MEMORY_LIMIT_EXCEEDED', 'x', config)?.status).toBe(422);
     expect(limitError('SYNTAX_ERROR', 'x', config)).toBeUndefined();
   });
