@@ -37,3 +37,26 @@ SELECT trace_id, name, session_id, user_id, tags, service, source, environment, 
   duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd, span_count, error_count
 FROM traces FINAL
 WHERE workspace_id = {workspace:String} AND is_deleted = 0;
+
+-- Sessions and users: one row each, from the workspace's live trace summaries, with the figures
+-- of GET /api/sessions and GET /api/users (src/traces/sessions/queries.ts).
+CREATE VIEW IF NOT EXISTS sql_sessions {{on_cluster}} AS
+SELECT session_id, count() AS trace_count, min(start_time) AS first_start_time, max(end_time) AS last_end_time,
+  (toUnixTimestamp64Micro(max(end_time)) - toUnixTimestamp64Micro(min(start_time))) / 1000 AS duration_ms,
+  arraySort(groupUniqArrayIf(user_id, user_id != '')) AS user_ids,
+  sum(ifNull(input_tokens, 0)) AS input_tokens, sum(ifNull(output_tokens, 0)) AS output_tokens,
+  sum(ifNull(total_tokens, 0)) AS total_tokens, sum(ifNull(cost_usd, 0)) AS cost_usd,
+  sum(error_count) AS error_count, countIf(status = 'error') AS trace_error_count
+FROM traces FINAL
+WHERE workspace_id = {workspace:String} AND is_deleted = 0 AND session_id != ''
+GROUP BY session_id;
+
+CREATE VIEW IF NOT EXISTS sql_users {{on_cluster}} AS
+SELECT user_id, count() AS trace_count, uniqExactIf(session_id, session_id != '') AS session_count,
+  sum(ifNull(input_tokens, 0)) AS input_tokens, sum(ifNull(output_tokens, 0)) AS output_tokens,
+  sum(ifNull(total_tokens, 0)) AS total_tokens, sum(ifNull(cost_usd, 0)) AS cost_usd,
+  sum(error_count) AS error_count, countIf(status = 'error') AS trace_error_count,
+  min(start_time) AS first_seen, max(ifNull(end_time, start_time)) AS last_seen
+FROM traces FINAL
+WHERE workspace_id = {workspace:String} AND is_deleted = 0 AND user_id != ''
+GROUP BY user_id;

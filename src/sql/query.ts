@@ -12,7 +12,7 @@ import type { SqlSession } from './session.js';
  *    a syntax error or a second statement stops here, and what goes on is the engine's own
  *    rendering of exactly one statement, comments gone;
  * 2. the engine parses that (`EXPLAIN AST`, which never runs it) and confine.ts checks the tree;
- * 3. it runs inside a statement the service writes: the views `spans` and `traces` as CTEs over
+ * 3. it runs inside a statement the service writes: the views `spans`, `traces`, `sessions` and `users` as CTEs over
  *    the parameterized views of clickhouse/0008, bound to the caller's workspace by a query
  *    parameter, the caller's query as a subquery, and the limits with readonly = 1;
  * 4. in a session whose current database is empty (session.ts), so a bare name reaches only
@@ -20,7 +20,7 @@ import type { SqlSession } from './session.js';
  */
 
 /** The views a query may read, by the name callers use, and the parameterized view behind each. */
-export const sqlViews = { spans: 'sql_spans', traces: 'sql_traces' } as const;
+export const sqlViews = { spans: 'sql_spans', traces: 'sql_traces', sessions: 'sql_sessions', users: 'sql_users' } as const;
 const viewNames = Object.keys(sqlViews);
 
 /** The workspace parameter: callers' parameter names cannot start with an underscore (schemas.ts). */

@@ -72,6 +72,8 @@ describe('another workspace\'s rows', () => {
     await expectOwnRowsOnly(`SELECT arrayJoin([(SELECT groupArray(cost_usd) FROM spans)]) AS c`);
     await expectOwnRowsOnly(`SELECT arrayJoin(mapValues(attributes)) AS v FROM spans`);
     await expectOwnRowsOnly(`SELECT * FROM (SELECT * FROM (SELECT * FROM (SELECT cost_usd FROM spans)))`);
+    expect(await expectOwnRowsOnly('SELECT user_id, cost_usd FROM users ORDER BY user_id')).toEqual([['u-1', 0.5], ['u-2', 0.25]]);
+    await expectOwnRowsOnly('SELECT s.session_id, u.user_id, u.cost_usd FROM sessions s CROSS JOIN users u');
     await expectOwnRowsOnly(`SELECT (SELECT max(cost_usd) FROM spans) AS m, (SELECT count() FROM traces) AS n`);
     await expectOwnRowsOnly(`SELECT * FROM spans WHERE trace_id = {id:String}`, { id: `t1' OR workspace_id = '${ws}` });
     await expectRefused(`SELECT {__loupe_workspace:String} AS mine`, 400, /__loupe_workspace/);

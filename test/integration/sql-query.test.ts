@@ -75,6 +75,27 @@ describe('POST /api/sql', () => {
     expect(Object.keys(doc.paths['/api/sql/'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '422', '429']));
   });
 
+  it('answers sessions and users with the figures of GET /api/sessions and GET /api/users', async () => {
+    const window = 'startAfter=2026-01-01T00:00:00Z&startBefore=2026-04-01T00:00:00Z';
+    const rest = await ctx.app.inject({ method: 'GET', url: `/api/sessions?${window}`, headers: tenant.headers });
+    expect(rest.statusCode, rest.body).toBe(200);
+    const s1 = (rest.json().data as Array<Record<string, unknown>>).find((s) => s.sessionId === 's1')!;
+    const [session] = await sqlRows(ctx.app, tenant, "SELECT * FROM sessions WHERE session_id = 's1'");
+    expect(session).toMatchObject({
+      trace_count: s1.traceCount, user_ids: s1.userIds, input_tokens: s1.inputTokens, output_tokens: s1.outputTokens,
+      total_tokens: s1.totalTokens, error_count: s1.errorCount, trace_error_count: s1.traceErrorCount, duration_ms: s1.durationMs,
+    });
+    expect(session!.cost_usd).toBeCloseTo(s1.costUsd as number, 9);
+    const users = await ctx.app.inject({ method: 'GET', url: `/api/users?${window}`, headers: tenant.headers });
+    expect(users.statusCode, users.body).toBe(200);
+    const restUsers = (users.json().data as Array<Record<string, unknown>>).sort((a, b) => String(a.userId).localeCompare(String(b.userId)));
+    const sqlUsers = await sqlRows(ctx.app, tenant, 'SELECT user_id, trace_count, session_count, round(cost_usd, 6) AS cost, error_count FROM users ORDER BY user_id');
+    expect(sqlUsers).toEqual(restUsers.map((u) => ({
+      user_id: u.userId, trace_count: u.traceCount, session_count: u.sessionCount, cost: u.costUsd, error_count: u.errorCount,
+    })));
+    expect(sqlUsers).toHaveLength(2);
+  });
+
   it('deduplicates re-sent spans and hides deleted traces', async () => {
     const rows = await sqlRows(ctx.app, tenant, "SELECT count() AS n, countIf(trace_id = 't5') AS deleted FROM spans");
     expect(rows).toEqual([{ n: 8, deleted: 0 }]);
