@@ -97,9 +97,11 @@ export async function run(args: string[]) {
     const rangeStart = rangeEnd - 30 * dayMs + 2 * 3600_000;
     const traces = options.spans / spansPerTrace;
     const started = performance.now();
-    for (let loaded = 0; loaded < traces; ) {
+    for (let loaded = 0; loaded < traces;) {
       const count = Math.min(options.batch, traces - loaded);
-      const batch = Array.from({ length: count }, (_, i) => withAttributes(makeQueryTrace(loaded + i, rangeStart, rangeEnd - rangeStart), loaded + i));
+      const batch = Array.from({ length: count }, (_, i) =>
+        withAttributes(makeQueryTrace(loaded + i, rangeStart, rangeEnd - rangeStart), loaded + i),
+      );
       await storeTraces(store.client, workspaceId, batch);
       loaded += count;
       if (loaded % (options.batch * 10) === 0) console.error(`loaded ${loaded * spansPerTrace} spans`);
@@ -147,7 +149,9 @@ export async function run(args: string[]) {
     console.log(`\n| call | ${options.spans.toLocaleString('en')} spans | goal (at 1M spans) |\n|---|---|---|`);
     for (const [name, ms, goal] of figures) console.log(`| ${name} | ${ms.toFixed(1)} ms | ${goal} |`);
     console.log(`\nMap vs JSONExtract: ${speedup.toFixed(1)}× faster (goal ≥ 5×), same run, same rows.`);
-    console.log(`Median of ${options.calls} calls after one warm-up. Loading ${options.spans.toLocaleString('en')} spans took ${loadSeconds.toFixed(0)} s (storeTraces, in-process).`);
+    console.log(
+      `Median of ${options.calls} calls after one warm-up. Loading ${options.spans.toLocaleString('en')} spans took ${loadSeconds.toFixed(0)} s (storeTraces, in-process).`,
+    );
   } finally {
     await store.close();
     await server.stop();

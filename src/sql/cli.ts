@@ -27,14 +27,18 @@ export function parseParameters(pairs: string[]): Record<string, string> {
 
 /** A cell as text: strings as they are, anything else as JSON, long values cut. */
 function cell(value: unknown, width = 60): string {
-  const text = (typeof value === 'string' ? value : JSON.stringify(value) ?? 'null').replace(/\s+/g, ' ');
+  const text = (typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null')).replace(/\s+/g, ' ');
   return text.length > width ? `${text.slice(0, width - 1)}…` : text;
 }
 
 export function formatTable(columns: Array<{ name: string }>, rows: unknown[][]): string {
   const cells = rows.map((row) => row.map((value) => cell(value)));
   const widths = columns.map((c, i) => Math.max(c.name.length, ...cells.map((r) => r[i]!.length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join(' | ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join(' | ')
+      .trimEnd();
   return [line(columns.map((c) => c.name)), widths.map((w) => '-'.repeat(w)).join('-+-'), ...cells.map(line)].join('\n');
 }
 

@@ -46,12 +46,37 @@ export function parseExplainAst(lines: string[]): AstNode {
  * is refused by name, so a construct this list has never seen cannot slip through.
  */
 const allowedNodes = new Set([
-  'SelectWithUnionQuery', 'SelectIntersectExceptQuery', 'SelectQuery', 'ExpressionList', 'WithElement', 'Subquery',
-  'TablesInSelectQuery', 'TablesInSelectQueryElement', 'TableExpression', 'TableIdentifier', 'TableJoin', 'ArrayJoin',
-  'Identifier', 'Literal', 'Function', 'Asterisk', 'QualifiedAsterisk', 'OrderByElement', 'WindowListElement',
-  'WindowDefinition', 'InterpolateElement', 'SampleRatio', 'ColumnsRegexpMatcher', 'ColumnsListMatcher',
-  'QualifiedColumnsRegexpMatcher', 'QualifiedColumnsListMatcher', 'ColumnsTransformerList', 'ColumnsExceptTransformer',
-  'ColumnsReplaceTransformer', 'ColumnsApplyTransformer', 'ColumnsReplaceTransformer::Replacement',
+  'SelectWithUnionQuery',
+  'SelectIntersectExceptQuery',
+  'SelectQuery',
+  'ExpressionList',
+  'WithElement',
+  'Subquery',
+  'TablesInSelectQuery',
+  'TablesInSelectQueryElement',
+  'TableExpression',
+  'TableIdentifier',
+  'TableJoin',
+  'ArrayJoin',
+  'Identifier',
+  'Literal',
+  'Function',
+  'Asterisk',
+  'QualifiedAsterisk',
+  'OrderByElement',
+  'WindowListElement',
+  'WindowDefinition',
+  'InterpolateElement',
+  'SampleRatio',
+  'ColumnsRegexpMatcher',
+  'ColumnsListMatcher',
+  'QualifiedColumnsRegexpMatcher',
+  'QualifiedColumnsListMatcher',
+  'ColumnsTransformerList',
+  'ColumnsExceptTransformer',
+  'ColumnsReplaceTransformer',
+  'ColumnsApplyTransformer',
+  'ColumnsReplaceTransformer::Replacement',
 ]);
 
 /**
@@ -62,13 +87,47 @@ const allowedNodes = new Set([
  * for typed literals, is allowed).
  */
 const deniedFunctions = new Set([
-  'joinget', 'joingetornull', 'hascolumnintable', 'file', 'getmacro', 'getsetting', 'getsettingordefault',
-  'getserversetting', 'getmergetreesetting', 'currentuser', 'user', 'currentprofiles', 'currentroles', 'enabledroles',
-  'defaultroles', 'hostname', 'fqdn', 'getserverport', 'tcpport', 'serveruuid', 'displayname', 'buildid',
-  'filesystemavailable', 'filesystemcapacity', 'filesystemunreserved', 'getoskernelversion', 'zookeepersessionuptime',
-  'catboostevaluate', 'evalmlmethod', 'naivebayesclassifier', 'getclienthttpheader', 'showcertificate',
-  'generateserialid', 'getmaxtablenamelengthfordatabase', 'addresstoline', 'addresstolinewithinlines',
-  'addresstosymbol', 'demangle', 'logtrace', 'currentdatabase', 'currentschemas',
+  'joinget',
+  'joingetornull',
+  'hascolumnintable',
+  'file',
+  'getmacro',
+  'getsetting',
+  'getsettingordefault',
+  'getserversetting',
+  'getmergetreesetting',
+  'currentuser',
+  'user',
+  'currentprofiles',
+  'currentroles',
+  'enabledroles',
+  'defaultroles',
+  'hostname',
+  'fqdn',
+  'getserverport',
+  'tcpport',
+  'serveruuid',
+  'displayname',
+  'buildid',
+  'filesystemavailable',
+  'filesystemcapacity',
+  'filesystemunreserved',
+  'getoskernelversion',
+  'zookeepersessionuptime',
+  'catboostevaluate',
+  'evalmlmethod',
+  'naivebayesclassifier',
+  'getclienthttpheader',
+  'showcertificate',
+  'generateserialid',
+  'getmaxtablenamelengthfordatabase',
+  'addresstoline',
+  'addresstolinewithinlines',
+  'addresstosymbol',
+  'demangle',
+  'logtrace',
+  'currentdatabase',
+  'currentschemas',
 ]);
 
 /** IN and its forms read a table when their right side is a bare name: `x IN other_table`. */
@@ -100,7 +159,8 @@ function checkTableName(name: string, rules: ConfinementRules) {
 
 function walk(node: AstNode, parent: AstNode | undefined, rules: ConfinementRules) {
   if (!allowedNodes.has(node.type)) {
-    if (node.type === 'Set') throw new ConfinementError('SETTINGS are not allowed: the service sets the limits of every query', 'forbidden');
+    if (node.type === 'Set')
+      throw new ConfinementError('SETTINGS are not allowed: the service sets the limits of every query', 'forbidden');
     throw new ConfinementError(`${node.type} is not allowed: send one read-only SELECT`, 'forbidden');
   }
   if (node.type === 'TableIdentifier') checkTableName(nameOf(node), rules);

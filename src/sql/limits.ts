@@ -30,11 +30,36 @@ export function limitSettings(config: Config): string {
 /** What a limit is called in the configuration, and what to do about it, by the engine's error type. */
 type LimitKind = 'time' | 'memory' | 'size';
 const limitErrors: Record<string, { kind: LimitKind; variable: keyof Config; what: string; advice: string }> = {
-  TIMEOUT_EXCEEDED: { kind: 'time', variable: 'LOUPE_SQL_MAX_EXECUTION_MS', what: 'ran longer than allowed', advice: 'filter on start_time or trace_id, or aggregate fewer rows' },
-  TOO_SLOW: { kind: 'time', variable: 'LOUPE_SQL_MAX_EXECUTION_MS', what: 'would run longer than allowed', advice: 'filter on start_time or trace_id' },
-  MEMORY_LIMIT_EXCEEDED: { kind: 'memory', variable: 'LOUPE_SQL_MAX_MEMORY_BYTES', what: 'needed more memory than allowed', advice: 'group by fewer keys, or select fewer and narrower columns' },
-  TOO_MANY_ROWS: { kind: 'size', variable: 'LOUPE_SQL_MAX_ROWS_TO_READ', what: 'read more rows than allowed', advice: 'filter on start_time or trace_id' },
-  TOO_MANY_BYTES: { kind: 'size', variable: 'LOUPE_SQL_MAX_BYTES_TO_READ', what: 'read more bytes than allowed', advice: 'leave out input, output and events, or filter on start_time' },
+  TIMEOUT_EXCEEDED: {
+    kind: 'time',
+    variable: 'LOUPE_SQL_MAX_EXECUTION_MS',
+    what: 'ran longer than allowed',
+    advice: 'filter on start_time or trace_id, or aggregate fewer rows',
+  },
+  TOO_SLOW: {
+    kind: 'time',
+    variable: 'LOUPE_SQL_MAX_EXECUTION_MS',
+    what: 'would run longer than allowed',
+    advice: 'filter on start_time or trace_id',
+  },
+  MEMORY_LIMIT_EXCEEDED: {
+    kind: 'memory',
+    variable: 'LOUPE_SQL_MAX_MEMORY_BYTES',
+    what: 'needed more memory than allowed',
+    advice: 'group by fewer keys, or select fewer and narrower columns',
+  },
+  TOO_MANY_ROWS: {
+    kind: 'size',
+    variable: 'LOUPE_SQL_MAX_ROWS_TO_READ',
+    what: 'read more rows than allowed',
+    advice: 'filter on start_time or trace_id',
+  },
+  TOO_MANY_BYTES: {
+    kind: 'size',
+    variable: 'LOUPE_SQL_MAX_BYTES_TO_READ',
+    what: 'read more bytes than allowed',
+    advice: 'leave out input, output and events, or filter on start_time',
+  },
 };
 
 /**
@@ -47,15 +72,29 @@ export function limitError(type: string | undefined, message: string, config: Co
   if (type === 'TOO_MANY_ROWS_OR_BYTES') {
     // The result limits share one error; its message says which ("max rows" or "max bytes").
     limit = /max rows/i.test(message)
-      ? { kind: 'size' as const, variable: 'LOUPE_SQL_MAX_RESULT_ROWS' as const, what: 'answered more rows than allowed', advice: 'add a LIMIT, or aggregate' }
-      : { kind: 'size' as const, variable: 'LOUPE_SQL_MAX_RESULT_BYTES' as const, what: 'answered more bytes than allowed', advice: 'add a LIMIT, or select fewer columns' };
+      ? {
+          kind: 'size' as const,
+          variable: 'LOUPE_SQL_MAX_RESULT_ROWS' as const,
+          what: 'answered more rows than allowed',
+          advice: 'add a LIMIT, or aggregate',
+        }
+      : {
+          kind: 'size' as const,
+          variable: 'LOUPE_SQL_MAX_RESULT_BYTES' as const,
+          what: 'answered more bytes than allowed',
+          advice: 'add a LIMIT, or select fewer columns',
+        };
   }
   if (!limit) return undefined;
-  return new AppError('QUERY_TOO_EXPENSIVE', `The query ${limit.what} (${limit.variable} = ${String(config[limit.variable])}): ${limit.advice}`, {
-    limit: limit.kind,
-    variable: limit.variable,
-    value: config[limit.variable],
-  });
+  return new AppError(
+    'QUERY_TOO_EXPENSIVE',
+    `The query ${limit.what} (${limit.variable} = ${String(config[limit.variable])}): ${limit.advice}`,
+    {
+      limit: limit.kind,
+      variable: limit.variable,
+      value: config[limit.variable],
+    },
+  );
 }
 
 /**

@@ -61,7 +61,8 @@ function toAppError(error: unknown, config: Config): unknown {
   const message = cleanEngineMessage(engine.message, config.CLICKHOUSE_DATABASE);
   const limit = limitError(engine.type, message, config);
   if (limit) return limit;
-  if (engine.type === 'READONLY' || engine.type === 'ACCESS_DENIED') return new AppError('FORBIDDEN', `The query may only read: ${message}`);
+  if (engine.type === 'READONLY' || engine.type === 'ACCESS_DENIED')
+    return new AppError('FORBIDDEN', `The query may only read: ${message}`);
   return new AppError('VALIDATION_ERROR', `The query failed: ${message}`, { engineError: engine.type ?? engine.code });
 }
 
@@ -101,7 +102,10 @@ function confinedStatement(text: string, config: Config, format: SqlBody['format
 
 async function prepare(client: ClickHouseClient, session: SqlSession, workspaceId: string, body: SqlBody, config: Config) {
   const text = await confinedText(client, body);
-  return { query: confinedStatement(text, config, body.format, session.engineSettings), params: { ...body.parameters, [workspaceParameter]: workspaceId } };
+  return {
+    query: confinedStatement(text, config, body.format, session.engineSettings),
+    params: { ...body.parameters, [workspaceParameter]: workspaceId },
+  };
 }
 
 /**
@@ -154,7 +158,11 @@ export async function exportSqlQuery(
   try {
     const { query, params } = await prepare(client, session, workspaceId, body, config);
     const started = performance.now();
-    const result = await client.exec({ query: `${query} FORMAT ${exportFormats[body.format]}`, query_params: params, clickhouse_settings: endOfQuery });
+    const result = await client.exec({
+      query: `${query} FORMAT ${exportFormats[body.format]}`,
+      query_params: params,
+      clickhouse_settings: endOfQuery,
+    });
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
     const summary = (result as { summary?: { read_rows?: string; read_bytes?: string; elapsed_ns?: string } }).summary;

@@ -9,8 +9,11 @@ import { sqlBodySchema, sqlMetaSchema, sqlResultSchema, type SqlStatistics } fro
 import { SqlSession } from './session.js';
 
 const errors = {
-  400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema,
-  422: errorEnvelopeSchema, 429: errorEnvelopeSchema,
+  400: errorEnvelopeSchema,
+  401: errorEnvelopeSchema,
+  403: errorEnvelopeSchema,
+  422: errorEnvelopeSchema,
+  429: errorEnvelopeSchema,
 };
 
 const contentTypes: Record<ExportFormat, string> = {
@@ -39,7 +42,7 @@ export const sqlRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; co
 
   app.post('/', {
     schema: {
-      summary: 'Run one read-only SQL query over the workspace\'s spans and traces',
+      summary: "Run one read-only SQL query over the workspace's spans and traces",
       description: 'Views, columns, examples and limits: clickhouse/README.md, section "SQL endpoint".',
       body: sqlBodySchema,
       response: {

@@ -116,7 +116,7 @@ export async function openClickhouseSession(options: ClickhouseOptions, database
   const client = createClient({ connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database });
   await client.command({ query: `USE ${database}` });
   for (const [name, value] of Object.entries(sharedSettings)) {
-    await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : value}` });
+    await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
   return { client, database, embedded: true, close: () => client.close() };
 }

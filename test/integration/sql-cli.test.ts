@@ -33,12 +33,18 @@ afterAll(async () => {
 });
 
 async function loupeSql(args: string[], key = tenant.key) {
-  return run(process.execPath, [bin, 'sql', ...args], { env: { ...process.env, LOUPE_URL: baseUrl, LOUPE_API_KEY: key, LOG_LEVEL: 'silent' } });
+  return run(process.execPath, [bin, 'sql', ...args], {
+    env: { ...process.env, LOUPE_URL: baseUrl, LOUPE_API_KEY: key, LOG_LEVEL: 'silent' },
+  });
 }
 
 describe('npx loupe sql', () => {
   it('prints a table', async () => {
-    const { stdout, stderr } = await loupeSql(['SELECT trace_id, status FROM traces WHERE trace_id IN {ids:Array(String)} ORDER BY trace_id', '--param', "ids=['t1','t2']"]);
+    const { stdout, stderr } = await loupeSql([
+      'SELECT trace_id, status FROM traces WHERE trace_id IN {ids:Array(String)} ORDER BY trace_id',
+      '--param',
+      "ids=['t1','t2']",
+    ]);
     expect(stdout).toBe('trace_id | status\n---------+----------\nt1       | completed\nt2       | error\n');
     expect(stderr).toMatch(/^2 rows; read \d+ rows/);
   });
@@ -48,18 +54,32 @@ describe('npx loupe sql', () => {
     expect(stdout).toBe('"trace_id","span_count"\n"t1",3\n"t2",3\n');
   });
 
-  it('prints the service\'s error and exits 1', async () => {
-    const failed = await loupeSql(['SELECT * FROM system.tables']).then(() => undefined, (error: { code: number; stderr: string }) => error);
+  it("prints the service's error and exits 1", async () => {
+    const failed = await loupeSql(['SELECT * FROM system.tables']).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toMatch(/^403 FORBIDDEN: Table system\.tables is out of reach/);
-    const unauthorized = await loupeSql(['SELECT 1'], 'not-a-key').then(() => undefined, (error: { code: number; stderr: string }) => error);
+    const unauthorized = await loupeSql(['SELECT 1'], 'not-a-key').then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(unauthorized?.stderr).toMatch(/^401 UNAUTHORIZED/);
   });
 });
 
 describe('table output', () => {
   it('pads columns, writes non-strings as JSON and cuts long values', () => {
-    expect(formatTable([{ name: 'a' }, { name: 'map' }], [['x', { k: 'v' }], ['y'.repeat(70), null]]).split('\n')).toEqual([
+    expect(
+      formatTable(
+        [{ name: 'a' }, { name: 'map' }],
+        [
+          ['x', { k: 'v' }],
+          ['y'.repeat(70), null],
+        ],
+      ).split('\n'),
+    ).toEqual([
       `a${' '.repeat(59)} | map`,
       `${'-'.repeat(60)}-+-${'-'.repeat(9)}`,
       `x${' '.repeat(59)} | {"k":"v"}`,

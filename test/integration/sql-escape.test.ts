@@ -53,7 +53,7 @@ async function expectOwnRowsOnly(query: string, parameters?: Record<string, unkn
   return JSON.parse(outcome.body).data.rows as unknown[][];
 }
 
-describe('another workspace\'s rows', () => {
+describe("another workspace's rows", () => {
   it('are not reached by the workspace id, OR 1=1, subqueries, joins, UNION, CTEs or arrayJoin', async () => {
     const ws = other.workspaceId;
     expect(await expectOwnRowsOnly(`SELECT * FROM spans WHERE trace_id = 't1' OR 1=1`)).toHaveLength(8);
@@ -66,13 +66,18 @@ describe('another workspace\'s rows', () => {
     await expectOwnRowsOnly(`SELECT * FROM spans WHERE trace_id IN (SELECT trace_id FROM traces WHERE cost_usd > 100)`);
     await expectOwnRowsOnly(`SELECT a.trace_id, b.cost_usd FROM spans a JOIN traces b ON a.trace_id = b.trace_id`);
     await expectOwnRowsOnly(`SELECT a.trace_id, b.cost_usd FROM spans a CROSS JOIN traces b`);
-    await expectOwnRowsOnly(`SELECT trace_id, cost_usd FROM traces UNION ALL SELECT trace_id, cost_usd FROM spans UNION DISTINCT SELECT 'x', 1`);
+    await expectOwnRowsOnly(
+      `SELECT trace_id, cost_usd FROM traces UNION ALL SELECT trace_id, cost_usd FROM spans UNION DISTINCT SELECT 'x', 1`,
+    );
     await expectOwnRowsOnly(`WITH spans AS (SELECT * FROM spans WHERE 1) SELECT cost_usd, attributes FROM spans`);
     await expectOwnRowsOnly(`WITH x AS (SELECT * FROM traces), y AS (SELECT * FROM x) SELECT * FROM y`);
     await expectOwnRowsOnly(`SELECT arrayJoin([(SELECT groupArray(cost_usd) FROM spans)]) AS c`);
     await expectOwnRowsOnly(`SELECT arrayJoin(mapValues(attributes)) AS v FROM spans`);
     await expectOwnRowsOnly(`SELECT * FROM (SELECT * FROM (SELECT * FROM (SELECT cost_usd FROM spans)))`);
-    expect(await expectOwnRowsOnly('SELECT user_id, cost_usd FROM users ORDER BY user_id')).toEqual([['u-1', 0.5], ['u-2', 0.25]]);
+    expect(await expectOwnRowsOnly('SELECT user_id, cost_usd FROM users ORDER BY user_id')).toEqual([
+      ['u-1', 0.5],
+      ['u-2', 0.25],
+    ]);
     await expectOwnRowsOnly('SELECT s.session_id, u.user_id, u.cost_usd FROM sessions s CROSS JOIN users u');
     await expectOwnRowsOnly(`SELECT (SELECT max(cost_usd) FROM spans) AS m, (SELECT count() FROM traces) AS n`);
     await expectOwnRowsOnly(`SELECT * FROM spans WHERE trace_id = {id:String}`, { id: `t1' OR workspace_id = '${ws}` });
@@ -104,9 +109,20 @@ describe('the rest of the engine', () => {
     await expectRefused('SELECT * FROM `system`.`databases`', 403, /out of reach/);
     await expectRefused('SELECT * FROM `system.tables`', 403, /out of reach/);
     await expectRefused('SELECT 1 WHERE 1 IN system.numbers', 403, /out of reach/);
-    for (const fn of ["file('/etc/passwd')", "url('http://127.0.0.1:3400/')", "s3('http://x/y')", "remote('127.0.0.1', system.one)",
-      "cluster('default', system.one)", 'numbers(10)', "executable('id', 'TSV', 'x String')", "dictionary('d')", "input('x String')",
-      "mysql('h:1', 'd', 't', 'u', 'p')", "postgresql('h:1', 'd', 't', 'u', 'p')", "view(SELECT 1)"]) {
+    for (const fn of [
+      "file('/etc/passwd')",
+      "url('http://127.0.0.1:3400/')",
+      "s3('http://x/y')",
+      "remote('127.0.0.1', system.one)",
+      "cluster('default', system.one)",
+      'numbers(10)',
+      "executable('id', 'TSV', 'x String')",
+      "dictionary('d')",
+      "input('x String')",
+      "mysql('h:1', 'd', 't', 'u', 'p')",
+      "postgresql('h:1', 'd', 't', 'u', 'p')",
+      'view(SELECT 1)',
+    ]) {
       await expectRefused(`SELECT * FROM ${fn}`, 403, /Table function/);
     }
     await expectRefused("SELECT dictGet('d', 'a', 1)", 403, /Function dictGet/);

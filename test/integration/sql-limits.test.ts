@@ -40,17 +40,42 @@ async function expectTooExpensive(app: FastifyInstance, query: string, variable:
 
 describe('limits of one query', () => {
   it('answers 422 naming the limit hit', async () => {
-    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_RESULT_ROWS: 3 }), 'SELECT trace_id FROM spans', 'LOUPE_SQL_MAX_RESULT_ROWS', 'size');
-    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_RESULT_BYTES: 64 }), 'SELECT repeat(trace_id, 100) FROM spans', 'LOUPE_SQL_MAX_RESULT_BYTES', 'size');
-    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_ROWS_TO_READ: 2 }), 'SELECT count() FROM spans', 'LOUPE_SQL_MAX_ROWS_TO_READ', 'size');
-    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_BYTES_TO_READ: 100 }), 'SELECT input FROM spans', 'LOUPE_SQL_MAX_BYTES_TO_READ', 'size');
+    await expectTooExpensive(
+      await appWith({ LOUPE_SQL_MAX_RESULT_ROWS: 3 }),
+      'SELECT trace_id FROM spans',
+      'LOUPE_SQL_MAX_RESULT_ROWS',
+      'size',
+    );
+    await expectTooExpensive(
+      await appWith({ LOUPE_SQL_MAX_RESULT_BYTES: 64 }),
+      'SELECT repeat(trace_id, 100) FROM spans',
+      'LOUPE_SQL_MAX_RESULT_BYTES',
+      'size',
+    );
+    await expectTooExpensive(
+      await appWith({ LOUPE_SQL_MAX_ROWS_TO_READ: 2 }),
+      'SELECT count() FROM spans',
+      'LOUPE_SQL_MAX_ROWS_TO_READ',
+      'size',
+    );
+    await expectTooExpensive(
+      await appWith({ LOUPE_SQL_MAX_BYTES_TO_READ: 100 }),
+      'SELECT input FROM spans',
+      'LOUPE_SQL_MAX_BYTES_TO_READ',
+      'size',
+    );
     await expectTooExpensive(
       await appWith({ LOUPE_SQL_MAX_MEMORY_BYTES: 1024 * 1024 }),
       'SELECT arrayMap(x -> range(100000), range(200)) FROM spans',
       'LOUPE_SQL_MAX_MEMORY_BYTES',
       'memory',
     );
-    await expectTooExpensive(await appWith({ LOUPE_SQL_MAX_EXECUTION_MS: 100 }), 'SELECT sum(sleepEachRow(0.2)) FROM spans', 'LOUPE_SQL_MAX_EXECUTION_MS', 'time');
+    await expectTooExpensive(
+      await appWith({ LOUPE_SQL_MAX_EXECUTION_MS: 100 }),
+      'SELECT sum(sleepEachRow(0.2)) FROM spans',
+      'LOUPE_SQL_MAX_EXECUTION_MS',
+      'time',
+    );
   });
 
   it('answers the same query within its limits', async () => {
@@ -81,7 +106,7 @@ describe('limits per organization', () => {
     expect((await sql(app, tenant, { query: 'SELECT 1' })).statusCode).toBe(200);
   });
 
-  it('counts every SQL request against the plan\'s rate limit', async () => {
+  it("counts every SQL request against the plan's rate limit", async () => {
     const first = await sql(ctx.app, tenant, { query: 'SELECT 1' });
     const second = await sql(ctx.app, tenant, { query: 'SELECT * FROM system.tables' });
     expect(first.headers['ratelimit-limit']).toBeDefined();

@@ -17,11 +17,35 @@ const trace: Trace = {
   source: 'sdk',
   spans: [
     {
-      spanId: 'a', name: 'chat', kind: 'llm.chat', startTime: '2026-03-01T10:00:00Z', endTime: '2026-03-01T10:00:01Z', durationMs: 1000, status: 'ok',
-      attributes: { 'gen_ai.request.model': 'gpt-4o', 'user.id': 'u-"1"\n', temperature: 0.25, big: 12345678901234567000, flag: false, none: null, nested: { a: [1, 'é😀', { b: null }] }, empty: {} },
+      spanId: 'a',
+      name: 'chat',
+      kind: 'llm.chat',
+      startTime: '2026-03-01T10:00:00Z',
+      endTime: '2026-03-01T10:00:01Z',
+      durationMs: 1000,
+      status: 'ok',
+      attributes: {
+        'gen_ai.request.model': 'gpt-4o',
+        'user.id': 'u-"1"\n',
+        temperature: 0.25,
+        big: 12345678901234567000,
+        flag: false,
+        none: null,
+        nested: { a: [1, 'é😀', { b: null }] },
+        empty: {},
+      },
       metadata: { team: 'support', tags: ['a', 'b'] },
     },
-    { spanId: 'b', parentSpanId: 'a', name: 'tool', kind: 'tool', startTime: '2026-03-01T10:00:00Z', endTime: '2026-03-01T10:00:01Z', durationMs: 1, status: 'ok' },
+    {
+      spanId: 'b',
+      parentSpanId: 'a',
+      name: 'tool',
+      kind: 'tool',
+      startTime: '2026-03-01T10:00:00Z',
+      endTime: '2026-03-01T10:00:01Z',
+      durationMs: 1,
+      status: 'ok',
+    },
   ],
 };
 
@@ -56,7 +80,7 @@ describe('migration 0008', () => {
       query_params: { db: database },
       format: 'JSONEachRow',
     });
-    expect(((await parts.json<{ n: number }>())[0]!.n)).toBeGreaterThan(0);
+    expect((await parts.json<{ n: number }>())[0]!.n).toBeGreaterThan(0);
   });
 
   it('creates the parameterized views of the SQL endpoint, bound to one workspace', async () => {

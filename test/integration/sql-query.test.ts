@@ -27,7 +27,12 @@ describe('POST /api/sql', () => {
       { name: 'status', type: 'LowCardinality(String)' },
       { name: 'span_count', type: 'UInt32' },
     ]);
-    expect(body.data.rows).toEqual([['t1', 'completed', 3], ['t2', 'error', 3], ['t3', 'completed', 1], ['t4', 'running', 1]]);
+    expect(body.data.rows).toEqual([
+      ['t1', 'completed', 3],
+      ['t2', 'error', 3],
+      ['t3', 'completed', 1],
+      ['t4', 'running', 1],
+    ]);
     expect(body.meta.rowCount).toBe(4);
     expect(body.meta.statistics.rowsRead).toBeGreaterThan(0);
     expect(body.meta.statistics.bytesRead).toBeGreaterThan(0);
@@ -54,8 +59,16 @@ describe('POST /api/sql', () => {
     expect(byKey['gpt-4o']!.costUsd).toBeCloseTo(0.5 + 0.1, 9);
     expect(byKey['claude']!.costUsd).toBeCloseTo(0.25, 9);
     expect(byKey['gpt-4o-mini']!.costUsd).toBeCloseTo(0.01, 9);
-    const traces = await sqlRows(ctx.app, tenant, 'SELECT round(sum(cost_usd), 6) AS cost, sum(total_tokens) AS tokens, count() AS traces FROM traces');
-    const analytics = await ctx.app.inject({ method: 'GET', url: '/api/traces/analytics?startAfter=2026-01-01T00:00:00Z&startBefore=2026-04-01T00:00:00Z', headers: tenant.headers });
+    const traces = await sqlRows(
+      ctx.app,
+      tenant,
+      'SELECT round(sum(cost_usd), 6) AS cost, sum(total_tokens) AS tokens, count() AS traces FROM traces',
+    );
+    const analytics = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/traces/analytics?startAfter=2026-01-01T00:00:00Z&startBefore=2026-04-01T00:00:00Z',
+      headers: tenant.headers,
+    });
     const totals = analytics.json().data.totals;
     expect(traces[0]!.cost).toBeCloseTo(totals.costUsd, 9);
     expect(traces[0]!.tokens).toBe(totals.totalTokens);
@@ -64,7 +77,10 @@ describe('POST /api/sql', () => {
 
   it('answers ORDER BY … LIMIT over the views (lazy materialization of the engine is off: it loses columns there)', async () => {
     const rows = await sqlRows(ctx.app, tenant, 'SELECT trace_id, span_count FROM traces ORDER BY trace_id LIMIT 2');
-    expect(rows).toEqual([{ trace_id: 't1', span_count: 3 }, { trace_id: 't2', span_count: 3 }]);
+    expect(rows).toEqual([
+      { trace_id: 't1', span_count: 3 },
+      { trace_id: 't2', span_count: 3 },
+    ]);
     const spans = await sqlRows(ctx.app, tenant, 'SELECT trace_id, span_id, name FROM spans ORDER BY start_time DESC LIMIT 1');
     expect(spans).toEqual([{ trace_id: 't4', span_id: 'x', name: 'llm.completion x' }]);
   });
@@ -82,17 +98,35 @@ describe('POST /api/sql', () => {
     const s1 = (rest.json().data as Array<Record<string, unknown>>).find((s) => s.sessionId === 's1')!;
     const [session] = await sqlRows(ctx.app, tenant, "SELECT * FROM sessions WHERE session_id = 's1'");
     expect(session).toMatchObject({
-      trace_count: s1.traceCount, user_ids: s1.userIds, input_tokens: s1.inputTokens, output_tokens: s1.outputTokens,
-      total_tokens: s1.totalTokens, error_count: s1.errorCount, trace_error_count: s1.traceErrorCount, duration_ms: s1.durationMs,
+      trace_count: s1.traceCount,
+      user_ids: s1.userIds,
+      input_tokens: s1.inputTokens,
+      output_tokens: s1.outputTokens,
+      total_tokens: s1.totalTokens,
+      error_count: s1.errorCount,
+      trace_error_count: s1.traceErrorCount,
+      duration_ms: s1.durationMs,
     });
     expect(session!.cost_usd).toBeCloseTo(s1.costUsd as number, 9);
     const users = await ctx.app.inject({ method: 'GET', url: `/api/users?${window}`, headers: tenant.headers });
     expect(users.statusCode, users.body).toBe(200);
-    const restUsers = (users.json().data as Array<Record<string, unknown>>).sort((a, b) => String(a.userId).localeCompare(String(b.userId)));
-    const sqlUsers = await sqlRows(ctx.app, tenant, 'SELECT user_id, trace_count, session_count, round(cost_usd, 6) AS cost, error_count FROM users ORDER BY user_id');
-    expect(sqlUsers).toEqual(restUsers.map((u) => ({
-      user_id: u.userId, trace_count: u.traceCount, session_count: u.sessionCount, cost: u.costUsd, error_count: u.errorCount,
-    })));
+    const restUsers = (users.json().data as Array<Record<string, unknown>>).sort((a, b) =>
+      String(a.userId).localeCompare(String(b.userId)),
+    );
+    const sqlUsers = await sqlRows(
+      ctx.app,
+      tenant,
+      'SELECT user_id, trace_count, session_count, round(cost_usd, 6) AS cost, error_count FROM users ORDER BY user_id',
+    );
+    expect(sqlUsers).toEqual(
+      restUsers.map((u) => ({
+        user_id: u.userId,
+        trace_count: u.traceCount,
+        session_count: u.sessionCount,
+        cost: u.costUsd,
+        error_count: u.errorCount,
+      })),
+    );
     expect(sqlUsers).toHaveLength(2);
   });
 
@@ -123,7 +157,12 @@ describe('POST /api/sql', () => {
   it('keeps the span wire shape of the REST API as it was', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/traces/t1', headers: tenant.headers });
     const llm = res.json().data.spans.find((s: { spanId: string }) => s.spanId === 'b');
-    expect(llm.attributes).toEqual({ 'gen_ai.request.model': 'gpt-4o', 'user.id': 'u-1', 'gen_ai.request.temperature': 0.2, nested: { a: [1, 'x'] } });
+    expect(llm.attributes).toEqual({
+      'gen_ai.request.model': 'gpt-4o',
+      'user.id': 'u-1',
+      'gen_ai.request.temperature': 0.2,
+      nested: { a: [1, 'x'] },
+    });
     expect(llm.metadata).toEqual({ team: 'support' });
   });
 
@@ -135,7 +174,9 @@ describe('POST /api/sql', () => {
       { status: 'completed', since: '2026-03-01 00:00:00', ids: ['t1', 't3', "t1' OR 1=1 --"] },
     );
     expect(rows).toEqual([{ trace_id: 't1' }, { trace_id: 't3' }]);
-    const injected = await sqlRows(ctx.app, tenant, 'SELECT count() AS n FROM traces WHERE trace_id = {id:String}', { id: "t1' OR 1=1 --" });
+    const injected = await sqlRows(ctx.app, tenant, 'SELECT count() AS n FROM traces WHERE trace_id = {id:String}', {
+      id: "t1' OR 1=1 --",
+    });
     expect(injected).toEqual([{ n: 0 }]);
     const missing = await sql(ctx.app, tenant, { query: 'SELECT {nope:String} AS x' });
     expect(missing.statusCode).toBe(400);
@@ -163,14 +204,23 @@ describe('POST /api/sql', () => {
     const jsonl = await sql(ctx.app, tenant, { query, format: 'jsonl' });
     expect(jsonl.statusCode).toBe(200);
     expect(jsonl.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    expect(jsonl.body.trim().split('\n').map((l) => JSON.parse(l))).toEqual(expected);
+    expect(
+      jsonl.body
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(expected);
 
     const parquet = await sql(ctx.app, tenant, { query, format: 'parquet' });
     expect(parquet.statusCode).toBe(200);
     expect(parquet.headers['content-disposition']).toBe('attachment; filename="loupe-query.parquet"');
     const bytes = parquet.rawPayload;
-    const objects = await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer });
-    expect(objects.map((o) => ({ trace_id: o.trace_id, span_count: Number(o.span_count), cost_usd: o.cost_usd ?? null }))).toEqual(expected);
+    const objects = await parquetReadObjects({
+      file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+    });
+    expect(objects.map((o) => ({ trace_id: o.trace_id, span_count: Number(o.span_count), cost_usd: o.cost_usd ?? null }))).toEqual(
+      expected,
+    );
   });
 
   it('answers the examples of clickhouse/README.md', async () => {

@@ -54,7 +54,9 @@ describe('checkConfinement', () => {
   it('refuses tables with a database, table functions, SETTINGS and unknown constructs', () => {
     expect(refusal(select('      TableIdentifier system.tables')).message).toMatch(/system\.tables is out of reach/);
     expect(refusal(select('      TableIdentifier loupe.spans')).kind).toBe('forbidden');
-    expect(refusal(select("      Function file (children 1)\n       ExpressionList (children 1)\n        Literal '/etc/passwd'")).message).toMatch(/Table function file/);
+    expect(
+      refusal(select("      Function file (children 1)\n       ExpressionList (children 1)\n        Literal '/etc/passwd'")).message,
+    ).toMatch(/Table function file/);
     expect(refusal(select('      TableIdentifier spans', '\n   Set')).message).toMatch(/SETTINGS are not allowed/);
     expect(refusal('InsertQuery (children 1)\n Identifier spans').message).toMatch(/Only a SELECT/);
     expect(refusal(select('      TableIdentifier spans', '\n   ExplainQuery')).message).toMatch(/ExplainQuery is not allowed/);
@@ -68,7 +70,17 @@ describe('checkConfinement', () => {
     Function ${name} (children 1)
      ExpressionList (children 1)
       Literal 'x'`;
-    for (const name of ['dictGet', 'DICTGETSTRING', 'joinGet', 'file', 'hasColumnInTable', 'getSetting', 'currentUser', 'hostName', '__getScalar']) {
+    for (const name of [
+      'dictGet',
+      'DICTGETSTRING',
+      'joinGet',
+      'file',
+      'hasColumnInTable',
+      'getSetting',
+      'currentUser',
+      'hostName',
+      '__getScalar',
+    ]) {
       expect(refusal(withFunction(name)).message, name).toMatch(/is not allowed/);
     }
     for (const name of ['sum', 'JSONExtractString', 'arrayJoin', '_CAST', 'quantileExact', 'mapKeys']) {
@@ -101,9 +113,17 @@ describe('limits', () => {
   });
 
   it('name the variable of the limit an engine error reports', () => {
-    expect(limitError('TIMEOUT_EXCEEDED', 'Timeout exceeded', config)?.details).toEqual({ limit: 'time', variable: 'LOUPE_SQL_MAX_EXECUTION_MS', value: 1500 });
-    expect(limitError('TOO_MANY_ROWS_OR_BYTES', 'Limit for result exceeded, max rows: 7', config)?.details.variable).toBe('LOUPE_SQL_MAX_RESULT_ROWS');
-    expect(limitError('TOO_MANY_ROWS_OR_BYTES', 'Limit for result exceeded, max bytes: 1.00 KiB', config)?.details.variable).toBe('LOUPE_SQL_MAX_RESULT_BYTES');
+    expect(limitError('TIMEOUT_EXCEEDED', 'Timeout exceeded', config)?.details).toEqual({
+      limit: 'time',
+      variable: 'LOUPE_SQL_MAX_EXECUTION_MS',
+      value: 1500,
+    });
+    expect(limitError('TOO_MANY_ROWS_OR_BYTES', 'Limit for result exceeded, max rows: 7', config)?.details.variable).toBe(
+      'LOUPE_SQL_MAX_RESULT_ROWS',
+    );
+    expect(limitError('TOO_MANY_ROWS_OR_BYTES', 'Limit for result exceeded, max bytes: 1.00 KiB', config)?.details.variable).toBe(
+      'LOUPE_SQL_MAX_RESULT_BYTES',
+    );
     expect(limitError('MEMORY_LIMIT_EXCEEDED', 'x', config)?.status).toBe(422);
     expect(limitError('SYNTAX_ERROR', 'x', config)).toBeUndefined();
   });
@@ -122,10 +142,13 @@ describe('limits', () => {
 });
 
 describe('engine messages', () => {
-  it('leave out the service\'s statement, other tables and the database', () => {
-    expect(cleanEngineMessage("Unknown table expression identifier 'x' in scope SELECT * FROM x. Maybe you meant loupe.spans?. ", 'loupe'))
-      .toBe("Unknown table expression identifier 'x' in scope SELECT * FROM x");
-    expect(cleanEngineMessage('Missing columns: In scope WITH spans AS (SELECT * FROM loupe.sql_spans(…)) SELECT …', 'loupe')).toBe('Missing columns');
+  it("leave out the service's statement, other tables and the database", () => {
+    expect(
+      cleanEngineMessage("Unknown table expression identifier 'x' in scope SELECT * FROM x. Maybe you meant loupe.spans?. ", 'loupe'),
+    ).toBe("Unknown table expression identifier 'x' in scope SELECT * FROM x");
+    expect(cleanEngineMessage('Missing columns: In scope WITH spans AS (SELECT * FROM loupe.sql_spans(…)) SELECT …', 'loupe')).toBe(
+      'Missing columns',
+    );
     expect(cleanEngineMessage('x'.repeat(600), 'loupe')).toHaveLength(501);
   });
 });
@@ -133,7 +156,11 @@ describe('engine messages', () => {
 describe('stringMapOf', () => {
   it('keeps strings and writes any other value as its JSON text', () => {
     expect(stringMapOf({ a: 'x', b: 1.5, c: false, d: null, e: { f: [1, 'é'] }, g: undefined })).toEqual({
-      a: 'x', b: '1.5', c: 'false', d: 'null', e: '{"f":[1,"é"]}',
+      a: 'x',
+      b: '1.5',
+      c: 'false',
+      d: 'null',
+      e: '{"f":[1,"é"]}',
     });
     expect(stringMapOf(undefined)).toEqual({});
   });
