@@ -71,6 +71,10 @@ describe('the console is served beside the API', () => {
     expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).json()).toMatchObject({ data: { status: 'ok' } });
     const openapi = await ctx.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(openapi.json()).toMatchObject({ openapi: '3.1.0' });
+    // The console's types are generated from this document: every $ref in it must resolve.
+    const components = Object.keys(openapi.json().components?.schemas ?? {});
+    const refs = [...openapi.body.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+    expect(refs.filter((name) => !components.includes(name!))).toEqual([]);
     expect(JSON.stringify(openapi.json().paths)).not.toContain('/assets');
     const docs = await ctx.app.inject({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
