@@ -18,6 +18,9 @@ import { promptRoutes } from './prompts/routes.js';
 import { meRoutes } from './http/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
 import { analyticsRoutes } from './traces/analytics-routes.js';
+import { attachIngestPricing } from './traces/cost/pricing.js';
+import { modelRoutes } from './traces/cost/routes.js';
+import { PriceBook } from './traces/cost/workspace-prices.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -63,6 +66,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
+  // Ingest (native and OTLP) prices spans with the workspace's prices, kept in memory.
+  const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
+  attachIngestPricing(deps.clickhouse, { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook });
+
   const authenticate = createAuthenticator(deps.sql, deps.verifyBearer);
   await app.register(async (api) => {
     registerAuthenticatedScope(api, { authenticate, admit: deps.admit, failedAuth: deps.failedAuth });
@@ -71,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql });
+    await api.register(modelRoutes, { prefix: '/api/models', sql: deps.sql, clickhouse: deps.clickhouse, book: priceBook });
   });
 
   return app;

@@ -74,6 +74,15 @@ export const configSchema = z.object({
   }).refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:.\/]+$/.test(p.trim())), {
     message: 'must be true, false, a hop count, or comma-separated addresses or CIDRs',
   }),
+  /**
+   * Whether ingest prices generation spans that sent no cost (src/traces/cost/). Off, spans keep
+   * only the cost they sent; the ingest benchmark compares both.
+   */
+  LOUPE_COST_AT_INGEST: optionalString
+    .pipe(z.enum(['true', 'false']).optional())
+    .transform((v) => v !== 'false'),
+  /** How long a replica reuses a workspace's prices before reading them again (a change made through this replica applies at once). */
+  LOUPE_PRICE_CACHE_MS: optionalInt(0, 3_600_000).transform((v) => v ?? 15_000),
   LOG_LEVEL: optionalString
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional())
     .transform((v) => v ?? 'info'),

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { nextVersion, type SpanRow } from './rows.js';
 import type { ListTracesQuery } from './schemas.js';
-import { spanGroupAggregates, spanGroupsOf, traceFilterWhere } from './span-groups.js';
+import { isCountedGeneration, spanGroupAggregates, spanGroupsOf, traceFilterWhere } from './span-groups.js';
 import { traceItem } from './wire-sql.js';
 
 /**
@@ -29,7 +29,14 @@ const isLlm = "startsWith(kind, 'llm.')";
 const isRoot = "parent_span_id = ''";
 /** The span that names the trace's model: an LLM span with a model, then most tokens, then id. */
 const modelRank = `(model != '', ifNull(total_tokens, ifNull(input_tokens, 0) + ifNull(output_tokens, 0)), span_id)`;
-const usage = (column: string) => `if(countIf(${isLlm}) > 0, sumIf(${column}, ${isLlm}), sum(${column}))`;
+/**
+ * A trace's usage by DESIGN.md's rule: its counted generation spans when it has any
+ * generation span, else all its spans; `where` narrows the spans summed (a cost source).
+ */
+const usage = (column: string, where = '1') =>
+  `if(countIf(${isLlm}) > 0, sumIf(${column}, ${isCountedGeneration} AND ${where}), sumIf(${column}, ${where}))`;
+/** Cost a client sent (also rows stored before costs were computed, whose cost_source is ''). */
+const providedCost = "cost_source != 'computed'";
 /** With several root spans the earliest one (the outermost) speaks for the trace. */
 const rootValue = (column: string) => `argMinIf(${column}, (start_time, span_id), ${isRoot})`;
 
@@ -51,12 +58,27 @@ const summaryValues: Record<string, string> = {
   status: 's.t_status', trace_kind: 's.t_kind', start_time: 's.t_start', end_time: 's.t_end', duration_ms: 's.t_duration',
   model: 's.t_model', provider: 's.t_provider', input_tokens: 's.t_input_tokens', output_tokens: 's.t_output_tokens',
   total_tokens: 's.t_total_tokens', cost_usd: 's.t_cost_usd', span_count: 's.t_span_count', error_count: 's.t_error_count',
+  cost_provided: 's.t_cost_provided', cost_computed: 's.t_cost_computed', unpriced_spans: 's.t_unpriced_spans',
 };
 function summaryValue(column: string): string {
   const value = summaryValues[column];
   if (value === undefined) throw new Error(`the summary recompute has no value for traces.${column}`);
   return value;
 }
+
+/**
+ * The generation spans that wrap another of their kind, as (trace, span, kind): the parents of
+ * the live generation spans. A second read of the same traces by primary key, of four narrow
+ * columns; the set it builds is what `is_wrapper` tests.
+ */
+const wrappedGenerations = `
+  SELECT trace_id, parent_span_id, kind FROM (
+    SELECT trace_id, span_id, parent_span_id, kind, is_deleted FROM spans
+    WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
+    ORDER BY version DESC
+    LIMIT 1 BY trace_id, span_id
+  )
+  WHERE is_deleted = 0 AND ${isLlm} AND parent_span_id != ''`;
 
 /**
  * Recomputes the summary rows of the given traces from their deduplicated spans, inside the
@@ -76,13 +98,14 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
     query: `
       INSERT INTO traces (workspace_id, trace_id, name, session_id, source, environment, service, user_id, tags, status, trace_kind,
         start_time, end_time, duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd,
-        span_count, error_count, item, by_model, by_provider, by_kind, version, is_deleted)
+        cost_provided, cost_computed, unpriced_spans, span_count, error_count, item, by_model, by_provider, by_kind, version, is_deleted)
       SELECT s.workspace_id, s.trace_id, ${keepEarlier('t_name', 'name')} AS f_name,
         ${keepEarlier('t_session', 'session_id')} AS f_session_id, s.t_source, ${keepEarlier('t_env', 'environment')} AS f_environment,
         ${keepEarlier('t_service', 'service')} AS f_service, ${keepEarlier('t_user', 'user_id')} AS f_user_id,
         ${keepEarlier('t_tags', 'tags')} AS f_tags,
         s.t_status, s.t_kind, s.t_start, s.t_end, s.t_duration,
-        s.t_model, s.t_provider, s.t_input_tokens, s.t_output_tokens, s.t_total_tokens, s.t_cost_usd, s.t_span_count,
+        s.t_model, s.t_provider, s.t_input_tokens, s.t_output_tokens, s.t_total_tokens, s.t_cost_usd,
+        s.t_cost_provided, s.t_cost_computed, s.t_unpriced_spans, s.t_span_count,
         s.t_error_count, ${traceItem(summaryValue)},
         ${spanGroupsOf('model', 's.t_', 's.t_has_llm')},
         ${spanGroupsOf('provider', 's.t_', 's.t_has_llm')}, ${spanGroupsOf('kind', 's.t_', 's.t_has_llm')},
@@ -110,6 +133,9 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
           ${usage('output_tokens')} AS t_output_tokens,
           ${usage('total_tokens')} AS t_total_tokens,
           ${usage('cost_usd')} AS t_cost_usd,
+          ifNull(${usage('cost_usd', providedCost)}, 0) AS t_cost_provided,
+          ifNull(${usage('cost_usd', `NOT ${providedCost}`)}, 0) AS t_cost_computed,
+          toUInt32(countIf(${isCountedGeneration} AND cost_source = 'none')) AS t_unpriced_spans,
           toUInt32(count()) AS t_span_count,
           toUInt32(countIf(status = 'error')) AS t_error_count,
           countIf(${isLlm}) > 0 AS t_has_llm,
@@ -117,7 +143,8 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
         FROM (
           SELECT workspace_id, trace_id, span_id, version, is_deleted, trace_name, session_id, environment, service, user_id, tags, source,
             parent_span_id, status, kind, start_time, end_time, duration_ms, model, provider,
-            input_tokens, output_tokens, total_tokens, cost_usd
+            input_tokens, output_tokens, total_tokens, cost_usd, cost_source,
+            (trace_id, span_id, kind) IN (${wrappedGenerations}) AS is_wrapper
           FROM spans
           WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
           ORDER BY version DESC

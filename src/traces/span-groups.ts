@@ -33,6 +33,13 @@ export interface CompiledQuery {
 }
 
 export const isLlm = "startsWith(kind, 'llm.')";
+/**
+ * A generation span whose usage counts: not a wrapper, i.e. no generation span of its kind is
+ * its direct child (`is_wrapper`, computed by the summary recompute, queries.ts). Wrappers
+ * (the Vercel AI SDK's `ai.generateText` around `ai.generateText.doGenerate`, an embeddings
+ * call inside another) repeat their children's usage; docs/decisions/060-cost-and-prices.md.
+ */
+export const isCountedGeneration = `(${isLlm} AND NOT is_wrapper)`;
 export const usageColumns = ['input_tokens', 'output_tokens', 'total_tokens', 'cost_usd'] as const;
 
 /**
@@ -97,7 +104,7 @@ const usage = ['ifNull(input_tokens, 0)', 'ifNull(output_tokens, 0)', 'ifNull(to
 export function spanGroupAggregates(prefix: string): string {
   const sums = (dimension: Dimension) =>
     `sumMap([toString(${dimension})], [toUInt32(1)], [toUInt32(status = 'error')], ` +
-    `${usage.map((u) => `[if(${isLlm}, ${u}, 0)]`).join(', ')}, ${usage.map((u) => `[${u}]`).join(', ')}) AS ${prefix}${dimension}_sums`;
+    `${usage.map((u) => `[if(${isCountedGeneration}, ${u}, 0)]`).join(', ')}, ${usage.map((u) => `[${u}]`).join(', ')}) AS ${prefix}${dimension}_sums`;
   return [
     ...dimensions.map(sums),
     `groupArray((toString(model), toString(provider), toString(kind), duration_ms)) AS ${prefix}durations`,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compileModelPattern } from './workspace-prices.js';
 
 /**
  * Wire shapes of cost and prices: the `costSource` and `pricing` a generation span is returned
@@ -44,7 +45,15 @@ export const createPriceBody = z
     cacheWritePerMillion: rate.optional(),
     validFrom: isoTime.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.matchType !== 'regex') return;
+    try {
+      compileModelPattern(body.model);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', path: ['model'], message: `is not a valid RE2 regular expression (${(error as Error).message})` });
+    }
+  });
 export type CreatePriceBody = z.infer<typeof createPriceBody>;
 
 export const workspacePriceSchema = z.object({
