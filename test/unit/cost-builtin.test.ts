@@ -93,6 +93,9 @@ describe('built-in prices', () => {
     expect(builtinQuote('openai', 'no-such-model-anywhere', usage, new Date())).toBeNull();
     expect(builtinQuote('ollama', 'gpt-4o', usage, new Date())).toBeNull();
     expect(builtinQuote(undefined, 'gpt-4o', usage, new Date())?.pricing.providerId).toBe('openai');
+    // Without a provider, a model the table's name matching misses is looked up at first-party providers.
+    expect(builtinQuote(undefined, 'text-embedding-3-small', usage, new Date())?.pricing.providerId).toBe('openai');
+    expect(builtinQuote(undefined, 'claude-3-5-haiku-latest', usage, new Date())?.pricing.providerId).toBe('anthropic');
     expect(builtinQuote('openai', 'openai/gpt-4o', usage, new Date())?.pricing.modelId).toBe('gpt-4o');
   });
 });

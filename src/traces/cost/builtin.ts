@@ -45,6 +45,8 @@ interface Matched {
 }
 
 const maxRemembered = 10_000;
+/** Providers tried, in order, for a model sent without one (the README lists them). */
+export const firstParty = ['openai', 'anthropic', 'google', 'mistral', 'cohere', 'x-ai', 'deepseek'];
 const matches = new Map<string, Matched | null>();
 
 function match(providerId: string | undefined, model: string): Matched | null {
@@ -65,6 +67,11 @@ function match(providerId: string | undefined, model: string): Matched | null {
   // `openai/gpt-4o` sent with provider openai: the table knows the model by its last part.
   const slash = model.lastIndexOf('/');
   if (!found && slash > 0 && slash < model.length - 1) found = match(providerId, model.slice(slash + 1));
+  // No provider sent, and the table's own guess by model name found none (it knows
+  // `text-embedding-3-small` only under openai): the first-party providers, in this order.
+  if (!found && providerId === undefined) {
+    for (const id of firstParty) if ((found = match(id, model))) break;
+  }
   // Model names are free text: the memory is bounded; a full one starts over.
   if (matches.size >= maxRemembered) matches.clear();
   matches.set(key, found);
