@@ -1,5 +1,8 @@
 /**
- * Ingest benchmark: `npm run bench -- ingest [--spans N] [--clients 4] [--traces-per-request 100]`.
+ * Ingest benchmark: `npm run bench -- ingest [--spans N] [--clients 4] [--traces-per-request 100] [--cost-compare]`.
+ *
+ * `--cost-compare` measures what pricing at ingest costs instead (costRole): LLM spans sent
+ * without a cost, ingested with pricing off and on in the same run.
  *
  * 1. Raw engine baseline: a child process inserts the same span and summary rows straight
  *    into the same tables through the ClickHouse client (no HTTP, no validation), with as
@@ -24,6 +27,7 @@ interface Options {
   spans: number;
   clients: number;
   tracesPerRequest: number;
+  costCompare: boolean;
 }
 
 function parseOptions(args: string[]): Options {
@@ -33,7 +37,12 @@ function parseOptions(args: string[]): Options {
     if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number`);
     return n;
   };
-  return { spans: value('spans', 1_000_000), clients: value('clients', 4), tracesPerRequest: value('traces-per-request', 100) };
+  return {
+    spans: value('spans', 1_000_000),
+    clients: value('clients', 4),
+    tracesPerRequest: value('traces-per-request', 100),
+    costCompare: args.includes('--cost-compare'),
+  };
 }
 
 /** Runs this file again as a child in the given role; resolves with the messages it sends. */
@@ -96,7 +105,12 @@ async function rawRole(options: Options) {
 async function serverRole() {
   const { loadConfig } = await import('../src/config.js');
   const { startServer } = await import('../src/server.js');
-  const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, PORT: '0', LOG_LEVEL: 'warn', LOUPE_ADMIN_TOKEN: adminToken });
+  const config = loadConfig({
+    LOUPE_DATA_DIR: process.env.BENCH_DIR,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    LOUPE_ADMIN_TOKEN: adminToken,
+  });
   const server = await startServer(config);
   process.send!({ url: server.url });
   process.on('message', async () => {
@@ -124,7 +138,7 @@ async function benchKey(url: string) {
 
 async function endToEnd(url: string, options: Options) {
   const key = await benchKey(url);
-  const template = makeBodyTemplate(options.tracesPerRequest);
+  const template = makeBodyTemplate(options.tracesPerRequest, options.costCompare);
   const requests = Math.ceil(options.spans / spansPerTrace / options.tracesPerRequest);
   let next = 0;
   let spans = 0;
@@ -151,8 +165,90 @@ async function endToEnd(url: string, options: Options) {
 const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
+/**
+ * `--cost-compare`, in a child process (the engine binds its directory to one process): the
+ * ingest path as the routes run it (`ingestTraces`: validation, pricing, rows, insert, summary
+ * recompute; no HTTP, which would only dilute the difference) with pricing off and on, in the
+ * order off, on, on, off, `clients` callers at a time. The workspace has prices (exact names
+ * and regexes that miss gpt-4o-mini), so each span is looked up there before the built-in table.
+ */
+async function costRole(options: Options) {
+  const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
+  const { ingestTraces } = await import('../src/traces/ingest.js');
+  const { attachIngestPricing, priceSpan } = await import('../src/traces/cost/pricing.js');
+  const { WorkspacePriceIndex } = await import('../src/traces/cost/workspace-prices.js');
+  type Book = NonNullable<Parameters<typeof attachIngestPricing>[1]['book']>;
+  const store = await openClickhouse({ database: 'loupe', dataDir: process.env.BENCH_DIR! });
+  await migrateClickhouse(store.client, { database: 'loupe' });
+  const price = (i: number, model: string, matchType: 'exact' | 'regex') => ({
+    id: `p${i}`, model, matchType, provider: null, inputPerMillion: 1, outputPerMillion: 2, cacheReadPerMillion: null,
+    cacheWritePerMillion: null, validFrom: null, createdAt: new Date(2026, 0, 1 + i).toISOString(),
+  });
+  const index = new WorkspacePriceIndex([price(1, 'acme-large', 'exact'), price(2, 'acme-small', 'exact'), price(3, 'acme-.*', 'regex'), price(4, 'my-(fine|tuned)-.+', 'regex')]);
+  const book = { forWorkspace: async () => index } as unknown as Book;
+  const template = makeBodyTemplate(options.tracesPerRequest, true);
+  const batches = Math.ceil(options.spans / spansPerTrace / options.tracesPerRequest);
+  const round = async (on: boolean) => {
+    attachIngestPricing(store.client, { enabled: on, book });
+    let next = 0;
+    let spans = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: options.clients }, async () => {
+        while (next < batches) {
+          next++;
+          const { traces } = JSON.parse(fillTraceIds(template)) as { traces: unknown[] };
+          const result = await ingestTraces(store.client, 'bench-cost', traces);
+          if (result.accepted !== options.tracesPerRequest) throw new Error(`ingest failed: ${JSON.stringify(result.errors[0])}`);
+          spans += options.tracesPerRequest * spansPerTrace;
+        }
+      }),
+    );
+    return { on, spans, seconds: (performance.now() - started) / 1000 };
+  };
+  await round(true); // warm-up: JIT, the engine's first parts, the price matches
+  const runs = [];
+  for (const on of [false, true, true, false]) runs.push(await round(on));
+  // The price of one span alone, over many calls: the built-in table behind a workspace miss.
+  const llm = (JSON.parse(template) as { traces: Array<{ spans: Array<{ kind: string }> }> }).traces[0]!.spans.find((s) => s.kind === 'llm.chat')!;
+  const calls = 200_000;
+  const t0 = performance.now();
+  for (let i = 0; i < calls; i++) priceSpan(llm as never, index);
+  const microsPerSpan = ((performance.now() - t0) * 1000) / calls;
+  const check = priceSpan(llm as never, index);
+  await store.close();
+  process.send!({ runs, microsPerSpan, check }, () => process.exit(0));
+}
+
+async function costCompare(options: Options) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-'));
+  try {
+    const result = await new Promise<{ runs: Array<{ on: boolean; spans: number; seconds: number }>; microsPerSpan: number; check: unknown }>((resolve, reject) => {
+      let figure: any;
+      const proc = child('cost', { BENCH_DIR: dir, BENCH_SPANS: String(options.spans), BENCH_CLIENTS: String(options.clients), BENCH_TPR: String(options.tracesPerRequest) }, (message) => (figure = message));
+      proc.on('exit', (code) => (code === 0 && figure ? resolve(figure) : reject(new Error(`cost run exited with ${code}`))));
+    });
+    const rate = (on: boolean) => {
+      const picked = result.runs.filter((r) => r.on === on);
+      return picked.reduce((n, r) => n + r.spans, 0) / picked.reduce((n, r) => n + r.seconds, 0);
+    };
+    const [off, on] = [rate(false), rate(true)];
+    console.log(
+      [
+        `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${mib(totalmem())} RAM, Node ${process.version}`,
+        ...result.runs.map((r, i) => `round ${i + 1}, pricing ${r.on ? 'on ' : 'off'}: ${r.spans} spans in ${r.seconds.toFixed(1)} s = ${Math.round(r.spans / r.seconds)} spans/s`),
+        `pricing off: ${Math.round(off)} spans/s; on: ${Math.round(on)} spans/s; cost of pricing: ${((100 * (off - on)) / off).toFixed(1)}% of ingest throughput (goal <= 5%)`,
+        `one LLM span priced alone: ${result.microsPerSpan.toFixed(2)} µs (workspace prices missed, then the built-in table): ${JSON.stringify(result.check)}`,
+      ].join('\n'),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(args: string[]) {
   const options = parseOptions(args);
+  if (options.costCompare) return costCompare(options);
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-'));
   try {
     // The server may open the data directory only once the raw child has exited.
@@ -193,8 +289,8 @@ export async function run(args: string[]) {
 const roleIndex = process.argv.indexOf('--role');
 if (roleIndex >= 0) {
   const role = process.argv[roleIndex + 1];
-  const options = { spans: Number(process.env.BENCH_SPANS ?? 0), clients: Number(process.env.BENCH_CLIENTS ?? 1), tracesPerRequest: Number(process.env.BENCH_TPR ?? 100) };
-  (role === 'raw' ? rawRole(options) : serverRole()).catch((error) => {
+  const options = { spans: Number(process.env.BENCH_SPANS ?? 0), clients: Number(process.env.BENCH_CLIENTS ?? 1), tracesPerRequest: Number(process.env.BENCH_TPR ?? 100), costCompare: false };
+  (role === 'raw' ? rawRole(options) : role === 'cost' ? costRole(options) : serverRole()).catch((error) => {
     console.error(error);
     process.exit(1);
   });

@@ -37,6 +37,23 @@ const units: Record<string, { usage: keyof TokenUsage | 'requests'; per: number;
   requests_kcount: { usage: 'requests', per: 1e3, direction: 'other' },
 };
 
+type Unit = (typeof units)[string];
+const compiledTerms = new WeakMap<ModelPrice, Array<{ price: Price; unit: Unit }>>();
+
+/** A model price's terms that a span can reach, in the price's key order (the library sums in that order). */
+function termsOf(prices: ModelPrice): Array<{ price: Price; unit: Unit }> {
+  let terms = compiledTerms.get(prices);
+  if (terms === undefined) {
+    terms = [];
+    for (const [key, price] of Object.entries(prices)) {
+      const unit = units[key];
+      if (price !== undefined && unit !== undefined) terms.push({ price: price as Price, unit });
+    }
+    compiledTerms.set(prices, terms);
+  }
+  return terms;
+}
+
 interface Matched {
   provider: Provider;
   model: ModelInfo;
@@ -79,8 +96,10 @@ function match(providerId: string | undefined, model: string): Matched | null {
 }
 
 /** The model's prices at a time, as the library selects them (start dates, times of day). */
-function pricesAt(model: ModelInfo, at: Date): ModelPrice {
+function pricesAt(model: ModelInfo, when: Date | string): ModelPrice {
   if (!Array.isArray(model.prices)) return model.prices;
+  // Parsed only here: most models have one price, and parsing costs more than pricing.
+  const at = typeof when === 'string' ? new Date(when) : when;
   const seconds = at.getUTCHours() * 3600 + at.getUTCMinutes() * 60 + at.getUTCSeconds() + at.getUTCMilliseconds() / 1000;
   for (let i = model.prices.length - 1; i >= 0; i--) {
     const { constraint, prices } = model.prices[i]!;
@@ -104,13 +123,24 @@ function timeOfDay(text: string): number {
 }
 
 const isTiered = (price: unknown): price is Tiered => typeof price === 'object' && price !== null;
+const byStart = (a: { start: number }, b: { start: number }) => a.start - b.start;
 
 /** A tiered price's rate for a span: the last tier whose start its input tokens exceed. */
 function tierRate(price: Price, inputTokens: number): number {
   if (!isTiered(price)) return price;
   let rate = price.base;
-  for (const tier of [...price.tiers].sort((a, b) => a.start - b.start)) if (inputTokens > tier.start) rate = tier.price;
+  for (const tier of [...price.tiers].sort(byStart)) if (inputTokens > tier.start) rate = tier.price;
   return rate;
+}
+
+/**
+ * The rate of a price key for a span (the tier its input tokens reach). Hot-path helpers are
+ * top-level functions: the service runs under tsx, whose transform wraps every closure made per
+ * call in a naming call that costs more than the pricing itself.
+ */
+function rateOf(prices: ModelPrice, key: string, inputTokens: number): number | undefined {
+  const price = prices[key];
+  return price === undefined ? undefined : tierRate(price as Price, inputTokens);
 }
 
 /** The library's term: a tiered price is applied as rate × tokens / 1e6, scaled to its unit. */
@@ -130,7 +160,7 @@ export interface Quote {
  * the model (with the provider given, only that provider's models are candidates; without
  * one, the table matches the model name alone).
  */
-export function builtinQuote(providerId: string | undefined, model: string, usage: TokenUsage, at: Date): Quote | null {
+export function builtinQuote(providerId: string | undefined, model: string, usage: TokenUsage, at: Date | string): Quote | null {
   const matched = match(providerId, model);
   if (!matched || !matched.usable) return null;
   const prices = pricesAt(matched.model, at);
@@ -146,24 +176,21 @@ export function builtinQuote(providerId: string | undefined, model: string, usag
   let input = 0;
   let output = 0;
   let other = 0;
-  for (const [key, price] of Object.entries(prices)) {
-    const unit = units[key];
-    if (price === undefined || unit === undefined) continue;
-    const value = term(price as Price, leaves[unit.usage]!, usage.input, unit.per);
+  for (const { price, unit } of termsOf(prices)) {
+    const value = term(price, leaves[unit.usage]!, usage.input, unit.per);
     if (unit.direction === 'input') input += value;
     else if (unit.direction === 'output') output += value;
     else other += value;
   }
-  const rateOf = (key: string) => (prices[key] === undefined ? undefined : tierRate(prices[key] as Price, usage.input));
-  const cacheRead = rateOf('cache_read_mtok');
-  const cacheWrite = rateOf('cache_write_mtok');
+  const cacheRead = rateOf(prices, 'cache_read_mtok', usage.input);
+  const cacheWrite = rateOf(prices, 'cache_write_mtok', usage.input);
   return {
     costUsd: input + output + other,
     pricing: {
       providerId: matched.provider.id,
       modelId: matched.model.id,
-      inputPerMillion: rateOf('input_mtok') ?? 0,
-      outputPerMillion: rateOf('output_mtok') ?? 0,
+      inputPerMillion: rateOf(prices, 'input_mtok', usage.input) ?? 0,
+      outputPerMillion: rateOf(prices, 'output_mtok', usage.input) ?? 0,
       ...(cacheRead !== undefined && { cacheReadPerMillion: cacheRead }),
       ...(cacheWrite !== undefined && { cacheWritePerMillion: cacheWrite }),
       source: 'builtin',

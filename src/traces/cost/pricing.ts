@@ -34,11 +34,22 @@ export function quoteSpan(span: PricedFields, prices: WorkspacePriceIndex): Quot
   if (span.model === undefined || !span.kind.startsWith('llm.')) return undefined;
   const usage = tokenUsage(span);
   if (usage === null) return undefined;
-  const provider = span.provider === undefined ? undefined : normalizeProvider(span.provider);
-  const at = Date.parse(span.startTime);
-  const price = prices.find(span.model, provider, at);
+  const provider = span.provider === undefined ? undefined : normalizedProvider(span.provider);
+  const price = prices.find(span.model, provider, span.startTime);
   if (price) return workspaceQuote(price, usage);
-  return builtinQuote(provider, span.model, usage, new Date(at));
+  return builtinQuote(provider, span.model, usage, span.startTime);
+}
+
+/** normalizeProvider, remembered: a service sees few provider names, and ingest asks per span. */
+const normalized = new Map<string, string>();
+function normalizedProvider(name: string): string {
+  let id = normalized.get(name);
+  if (id === undefined) {
+    if (normalized.size >= 10_000) normalized.clear();
+    id = normalizeProvider(name);
+    normalized.set(name, id);
+  }
+  return id;
 }
 
 export function priceSpan(span: PricedFields, prices: WorkspacePriceIndex): SpanCost {

@@ -56,10 +56,15 @@ export class WorkspacePriceIndex {
     return this.candidates.length === 0;
   }
 
-  /** The price that applies to the model and (normalized) provider at a time, if any. */
-  find(model: string, provider: string | undefined, at: number): WorkspacePrice | undefined {
+  /** The price that applies to the model and (normalized) provider at a time (ISO 8601), if any. */
+  find(model: string, provider: string | undefined, at: string): WorkspacePrice | undefined {
     if (this.candidates.length === 0) return undefined;
-    for (const candidate of this.matching(model, provider)) if (candidate.validFrom <= at) return candidate.price;
+    let time: number | undefined;
+    for (const candidate of this.matching(model, provider)) {
+      if (candidate.validFrom === Number.NEGATIVE_INFINITY) return candidate.price;
+      time ??= Date.parse(at);
+      if (candidate.validFrom <= time) return candidate.price;
+    }
     return undefined;
   }
 
