@@ -193,6 +193,7 @@ async function costRole(options: Options) {
     let next = 0;
     let spans = 0;
     const started = performance.now();
+    const cpu = process.cpuUsage();
     await Promise.all(
       Array.from({ length: options.clients }, async () => {
         while (next < batches) {
@@ -204,11 +205,12 @@ async function costRole(options: Options) {
         }
       }),
     );
-    return { on, spans, seconds: (performance.now() - started) / 1000 };
+    const used = process.cpuUsage(cpu);
+    return { on, spans, seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6 };
   };
   await round(true); // warm-up: JIT, the engine's first parts, the price matches
   const runs = [];
-  for (const on of [false, true, true, false]) runs.push(await round(on));
+  for (const on of [false, true, true, false, false, true, true, false]) runs.push(await round(on));
   // The price of one span alone, over many calls: the built-in table behind a workspace miss.
   const llm = (JSON.parse(template) as { traces: Array<{ spans: Array<{ kind: string }> }> }).traces[0]!.spans.find((s) => s.kind === 'llm.chat')!;
   const calls = 200_000;
@@ -223,7 +225,7 @@ async function costRole(options: Options) {
 async function costCompare(options: Options) {
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-'));
   try {
-    const result = await new Promise<{ runs: Array<{ on: boolean; spans: number; seconds: number }>; microsPerSpan: number; check: unknown }>((resolve, reject) => {
+    const result = await new Promise<{ runs: Array<{ on: boolean; spans: number; seconds: number; cpuSeconds: number }>; microsPerSpan: number; check: unknown }>((resolve, reject) => {
       let figure: any;
       const proc = child('cost', { BENCH_DIR: dir, BENCH_SPANS: String(options.spans), BENCH_CLIENTS: String(options.clients), BENCH_TPR: String(options.tracesPerRequest) }, (message) => (figure = message));
       proc.on('exit', (code) => (code === 0 && figure ? resolve(figure) : reject(new Error(`cost run exited with ${code}`))));
@@ -232,12 +234,21 @@ async function costCompare(options: Options) {
       const picked = result.runs.filter((r) => r.on === on);
       return picked.reduce((n, r) => n + r.spans, 0) / picked.reduce((n, r) => n + r.seconds, 0);
     };
+    /** CPU time of the ingesting process (the engine runs in it too) per span: less moved by other load than wall time. */
+    const cpuPerSpan = (on: boolean) => {
+      const picked = result.runs.filter((r) => r.on === on);
+      return (1e6 * picked.reduce((n, r) => n + r.cpuSeconds, 0)) / picked.reduce((n, r) => n + r.spans, 0);
+    };
     const [off, on] = [rate(false), rate(true)];
+    const [cpuOff, cpuOn] = [cpuPerSpan(false), cpuPerSpan(true)];
     console.log(
       [
         `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${mib(totalmem())} RAM, Node ${process.version}`,
-        ...result.runs.map((r, i) => `round ${i + 1}, pricing ${r.on ? 'on ' : 'off'}: ${r.spans} spans in ${r.seconds.toFixed(1)} s = ${Math.round(r.spans / r.seconds)} spans/s`),
+        ...result.runs.map(
+          (r, i) => `round ${i + 1}, pricing ${r.on ? 'on ' : 'off'}: ${r.spans} spans in ${r.seconds.toFixed(1)} s = ${Math.round(r.spans / r.seconds)} spans/s, ${((1e6 * r.cpuSeconds) / r.spans).toFixed(0)} µs CPU/span`,
+        ),
         `pricing off: ${Math.round(off)} spans/s; on: ${Math.round(on)} spans/s; cost of pricing: ${((100 * (off - on)) / off).toFixed(1)}% of ingest throughput (goal <= 5%)`,
+        `CPU per span: off ${cpuOff.toFixed(0)} µs, on ${cpuOn.toFixed(0)} µs: ${((100 * (cpuOn - cpuOff)) / cpuOff).toFixed(1)}% more`,
         `one LLM span priced alone: ${result.microsPerSpan.toFixed(2)} µs (workspace prices missed, then the built-in table): ${JSON.stringify(result.check)}`,
       ].join('\n'),
     );
