@@ -15,12 +15,14 @@ import type { FailedAuthLimiter } from './http/failed-auth.js';
 import { adminRoutes } from './admin/routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
+import { webhookRoutes } from './prompts/webhooks/routes.js';
 import { meRoutes } from './http/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
 import { analyticsRoutes } from './traces/analytics-routes.js';
 import { attachIngestPricing } from './traces/cost/pricing.js';
 import { modelRoutes } from './traces/cost/routes.js';
 import { PriceBook } from './traces/cost/workspace-prices.js';
+import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -77,7 +79,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql });
+    await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, clickhouse: deps.clickhouse });
+    await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
     await api.register(modelRoutes, { prefix: '/api/models', sql: deps.sql, clickhouse: deps.clickhouse, book: priceBook });
   });
 
