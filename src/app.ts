@@ -83,7 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, clickhouse: deps.clickhouse });
     await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
-    await api.register(modelRoutes, { prefix: '/api/models', sql: deps.sql, clickhouse: deps.clickhouse, book: priceBook });
+    await api.register(modelRoutes, { prefix: '/api/models', sql: deps.sql, clickhouse: deps.clickhouse, book: priceBook, config: deps.config });
   });
 
   return app;

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { Sql } from '../../stores/postgres.js';
 import { notFound } from '../../http/errors.js';
-import { resolveRange } from '../analytics.js';
+import { resolveWindow, type QueryLimits } from '../query-limits.js';
 import { quoteSpan } from './pricing.js';
 import { repriceRange, selectUnpricedModels } from './reprice.js';
 import type { CreatePriceBody, RepriceResult } from './schemas.js';
@@ -33,9 +33,15 @@ export async function lookupPrice(book: PriceBook, workspaceId: string, model: s
   return { model, provider: provider ?? null, pricing: quote.pricing };
 }
 
-export async function listUnpriced(clickhouse: ClickHouseClient, workspaceId: string, query: { startAfter?: string | undefined; startBefore?: string | undefined }) {
-  const { startAfter, startBefore } = resolveRange(query, Date.now());
-  return { range: { startAfter, startBefore }, models: await selectUnpricedModels(clickhouse, workspaceId, { startAfter, startBefore }) };
+/** The window as the other trace reads take it (default the last 30 days, at most LOUPE_QUERY_MAX_WINDOW_DAYS). */
+export async function listUnpriced(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  query: { startAfter?: string | undefined; startBefore?: string | undefined },
+  limits: QueryLimits,
+) {
+  const { from: startAfter, to: startBefore } = resolveWindow(query.startAfter, query.startBefore, limits);
+  return { range: { startAfter, startBefore }, models: await selectUnpricedModels(clickhouse, workspaceId, { startAfter, startBefore }, limits) };
 }
 
 export async function reprice(

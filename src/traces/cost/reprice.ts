@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { insertSpanRows, recomputeTraceSummaries } from '../queries.js';
+import { limitSettings, type QueryLimits } from '../query-limits.js';
 import { fromStoredTime, nextVersion, toStoredTime, type SpanRow } from '../rows.js';
 import { storedSpanSchema, type StoredSpan } from '../schemas.js';
 import { quoteSpan, type SpanCost } from './pricing.js';
@@ -109,15 +110,17 @@ export async function repriceRange(
       });
       touched.add(row.trace_id);
     }
+    // Each page's traces are summarized before the next page is read: a call stopped half way
+    // (an error, a restart) leaves every rewritten span counted in its trace's figures.
     await insertSpanRows(clickhouse, updated);
+    const pageTraces = [...new Set(updated.map((r) => r.trace_id))];
+    for (let i = 0; i < pageTraces.length; i += tracesPerRecompute) {
+      await recomputeTraceSummaries(clickhouse, workspaceId, pageTraces.slice(i, i + tracesPerRecompute));
+    }
     result.spansUpdated += updated.length;
     if (rows.length < pageSize) break;
   }
-  const traceIds = [...touched];
-  for (let i = 0; i < traceIds.length; i += tracesPerRecompute) {
-    await recomputeTraceSummaries(clickhouse, workspaceId, traceIds.slice(i, i + tracesPerRecompute));
-  }
-  result.tracesUpdated = traceIds.length;
+  result.tracesUpdated = touched.size;
   return result;
 }
 
@@ -137,6 +140,7 @@ export async function selectUnpricedModels(
   clickhouse: ClickHouseClient,
   workspaceId: string,
   range: { startAfter: string; startBefore: string },
+  limits: QueryLimits,
 ): Promise<UnpricedModel[]> {
   const result = await clickhouse.query({
     query: `
@@ -149,7 +153,8 @@ export async function selectUnpricedModels(
         AND start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}
       GROUP BY model, provider
       ORDER BY spanCount DESC, totalTokens DESC, model ASC
-      LIMIT 1000`,
+      LIMIT 1000
+      ${limitSettings(limits)}`,
     query_params: { workspaceId, startAfter: toStoredTime(range.startAfter), startBefore: toStoredTime(range.startBefore) },
     format: 'JSONEachRow',
   });

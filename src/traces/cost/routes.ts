@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import type { Config } from '../../config.js';
 import type { Sql } from '../../stores/postgres.js';
+import { queryLimitsOf } from '../query-limits.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import * as prices from './prices.js';
 import {
@@ -21,10 +23,11 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const tags = ['models'];
 
 /** Model prices of the caller's workspace, the lookup, the unpriced list and repricing. */
-export const modelRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHouseClient; book: PriceBook }> = async (
+export const modelRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHouseClient; book: PriceBook; config: Config }> = async (
   app,
-  { sql, clickhouse, book },
+  { sql, clickhouse, book, config },
 ) => {
+  const limits = queryLimitsOf(config);
   app.post('/', {
     schema: {
       tags,
@@ -59,7 +62,7 @@ export const modelRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHou
       querystring: rangeQuery,
       response: { 200: envelope(unpricedListSchema), ...errors },
     },
-    handler: async (request, reply) => sendData(request, reply, await prices.listUnpriced(clickhouse, request.auth.workspaceId, request.query)),
+    handler: async (request, reply) => sendData(request, reply, await prices.listUnpriced(clickhouse, request.auth.workspaceId, request.query, limits)),
   });
 
   app.post('/reprice', {
