@@ -1,5 +1,7 @@
 import { calcPrice } from '@pydantic/genai-prices';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repriceRange } from '../../src/traces/cost/reprice.js';
+import { WorkspacePriceIndex } from '../../src/traces/cost/workspace-prices.js';
 import { createTestContext, type TestContext, type Tenant } from '../support/app.js';
 import { get, post, span, trace, uniqueId } from './traces-fixtures.js';
 
@@ -156,5 +158,22 @@ describe('cost aggregates', () => {
 
     // Repricing again with the same prices changes nothing.
     expect((await reprice(tenant, range)).json().data).toMatchObject({ spansExamined: 8, spansUpdated: 0, tracesUpdated: 0 });
+  });
+
+  it('reprices page by page: each page of traces summarized, spans of one trace across pages', async () => {
+    const tenant = await ctx.tenant();
+    const many = Array.from({ length: 3 }, (_, t) =>
+      trace({ traceId: uniqueId(`paged-${t}`), spans: Array.from({ length: 3 }, (_, i) => node(`s${i}`, i === 0 ? undefined : 's0', i === 0 ? 'agent' : 'llm.chat', chat(1000, 1000))) }),
+    );
+    await post(ctx, tenant, many);
+    const prices = new WorkspacePriceIndex([
+      { id: '00000000-0000-4000-8000-000000000001', model: 'gpt-4o-mini', matchType: 'exact', provider: null, inputPerMillion: 1, outputPerMillion: 1, cacheReadPerMillion: null, cacheWritePerMillion: null, validFrom: null, createdAt: new Date().toISOString() },
+    ]);
+    // Pages of 4 spans: 6 generation spans of 3 traces, a trace's spans split across pages.
+    const result = await repriceRange(ctx.clickhouse, tenant.workspaceId, prices, range, 4);
+    expect(result).toEqual({ spansExamined: 6, spansUpdated: 6, spansPriced: 0, spansUnpriced: 0, tracesUpdated: 3 });
+    const analytics = (await get(ctx, tenant, `/api/traces/analytics?${query}`)).json().data;
+    expect(analytics.totals.costUsd).toBeCloseTo(6 * 0.002, 12);
+    for (const t of many) expect((await get(ctx, tenant, `/api/traces/${t.traceId}`)).json().data.costUsd).toBeCloseTo(0.004, 12);
   });
 });

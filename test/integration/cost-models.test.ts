@@ -144,3 +144,24 @@ describe('which price applies', () => {
     expect((await spanOf(tenant, fields)).costSource).toBe('none');
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents every /api/models route with its schemas and error responses', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const routes: Array<[string, string, string]> = [
+      ['/api/models/', 'post', '201'],
+      ['/api/models/', 'get', '200'],
+      ['/api/models/{id}', 'delete', '200'],
+      ['/api/models/price', 'get', '200'],
+      ['/api/models/unpriced', 'get', '200'],
+      ['/api/models/reprice', 'post', '200'],
+    ];
+    for (const [path, method, ok] of routes) {
+      const operation = doc.paths[path]?.[method] ?? doc.paths[path.replace(/\/$/, '')]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining([ok, '400', '401', '403', '404']));
+    }
+    const post = doc.paths['/api/models/']?.post ?? doc.paths['/api/models'].post;
+    expect(JSON.stringify(post.requestBody)).toContain('inputPerMillion');
+  });
+});

@@ -16,7 +16,7 @@ import type { WorkspacePriceIndex } from './workspace-prices.js';
  * never read here, so never replaced.
  */
 
-const pageSize = 2000;
+const defaultPageSize = 2000;
 const tracesPerRecompute = 500;
 
 /** Rows that may be repriced: never a provided cost. Keyset-paged by the sorting key. */
@@ -50,6 +50,7 @@ export async function repriceRange(
   workspaceId: string,
   prices: WorkspacePriceIndex,
   range: { startAfter: string; startBefore: string },
+  pageSize = defaultPageSize,
 ): Promise<RepriceResult> {
   const result: RepriceResult = { spansExamined: 0, spansUpdated: 0, spansPriced: 0, spansUnpriced: 0, tracesUpdated: 0 };
   const version = nextVersion().toString();
