@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Loupe, type FetchLike, type LoupeError } from 'loupe/sdk';
+import { Loupe, type FetchLike, type LoupeError } from '../../packages/sdk/src/index.js';
 import { startListeningService, type ListeningService } from './sdk-server.js';
 
 let service: ListeningService;

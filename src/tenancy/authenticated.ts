@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from './auth.js';
-import { AppError } from './errors.js';
+import { AppError } from '../http/errors.js';
 import type { FailedAuthLimiter } from './failed-auth.js';
 
 export type Authenticate = (request: FastifyRequest) => Promise<AuthContext>;
