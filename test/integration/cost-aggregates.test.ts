@@ -98,7 +98,7 @@ describe('cost aggregates', () => {
     expect(before.stats['text-embedding-3-small']).toBeCloseTo(embed, 12);
     expect(cents(sum(Object.values(before.stats)))).toBe(cents(total));
     const byModel = Object.fromEntries(before.analytics.costBreakdown.byModel.map((e: { key: string; costUsd: number }) => [e.key, e.costUsd]));
-    expect(byModel['gpt-4o-mini']).toBeCloseTo(before.stats['gpt-4o-mini']!, 12);
+    expect(byModel['gpt-4o-mini']).toBeCloseTo(before.stats['gpt-4o-mini'] as number, 12);
     expect(before.analytics.costBreakdown.bySource).toEqual([
       { key: 'provided', costUsd: 0.25, share: expect.closeTo(0.25 / total, 12) },
       { key: 'computed', costUsd: expect.closeTo(2 * steps + embed, 12), share: expect.closeTo((2 * steps + embed) / total, 12) },

@@ -42,7 +42,7 @@ describe('built-in prices', () => {
       for (const model of provider!.models) {
         const name = nameFor(model.match, model.id);
         for (const usage of usages) {
-          let expected: ReturnType<typeof calcPrice> = null;
+          let expected: ReturnType<typeof calcPrice>;
           try {
             expected = calcPrice(library(usage), name, { providerId: id, timestamp: at });
           } catch {

@@ -47,7 +47,7 @@ function termsOf(prices: ModelPrice): Array<{ price: Price; unit: Unit }> {
     terms = [];
     for (const [key, price] of Object.entries(prices)) {
       const unit = units[key];
-      if (price !== undefined && unit !== undefined) terms.push({ price: price as Price, unit });
+      if (price !== undefined && unit !== undefined) terms.push({ price, unit });
     }
     compiledTerms.set(prices, terms);
   }
@@ -73,7 +73,7 @@ function match(providerId: string | undefined, model: string): Matched | null {
   let found: Matched | null = null;
   const probe = { input_tokens: 1000, cache_read_tokens: 100, cache_write_tokens: 100, output_tokens: 100, output_reasoning_tokens: 10 };
   const options = providerId === undefined ? {} : { providerId };
-  let result: ReturnType<typeof calcPrice> = null;
+  let result: ReturnType<typeof calcPrice>;
   try {
     result = calcPrice(probe, model, options);
   } catch {
@@ -140,7 +140,7 @@ function tierRate(price: Price, inputTokens: number): number {
  */
 function rateOf(prices: ModelPrice, key: string, inputTokens: number): number | undefined {
   const price = prices[key];
-  return price === undefined ? undefined : tierRate(price as Price, inputTokens);
+  return price === undefined ? undefined : tierRate(price, inputTokens);
 }
 
 /** The library's term: a tiered price is applied as rate × tokens / 1e6, scaled to its unit. */
