@@ -83,6 +83,15 @@ export const configSchema = z.object({
     message: 'must be true, false, a hop count, or comma-separated addresses or CIDRs',
   }),
   /**
+   * Whether ingest prices generation spans that sent no cost (src/traces/cost/). Off, spans keep
+   * only the cost they sent; the ingest benchmark compares both.
+   */
+  LOUPE_COST_AT_INGEST: optionalString
+    .pipe(z.enum(['true', 'false']).optional())
+    .transform((v) => v !== 'false'),
+  /** How long a replica reuses a workspace's prices before reading them again (a change made through this replica applies at once). */
+  LOUPE_PRICE_CACHE_MS: optionalInt(0, 3_600_000).transform((v) => v ?? 15_000),
+  /**
    * Limits of one POST /api/sql query (src/sql/): time, memory, rows and bytes read, rows and
    * bytes answered; past any of them the query stops and answers 422 QUERY_TOO_EXPENSIVE.
    */
