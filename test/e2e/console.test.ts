@@ -130,6 +130,9 @@ describe('the web console in a browser', () => {
     expect(await panel.textContent()).toContain('lookup_order');
     expect(await panel.textContent()).toContain('gpt-4o-mini');
     expect(await panel.textContent()).toContain('210 ms'); // time to first token
+    expect(await panel.textContent()).toContain(
+      `(${trace.spans.find((sp: { spanId: string }) => sp.spanId === 'trace-a-chat').costSource})`,
+    );
     expect(await panel.textContent()).toMatch(/Cache read tokens\s*120/);
     expect(await page.getByLabel('Tags').textContent()).toBe('supportbeta');
     expect(await page.locator('.page-head').textContent()).toContain('user user-7');

@@ -102,8 +102,6 @@ function Metric({ label, value }: { label: string; value: ReactNode }) {
 const number = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 export function SpanPanel({ span }: { span: Span }) {
-  // The cost's source is not in every service's span shape yet.
-  const extra = span as Span & { costSource?: string };
   const ttft = number(span.ttftMs) ?? number(span.metadata?.ttftMs);
   const latency = number(span.metadata?.latencyMs) ?? span.durationMs;
   return (
@@ -133,10 +131,20 @@ export function SpanPanel({ span }: { span: Span }) {
           value={
             <>
               {formatUsd(span.costUsd)}
-              {extra.costSource && <span className="muted small"> ({extra.costSource})</span>}
+              {span.costSource && <span className="muted small"> ({span.costSource})</span>}
             </>
           }
         />
+        {span.pricing && (
+          <Metric
+            label="Price per 1M tokens"
+            value={
+              <span title={`${span.pricing.source} prices${'version' in span.pricing ? ` ${span.pricing.version}` : ''}`}>
+                in {formatUsd(span.pricing.inputPerMillion)} · out {formatUsd(span.pricing.outputPerMillion)}
+              </span>
+            }
+          />
+        )}
         {span.reasoningTokens !== undefined && <Metric label="Reasoning tokens" value={formatInt(span.reasoningTokens)} />}
         {span.cacheReadTokens !== undefined && <Metric label="Cache read tokens" value={formatInt(span.cacheReadTokens)} />}
         {span.cacheWriteTokens !== undefined && <Metric label="Cache write tokens" value={formatInt(span.cacheWriteTokens)} />}
