@@ -24,6 +24,7 @@ import { modelRoutes } from './traces/cost/routes.js';
 import { PriceBook } from './traces/cost/workspace-prices.js';
 import { sqlRoutes } from './sql/routes.js';
 import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
+import { registerConsole } from './http/console.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -40,6 +41,8 @@ export interface AppDeps {
   admit?: AdmitRequest;
   /** Failed-authentication limit per client address (API, bearer and admin credentials); absent means none. */
   failedAuth?: FailedAuthLimiter;
+  /** The built web console to serve at `/`; default web/dist, `false` for none. */
+  consoleDir?: string | false;
 }
 
 /** Builds the whole HTTP app without listening; `main.ts` listens, tests use `inject`. */
@@ -87,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(modelRoutes, { prefix: '/api/models', sql: deps.sql, clickhouse: deps.clickhouse, book: priceBook, config: deps.config });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
   });
+  if (deps.consoleDir !== false) await registerConsole(app, deps.consoleDir);
 
   return app;
 }

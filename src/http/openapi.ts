@@ -1,7 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
 /** Must be registered before the routes it describes. */
 export async function registerOpenApi(app: FastifyInstance) {
@@ -23,6 +23,8 @@ export async function registerOpenApi(app: FastifyInstance) {
       security: [{ apiKey: [] }, { bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    // Recursive schemas (a JSON value) are emitted as $refs to components; this adds the components.
+    transformObject: jsonSchemaTransformObject,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { consoleCsp } from './console.js';
 
-/** Headers every response carries; the API serves JSON only, so nothing may be framed or sniffed. */
+/** Headers every response carries; the API serves JSON, the console its own files: nothing may be framed or sniffed. */
 export function registerSecurityHeaders(app: FastifyInstance) {
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
@@ -14,7 +15,13 @@ export function registerSecurityHeaders(app: FastifyInstance) {
     reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
     // The docs page runs the OpenAPI viewer's scripts and styles; everything else is data.
     const docs = request.url === '/docs' || request.url.startsWith('/docs/') || request.url.startsWith('/docs?');
-    if (!docs) {
+    // The console's pages and assets run its own scripts and styles, never inline ones.
+    const consoleRoute = reply.statusCode < 400 ? request.routeOptions.config?.console : undefined;
+    if (consoleRoute) {
+      reply.header('content-security-policy', consoleCsp);
+      // Assets are named by their content's hash: a new build has new names.
+      reply.header('cache-control', consoleRoute === 'asset' ? 'public, max-age=31536000, immutable' : 'no-cache');
+    } else if (!docs) {
       reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
       reply.header('cache-control', 'no-store');
     }

@@ -8,9 +8,10 @@ export const maxQueryLength = 100_000;
 /** `{name:Type}` placeholders; names with two leading underscores are the service's own. */
 const parameterName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be a letter then up to 63 letters, digits or _');
 
-const parameterValue: z.ZodType<unknown> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(parameterValue), z.record(z.string(), parameterValue)]),
-);
+// Named, so the OpenAPI document carries it as a component its recursive $refs resolve to.
+const parameterValue: z.ZodType<unknown> = z
+  .lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(parameterValue), z.record(z.string(), parameterValue)]))
+  .meta({ id: 'SqlParameterValue' });
 
 export const sqlFormats = ['json', 'csv', 'jsonl', 'parquet'] as const;
 

@@ -1,0 +1,29 @@
+/** Wire types of the console, all taken from the API's generated OpenAPI types (schema.d.ts). */
+import type { paths } from './schema';
+
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type Success<Op> = Op extends { responses: infer R }
+  ? R extends { 200: infer A }
+    ? Json<A>
+    : R extends { 201: infer B }
+      ? Json<B>
+      : never
+  : never;
+type Body<P extends keyof paths, M extends keyof paths[P]> = Success<paths[P][M]>;
+
+export type Me = Body<'/api/me', 'get'>['data'];
+export type TraceList = Body<'/api/traces/', 'get'>;
+export type TraceListItem = TraceList['data'][number];
+export type TraceListQuery = NonNullable<paths['/api/traces/']['get']['parameters']['query']>;
+export type TraceDetail = Body<'/api/traces/{id}', 'get'>['data'];
+export type Span = TraceDetail['spans'][number];
+export type SpanIO = NonNullable<Span['input']>;
+export type ChatMessage = NonNullable<SpanIO['messages']>[number];
+export type ToolCall = NonNullable<SpanIO['toolCalls']>[number];
+export type SpanKind = Span['kind'];
+export type Stats = Body<'/api/traces/stats', 'get'>['data'];
+export type StatsGroupBy = NonNullable<NonNullable<paths['/api/traces/stats']['get']['parameters']['query']>['groupBy']>;
+export type Analytics = Body<'/api/traces/analytics', 'get'>['data'];
+export type Prompt = Body<'/api/prompt/', 'get'>['data'][number];
+export type NewVersionBody = NonNullable<paths['/api/prompt/{id}/versions']['post']['requestBody']>['content']['application/json'];
+export type Rendered = Body<'/api/prompt/{id}/render', 'post'>['data'];

@@ -1,0 +1,19 @@
+import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
+import 'react-json-view-lite/dist/index.css';
+
+/** A collapsible JSON tree (first level open) for raw values, attributes and metadata. */
+export function Json({ value, label }: { value: unknown; label: string }) {
+  if (value === undefined) return null;
+  if (value === null || typeof value !== 'object') {
+    return (
+      <pre className="code-block small" aria-label={label}>
+        {JSON.stringify(value, null, 2)}
+      </pre>
+    );
+  }
+  return (
+    <div className="json" aria-label={label}>
+      <JsonView data={value as object} shouldExpandNode={collapseAllNested} style={{ ...defaultStyles, container: 'json-container' }} />
+    </div>
+  );
+}
