@@ -18,6 +18,7 @@ import { promptRoutes } from './prompts/routes.js';
 import { meRoutes } from './http/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
 import { analyticsRoutes } from './traces/analytics-routes.js';
+import { WriteBatcher } from './traces/write-batcher.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -26,6 +27,11 @@ export interface AppDeps {
   config: Config;
   sql: Sql;
   clickhouse: ClickHouseClient;
+  /**
+   * The group-commit writer of trace ingestion, made with the stores (server.ts); without it
+   * the app makes its own, so two apps never share one.
+   */
+  writer?: WriteBatcher;
   /** A pino logger to use; without it one is made at LOG_LEVEL. */
   log?: FastifyBaseLogger;
   /** OAuth bearer verification; absent when OAuth is not configured. */
@@ -63,13 +69,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
+  const writer = deps.writer ?? new WriteBatcher(deps.clickhouse);
   const authenticate = createAuthenticator(deps.sql, deps.verifyBearer);
   await app.register(async (api) => {
     registerAuthenticatedScope(api, { authenticate, admit: deps.admit, failedAuth: deps.failedAuth });
     await api.register(meRoutes);
-    await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, writer, config: deps.config });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql });
   });
 

@@ -8,6 +8,7 @@ import { bootstrap } from './admin/bootstrap.js';
 import { oauthVerifierFromConfig } from './http/oauth.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { createFailedAuthLimiter } from './http/failed-auth.js';
+import { WriteBatcher } from './traces/write-batcher.js';
 
 export interface Stores {
   postgres: PostgresStore;
@@ -92,6 +93,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       config,
       sql,
       clickhouse: stores.clickhouse.client,
+      writer: new WriteBatcher(stores.clickhouse.client),
       log,
       verifyBearer: oauthVerifierFromConfig(sql, config),
       admit: createRateLimiter(sql).admit,

@@ -11,7 +11,7 @@ const fastifyCodes: Record<string, ErrorCode> = {
 };
 
 /** Store failures a client can retry: connection refused, reset or timed out. */
-function isStoreUnavailable(error: unknown): boolean {
+export function isStoreUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return (
     code === 'ECONNREFUSED' ||
@@ -37,7 +37,9 @@ export function toAppError(error: unknown): { appError: AppError; internal: bool
   if (error instanceof AppError) return { appError: error, internal: false };
   const fastifyError = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(error) || Array.isArray(fastifyError.validation)) {
-    const issues = validationIssues(fastifyError);
+    // One message per field: the first reported, the most specific (errors.ts firstIssuePerPath).
+    const seen = new Set<string>();
+    const issues = validationIssues(fastifyError).filter((i) => !seen.has(i.path) && Boolean(seen.add(i.path)));
     const summary = issues.map((i) => `${i.path}: ${i.message}`).slice(0, 3).join('; ');
     return { appError: new AppError('VALIDATION_ERROR', `Invalid request: ${summary}`, { issues }), internal: false };
   }

@@ -1,7 +1,7 @@
-import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { issuePath } from '../http/errors.js';
+import { firstIssuePerPath, issuePath } from '../http/errors.js';
+import { repairLoneSurrogates } from '../http/json-bounds.js';
 import { toSpanRows } from './rows.js';
-import { writeBatcherFor } from './write-batcher.js';
+import type { WriteBatcher } from './write-batcher.js';
 import { limits, traceSchema, type IngestResult, type Trace } from './schemas.js';
 
 /**
@@ -9,21 +9,22 @@ import { limits, traceSchema, type IngestResult, type Trace } from './schemas.js
  * index, traceId and path, never dropped silently. The OTLP bridge calls this too, with the
  * native traces it normalized.
  */
-export async function ingestTraces(clickhouse: ClickHouseClient, workspaceId: string, traces: unknown[]): Promise<IngestResult> {
+export async function ingestTraces(writer: WriteBatcher, workspaceId: string, traces: unknown[]): Promise<IngestResult> {
   const valid: Trace[] = [];
   const errors: IngestResult['errors'] = [];
   traces.forEach((candidate, index) => {
-    const parsed = traceSchema.safeParse(candidate);
+    // Text no UTF-8 store can hold (a lone surrogate) is repaired to U+FFFD, never stored as is.
+    const parsed = traceSchema.safeParse(repairLoneSurrogates(candidate));
     if (parsed.success) {
       valid.push(parsed.data);
       return;
     }
     const traceId = typeof (candidate as { traceId?: unknown } | null)?.traceId === 'string' ? (candidate as { traceId: string }).traceId : null;
-    for (const issue of parsed.error.issues.slice(0, limits.issuesPerTrace)) {
+    for (const issue of firstIssuePerPath(parsed.error.issues).slice(0, limits.issuesPerTrace)) {
       errors.push({ index, traceId, path: issuePath(`traces.${index}`, issue.path), message: issue.message });
     }
   });
-  await storeTraces(clickhouse, workspaceId, valid);
+  await storeTraces(writer, workspaceId, valid);
   return { accepted: valid.length, rejected: traces.length - valid.length, errors };
 }
 
@@ -33,7 +34,7 @@ export async function ingestTraces(clickhouse: ClickHouseClient, workspaceId: st
  * Re-sent spans replace earlier ones (a newer version of the same key); a trace may arrive
  * over many calls. Resolves once the traces are readable.
  */
-export async function storeTraces(clickhouse: ClickHouseClient, workspaceId: string, traces: Trace[]): Promise<void> {
+export async function storeTraces(writer: WriteBatcher, workspaceId: string, traces: Trace[]): Promise<void> {
   if (traces.length === 0) return;
-  await writeBatcherFor(clickhouse).write(workspaceId, toSpanRows(workspaceId, traces), [...new Set(traces.map((t) => t.traceId))]);
+  await writer.write(workspaceId, toSpanRows(workspaceId, traces), [...new Set(traces.map((t) => t.traceId))]);
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { ingestTraces } from './ingest.js';
+import type { WriteBatcher } from './write-batcher.js';
 import { deleteTrace, getTrace, listTraces } from './read.js';
 import {
   batchIngestBodySchema,
@@ -20,7 +21,10 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const tags = ['traces'];
 
 /** Native ingestion and retrieval; every handler is confined to `request.auth.workspaceId`. */
-export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse }) => {
+export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; writer: WriteBatcher; config: Config }> = async (
+  app,
+  { clickhouse, writer },
+) => {
   const ingest = {
     summary: 'Ingest traces with their spans (idempotent upsert by trace and span id)',
     response: { 200: envelope(ingestResultSchema), ...errors },
@@ -30,13 +34,13 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
   app.post('/', {
     schema: { ...ingest, body: ingestBodySchema },
     handler: async (request, reply) =>
-      sendData(request, reply, await ingestTraces(clickhouse, request.auth.workspaceId, request.body.traces)),
+      sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
   });
 
   app.post('/batch', {
     schema: { ...ingest, summary: 'Ingest up to 100 traces', body: batchIngestBodySchema },
     handler: async (request, reply) =>
-      sendData(request, reply, await ingestTraces(clickhouse, request.auth.workspaceId, request.body.traces)),
+      sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
   });
 
   app.get('/', {
