@@ -4,9 +4,10 @@ import type { Config } from './config.js';
 import type { Sql } from './stores/postgres.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
 import { registerBodyDecoding } from './http/body.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { answerClientError, registerErrorHandling, sendError } from './http/error-handler.js';
+import { AppError } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { applySecurityHeaders, registerSecurityHeaders } from './http/security-headers.js';
 import { requestIdFor } from './http/request-id.js';
 import { healthRoutes } from './http/health.js';
 import { createAuthenticator, type BearerVerifier } from './http/auth.js';
@@ -42,6 +43,9 @@ export interface AppDeps {
   failedAuth?: FailedAuthLimiter;
 }
 
+/** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
+export const maxPathParamLength = 512;
+
 /** Builds the whole HTTP app without listening; `main.ts` listens, tests use `inject`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -50,6 +54,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     bodyLimit: deps.config.LOUPE_BODY_LIMIT,
     trustProxy: deps.config.LOUPE_TRUST_PROXY as FastifyServerOptions['trustProxy'],
+    // Far above the longest id any route accepts (128), so every accepted id reaches its route.
+    routerOptions: { maxParamLength: maxPathParamLength },
+    // Answers fastify makes before routing (a malformed URL, an over-long path parameter)
+    // go out in the envelope, with the request id and the security headers.
+    frameworkErrors: (error, request, reply) => {
+      applySecurityHeaders(request, reply);
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `A path parameter is longer than ${maxPathParamLength} characters`
+          : 'The URL is not valid (a malformed percent-encoding)';
+      void sendError(request, reply, new AppError('VALIDATION_ERROR', message, { issues: [{ path: 'params', message }] }));
+    },
+    // A request the HTTP parser refuses never reaches fastify: answered in the envelope on the socket.
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

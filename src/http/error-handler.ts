@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { rawSecurityHeaders } from './security-headers.js';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type ErrorCode, type ValidationIssue } from './errors.js';
 
@@ -58,6 +61,16 @@ export function toAppError(error: unknown): { appError: AppError; internal: bool
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
     return { appError: new AppError('VALIDATION_ERROR', 'Request body is not valid JSON'), internal: false };
   }
+  // Text PostgreSQL cannot hold (a NUL character) that no schema caught: the client's data.
+  const sqlState = (error as { code?: unknown }).code;
+  if (sqlState === '22021' || sqlState === '22P05') {
+    return {
+      appError: new AppError('VALIDATION_ERROR', 'Text must not contain the NUL character (\\u0000)', {
+        issues: [{ path: 'body', message: 'must not contain the NUL character (\\u0000)' }],
+      }),
+      internal: false,
+    };
+  }
   if (isStoreUnavailable(error)) {
     return {
       appError: new AppError('SERVICE_UNAVAILABLE', 'A data store is unavailable; retry shortly', {}, { 'retry-after': '5' }),
@@ -98,5 +111,30 @@ export function registerErrorHandling(app: FastifyInstance) {
         method: request.method,
       }),
     ),
+  );
+}
+
+/**
+ * A request the HTTP parser refused (a malformed request line, headers over the size limit):
+ * answered on the socket in the envelope, with a request id and the security headers.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket) {
+  if (!socket.writable) return;
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const requestId = randomUUID();
+  const body = JSON.stringify({
+    error: {
+      code: tooLarge ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_ERROR',
+      message: tooLarge ? 'Request headers are too large' : 'The request is not valid HTTP',
+      details: {},
+    },
+    meta: { requestId },
+  });
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const headers = { ...rawSecurityHeaders, 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId };
+  socket.end(
+    `HTTP/1.1 ${status}\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

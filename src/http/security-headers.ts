@@ -1,8 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Headers every response carries; the API serves JSON only, so nothing may be framed or sniffed. */
 export function registerSecurityHeaders(app: FastifyInstance) {
   app.addHook('onSend', async (request, reply, payload) => {
+    applySecurityHeaders(request, reply);
+    return payload;
+  });
+}
+
+/** Also called by the answers fastify makes before any hook can run (a bad URL, app.ts). */
+export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply) {
+  {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
@@ -18,6 +26,18 @@ export function registerSecurityHeaders(app: FastifyInstance) {
       reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
       reply.header('cache-control', 'no-store');
     }
-    return payload;
-  });
+  }
 }
+
+/** The same headers as name/value pairs, for answers written on the raw socket (a malformed request). */
+export const rawSecurityHeaders: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+  'x-permitted-cross-domain-policies': 'none',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'cache-control': 'no-store',
+};

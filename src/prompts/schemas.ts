@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedJson, jsonProblem, noNulMessage, noNulPattern } from '../http/json-bounds.js';
 import { checkOutputSchema } from './output-schema.js';
 import { parseVersion } from './version.js';
 
@@ -6,8 +7,10 @@ import { parseVersion } from './version.js';
 const MAX_TEXT = 1_000_000;
 const MAX_ID = 2_147_483_647;
 
-const text = z.string().max(MAX_TEXT);
-const name = z.string().trim().min(1).max(200);
+/** PostgreSQL text holds no NUL character: refused with its path instead of failing the write. */
+const text = z.string().max(MAX_TEXT).regex(noNulPattern, noNulMessage);
+const name = z.string().trim().min(1).max(200).regex(noNulPattern, noNulMessage);
+const description = z.string().max(10_000).regex(noNulPattern, noNulMessage);
 
 export const versionString = z
   .string()
@@ -19,13 +22,15 @@ export const versionString = z
   .meta({ description: 'Strict major.minor.patch (no "v" prefix, prerelease or build metadata)', example: '1.2.0' });
 
 /** A JSON Schema object, checked against its dialect's meta-schema; problems name their path inside it. */
-const outputSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+const outputSchema = boundedJson(z.record(z.string(), z.unknown()), { noNul: true }).superRefine((schema, ctx) => {
+  // Too deep or holding NUL: already reported, and the JSON Schema compiler recurses.
+  if (jsonProblem(schema, { noNul: true })) return;
   for (const problem of checkOutputSchema(schema)) {
     ctx.addIssue({ code: 'custom', path: problem.path, message: `is not a valid JSON Schema: ${problem.message}` });
   }
 });
 
-const metadata = z.record(z.string(), z.unknown());
+const metadata = boundedJson(z.record(z.string(), z.unknown()), { noNul: true });
 
 export const promptSchema = z.object({
   id: z.number().int(),
@@ -37,7 +42,7 @@ export const promptSchema = z.object({
   humanPrompt: z.string().nullable(),
   rawPrompt: z.string().nullable(),
   description: z.string(),
-  metadata,
+  metadata: z.record(z.string(), z.unknown()),
   outputSchema: z.record(z.string(), z.unknown()).nullable(),
   workspaceId: z.string().uuid(),
   createdAt: z.string(),
@@ -54,7 +59,7 @@ const contentFields = {
   systemPrompt: text.optional(),
   humanPrompt: text.nullable().optional(),
   rawPrompt: text.nullable().optional(),
-  description: z.string().max(10_000).optional(),
+  description: description.optional(),
   metadata: metadata.optional(),
   outputSchema: outputSchema.nullable().optional(),
 };
@@ -66,7 +71,7 @@ export const createPromptBody = z
     systemPrompt: text,
     humanPrompt: text.nullable().optional(),
     rawPrompt: text.nullable().optional(),
-    description: z.string().max(10_000).default(''),
+    description: description.default(''),
     metadata: metadata.default({}),
     outputSchema: outputSchema.nullable().optional(),
   })

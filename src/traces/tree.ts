@@ -9,7 +9,21 @@ import type { StoredSpan, TraceListItem } from './schemas.js';
 
 export const toStoredSpan = (detail: string): StoredSpan => JSON.parse(detail) as StoredSpan;
 
-export const toTraceListItem = (item: string): TraceListItem => JSON.parse(item) as TraceListItem;
+const usageFields = ['inputTokens', 'outputTokens', 'totalTokens', 'costUsd'] as const;
+
+/**
+ * A summary's list item. Usage sums of values stored before the span bounds existed may have
+ * overflowed in the engine, which writes them as null: such a sum reads as the largest
+ * number a 64-bit float holds (stats.ts finiteSum), so no stored value can break a read.
+ */
+export function toTraceListItem(item: string): TraceListItem {
+  const parsed = JSON.parse(item) as Record<string, unknown>;
+  for (const field of usageFields) {
+    if (field in parsed && (typeof parsed[field] !== 'number' || !Number.isFinite(parsed[field]))) parsed[field] = Number.MAX_VALUE;
+  }
+  if (parsed.durationMs !== null && typeof parsed.durationMs !== 'number') parsed.durationMs = null;
+  return parsed as unknown as TraceListItem;
+}
 
 /** Spans grouped by trace id, each group in the order the rows came (start order). */
 export function groupSpansByTrace(rows: Array<{ trace_id: string; detail: string }>): Map<string, StoredSpan[]> {
