@@ -132,10 +132,10 @@ describe('fault 2: numbers', () => {
     const huge: Trace = {
       traceId: 'huge',
       source: 'sdk',
-      spans: ['a', 'b', 'c'].map((id, i) => ({
-        ...(span({ spanId: id, inputTokens: 1e308, outputTokens: 1e308, totalTokens: 1e308, costUsd: 1e308 }) as never),
-        ...(i > 0 ? { parentSpanId: 'a' } : {}),
-      })),
+      spans: ['a', 'b', 'c'].map(
+        (id, i) =>
+          span({ spanId: id, inputTokens: 1e308, outputTokens: 1e308, totalTokens: 1e308, costUsd: 1e308, ...(i > 0 ? { parentSpanId: 'a' } : {}) }) as Trace['spans'][number],
+      ),
     };
     await ctx.writer.write(reader.workspaceId, toSpanRows(reader.workspaceId, [huge]), ['huge']);
     const list = await get('/api/traces', reader);
