@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
 import { buildApp, secretLogPaths } from './app.js';
-import { migratePostgres, openPostgres, type PostgresStore } from './stores/postgres.js';
+import { migratePostgres, openPostgres, withMigrationLock, type PostgresStore } from './stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from './stores/clickhouse.js';
-import { bootstrap } from './admin/bootstrap.js';
+import { bootstrap, type BootstrapResult } from './admin/bootstrap.js';
 import { oauthVerifierFromConfig } from './http/oauth.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { createFailedAuthLimiter } from './http/failed-auth.js';
@@ -64,6 +64,18 @@ export async function migrate(config: Config, stores: Stores) {
   return { postgres: postgresApplied, clickhouse: clickhouseApplied };
 }
 
+/**
+ * Migrations, then the first organization, workspace and key, all under the migration lock:
+ * replicas starting together on an empty database bootstrap once, the others wait and find it.
+ */
+export async function prepareStores(config: Config, stores: Stores) {
+  const applied = await migrate(config, stores);
+  const first: BootstrapResult = await withMigrationLock(stores.postgres.sql, (tx) =>
+    bootstrap(tx, { apiKey: config.LOUPE_BOOTSTRAP_API_KEY, plan: config.LOUPE_BOOTSTRAP_PLAN }),
+  );
+  return { applied, first };
+}
+
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
@@ -76,9 +88,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const stores = await openStores(config, log);
   let app: FastifyInstance | undefined;
   try {
-    const applied = await migrate(config, stores);
+    const { applied, first } = await prepareStores(config, stores);
     if (applied.postgres.length + applied.clickhouse.length > 0) log.info({ applied }, 'migrations applied');
-    const first = await bootstrap(stores.postgres.sql, { apiKey: config.LOUPE_BOOTSTRAP_API_KEY, plan: config.LOUPE_BOOTSTRAP_PLAN });
     if (first.kind === 'generated') {
       // Logged once: the key exists from now on, and only its hash is stored.
       log.warn(

@@ -165,6 +165,17 @@ export async function openPostgres(options: {
   };
 }
 
+/**
+ * Runs `work` in one transaction holding the migration lock, so it runs in one instance at a
+ * time and after any migration in progress (start-up's bootstrap).
+ */
+export async function withMigrationLock<T>(sql: Sql, work: (tx: Sql) => Promise<T>): Promise<T> {
+  return (await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+    return await work(tx as unknown as Sql);
+  })) as T;
+}
+
 export interface Migration {
   version: number;
   name: string;
