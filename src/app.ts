@@ -13,6 +13,7 @@ import { healthRoutes } from './http/health.js';
 import { createAuthenticator, type BearerVerifier } from './http/auth.js';
 import { registerAuthenticatedScope, type AdmitRequest } from './http/authenticated.js';
 import type { FailedAuthLimiter } from './http/failed-auth.js';
+import { createKeyDirectory } from './http/key-directory.js';
 import { adminRoutes } from './admin/routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
@@ -90,7 +91,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const writer = deps.writer ?? new WriteBatcher(deps.clickhouse);
   const authenticate = createAuthenticator(deps.sql, deps.verifyBearer);
   await app.register(async (api) => {
-    registerAuthenticatedScope(api, { authenticate, admit: deps.admit, failedAuth: deps.failedAuth });
+    registerAuthenticatedScope(api, {
+      authenticate,
+      admit: deps.admit,
+      failedAuth: deps.failedAuth,
+      keys: deps.failedAuth ? createKeyDirectory(deps.sql) : undefined,
+    });
     await api.register(meRoutes);
     await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, writer, config: deps.config });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
