@@ -6,6 +6,9 @@ import { parseVersion } from './version.js';
 /** Large enough for long system prompts, small enough that one record stays a reasonable row. */
 const MAX_TEXT = 1_000_000;
 const MAX_ID = 2_147_483_647;
+/** 0 to 2147483647 as a pattern, so the document states the integer range of ids and versions exactly. */
+const upToMaxInt =
+  '(?:0|[1-9][0-9]{0,8}|1[0-9]{9}|20[0-9]{8}|21[0-3][0-9]{7}|214[0-6][0-9]{6}|2147[0-3][0-9]{5}|21474[0-7][0-9]{4}|214748[0-2][0-9]{3}|2147483[0-5][0-9]{2}|21474836[0-3][0-9]|214748364[0-7])';
 
 /** PostgreSQL text holds no NUL character: refused with its path instead of failing the write. */
 const text = z.string().max(MAX_TEXT).regex(noNulPattern, noNulMessage);
@@ -19,7 +22,11 @@ export const versionString = z
     const check = parseVersion(value);
     if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
   })
-  .meta({ description: 'Strict major.minor.patch (no "v" prefix, prerelease or build metadata)', example: '1.2.0' });
+  .meta({
+    description: 'Strict major.minor.patch (no "v" prefix, prerelease or build metadata), each part at most 2147483647',
+    example: '1.2.0',
+    pattern: `^${upToMaxInt}\\.${upToMaxInt}\\.${upToMaxInt}$`,
+  });
 
 /** A JSON Schema object, checked against its dialect's meta-schema; problems name their path inside it. */
 const outputSchema = boundedJson(z.record(z.string(), z.unknown()), { noNul: true }).superRefine((schema, ctx) => {
@@ -107,7 +114,8 @@ export const promptIdParams = z.object({
     .string()
     .regex(/^[1-9][0-9]{0,9}$/, 'must be a positive integer')
     .transform(Number)
-    .refine((n) => n <= MAX_ID, `must be at most ${MAX_ID}`),
+    .refine((n) => n <= MAX_ID, `must be at most ${MAX_ID}`)
+    .meta({ description: `A prompt record id: an integer from 1 to ${MAX_ID}`, pattern: `^(?!0)${upToMaxInt}$` }),
 });
 
 export const renderBody = z

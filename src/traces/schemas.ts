@@ -73,7 +73,8 @@ const isoTime = z.iso
       return year >= 1970 && year < 2100;
     },
     { message: 'must be between the years 1970 and 2099', abort: true },
-  );
+  )
+  .meta({ description: 'ISO 8601 date-time with Z or an offset, years 1970 to 2099' });
 const tokens = z.number().int().min(0).max(limits.maxTokens);
 const costUsd = z.number().min(0).max(limits.maxCostUsd);
 const durationMs = z.number().min(0).max(limits.maxDurationMs);

@@ -172,6 +172,16 @@ describe('fault 3: deep nesting', () => {
     expect((await get('/api/traces/deep-ok')).statusCode).toBe(200);
   });
 
+  it('answers 400 to an OTLP body nested 5,000 deep, never a 500', async () => {
+    const depth = 5000;
+    const value = `${'{"kvlistValue":{"values":[{"key":"a","value":'.repeat(depth)}{"stringValue":"x"}${'}]}}'.repeat(depth)}`;
+    const body = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${'cd'.repeat(16)}","spanId":"${'ef'.repeat(8)}","name":"n",` +
+      `"startTimeUnixNano":"1735689600000000000","endTimeUnixNano":"1735689601000000000","attributes":[{"key":"deep","value":${value}}]}]}]}]}`;
+    const res = await postJson('/api/traces/otlp', body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details.issues[0].path).toMatch(/^body\.resourceSpans\.0\.scopeSpans\.0\.spans\.0\.attributes\.0\.value/);
+  });
+
   it('refuses deep prompt metadata and output schemas with 400, never overflowing the stack', async () => {
     for (const field of ['metadata', 'outputSchema']) {
       const res = await postJson('/api/prompt', splice({ name: `deep-${field}`, systemPrompt: 'x', [field]: '@@' }, nested(2000)));
