@@ -17,10 +17,12 @@ import { createKeyDirectory } from './http/key-directory.js';
 import { adminRoutes } from './admin/routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
+import { webhookRoutes } from './prompts/webhooks/routes.js';
 import { meRoutes } from './http/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
 import { analyticsRoutes } from './traces/analytics-routes.js';
 import { WriteBatcher } from './traces/write-batcher.js';
+import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -101,7 +103,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, writer, config: deps.config });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer, config: deps.config });
-    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql });
+    await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, clickhouse: deps.clickhouse });
+    await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
   });
 
   return app;

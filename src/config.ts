@@ -59,6 +59,14 @@ export const configSchema = z.object({
   ),
   LOUPE_BOOTSTRAP_PLAN: optionalString.pipe(planSchema.optional()).transform((v) => v ?? 'pro'),
   LOUPE_BODY_LIMIT: optionalInt(1024, 1024 * 1024 * 1024).transform((v) => v ?? 10 * 1024 * 1024),
+  /**
+   * Per-statement limits of the trace reads (lists, sessions, users, stats): memory in bytes and
+   * time in milliseconds; a read that hits one answers 422 QUERY_TOO_EXPENSIVE. And the longest
+   * time window a windowed read accepts, in days.
+   */
+  LOUPE_QUERY_MAX_MEMORY_BYTES: optionalInt(1, 2 ** 50).transform((v) => v ?? 2 * 1024 ** 3),
+  LOUPE_QUERY_MAX_EXECUTION_MS: optionalInt(1, 3_600_000).transform((v) => v ?? 15_000),
+  LOUPE_QUERY_MAX_WINDOW_DAYS: optionalInt(1, 36500).transform((v) => v ?? 92),
   LOUPE_OAUTH_JWKS_URL: optionalUrl(['http:', 'https:']),
   LOUPE_OAUTH_ISSUER: optionalString,
   LOUPE_OAUTH_AUDIENCE: optionalString,
@@ -74,6 +82,10 @@ export const configSchema = z.object({
   }).refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:.\/]+$/.test(p.trim())), {
     message: 'must be true, false, a hop count, or comma-separated addresses or CIDRs',
   }),
+  /** Lets webhooks reach loopback, private and link-local addresses (tests, self-hosted receivers). */
+  LOUPE_WEBHOOK_ALLOW_PRIVATE: optionalString
+    .pipe(z.enum(['true', 'false']).optional())
+    .transform((v) => v === 'true'),
   LOG_LEVEL: optionalString
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional())
     .transform((v) => v ?? 'info'),

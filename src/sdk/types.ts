@@ -56,6 +56,11 @@ export interface SpanMetrics {
   inputTokens?: number;
   outputTokens?: number;
   totalTokens?: number;
+  /** Part of inputTokens: read from / written to the provider's prompt cache. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** Part of outputTokens. */
+  reasoningTokens?: number;
   costUsd?: number;
   latencyMs?: number;
   ttftMs?: number;
@@ -83,12 +88,19 @@ export interface SpanPayload {
   inputTokens?: number;
   outputTokens?: number;
   totalTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
   costUsd?: number;
+  ttftMs?: number;
   status: SpanStatus;
   statusMessage?: string;
   attributes?: Record<string, unknown>;
   events?: SpanEvent[];
   metadata?: Record<string, unknown>;
+  /** The prompt version this span used (GET /api/prompt/:id/metrics counts it). */
+  promptName?: string;
+  promptVersion?: string;
 }
 
 /** One trace of an ingest body; a trace may arrive over many of them. */
@@ -121,6 +133,8 @@ export interface PromptRecord {
   version: string;
   promptGroupId: string;
   isLatest: boolean;
+  /** Labels on this version ("latest" first when it is the latest). */
+  labels?: string[];
   systemPrompt: string;
   humanPrompt?: string | null;
   rawPrompt?: string | null;

@@ -1,7 +1,7 @@
 import type { Span, StoredSpan, Trace } from './schemas.js';
 
 /**
- * Conversion from the wire shapes to the rows of `spans` (clickhouse/0001, 0003). Optional
+ * Conversion from the wire shapes to the rows of `spans` (clickhouse/0001, 0003, 0004). Optional
  * fields that were not sent are stored as '' (strings) or NULL (numbers); `detail` holds the
  * span as the API returns it, with exactly the fields it was sent with.
  */
@@ -24,12 +24,21 @@ export interface SpanRow {
   output_tokens: number | null;
   total_tokens: number | null;
   cost_usd: number | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
+  reasoning_tokens: number | null;
+  ttft_ms: number | null;
+  prompt_name: string;
+  prompt_version: string;
   /** The StoredSpan as JSON text (storedSpanOf). */
   detail: string;
   trace_name: string;
   session_id: string;
   source: string;
   environment: string;
+  service: string;
+  user_id: string;
+  tags: string[];
   /** UInt64 as a decimal string: it does not fit a JS number exactly. */
   version: string;
 }
@@ -91,12 +100,18 @@ export function storedSpanOf(span: Span, startTime = toStoredTime(span.startTime
     ...(span.inputTokens !== undefined && { inputTokens: span.inputTokens }),
     ...(span.outputTokens !== undefined && { outputTokens: span.outputTokens }),
     ...(span.totalTokens !== undefined && { totalTokens: span.totalTokens }),
+    ...(span.cacheReadTokens !== undefined && { cacheReadTokens: span.cacheReadTokens }),
+    ...(span.cacheWriteTokens !== undefined && { cacheWriteTokens: span.cacheWriteTokens }),
+    ...(span.reasoningTokens !== undefined && { reasoningTokens: span.reasoningTokens }),
     ...(span.costUsd !== undefined && { costUsd: span.costUsd }),
+    ...(span.ttftMs !== undefined && { ttftMs: span.ttftMs }),
     status: span.status,
     ...(span.statusMessage !== undefined && { statusMessage: span.statusMessage }),
     ...(span.attributes !== undefined && { attributes: span.attributes }),
     ...(span.events !== undefined && { events: span.events }),
     ...(span.metadata !== undefined && { metadata: span.metadata }),
+    ...(span.promptName !== undefined && { promptName: span.promptName }),
+    ...(span.promptVersion !== undefined && { promptVersion: span.promptVersion }),
   };
 }
 
@@ -121,11 +136,20 @@ export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version
     output_tokens: span.outputTokens ?? null,
     total_tokens: span.totalTokens ?? null,
     cost_usd: span.costUsd ?? null,
+    cache_read_tokens: span.cacheReadTokens ?? null,
+    cache_write_tokens: span.cacheWriteTokens ?? null,
+    reasoning_tokens: span.reasoningTokens ?? null,
+    ttft_ms: span.ttftMs ?? null,
+    prompt_name: span.promptName ?? '',
+    prompt_version: span.promptVersion ?? '',
     detail: JSON.stringify(storedSpanOf(span, startTime, endTime)),
     trace_name: trace.name ?? '',
     session_id: trace.sessionId ?? '',
     source: trace.source,
     environment: trace.environment ?? '',
+    service: trace.service ?? '',
+    user_id: trace.userId ?? '',
+    tags: trace.tags ?? [],
     version,
   };
 }

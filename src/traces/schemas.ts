@@ -33,6 +33,11 @@ export const limits = {
   idLength: 128,
   nameLength: 1000,
   sessionIdLength: 256,
+  userIdLength: 256,
+  serviceLength: 256,
+  promptNameLength: 256,
+  tagsPerTrace: 50,
+  tagLength: 100,
   labelLength: 64,
   modelLength: 256,
   statusMessageLength: 10_000,
@@ -61,8 +66,11 @@ const labelSchema = z
   .max(limits.labelLength)
   .regex(/^[A-Za-z0-9._:\/\-]+$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : / -');
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
-const sessionIdSchema = z.string().min(1).max(limits.sessionIdLength).regex(noControl, 'must not contain control characters');
+export const sessionIdSchema = z.string().min(1).max(limits.sessionIdLength).regex(noControl, 'must not contain control characters');
 const nameSchema = z.string().min(1).max(limits.nameLength);
+export const userIdSchema = z.string().min(1).max(limits.userIdLength).regex(noControl, 'must not contain control characters');
+export const serviceSchema = z.string().min(1).max(limits.serviceLength).regex(noControl, 'must not contain control characters');
+export const tagSchema = z.string().min(1).max(limits.tagLength).regex(noControl, 'must not contain control characters');
 /** Years the store's DateTime64 and retention TTL can hold without clamping. */
 const isoTime = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone (Z or ±hh:mm)' })
@@ -133,12 +141,18 @@ const spanFields = {
   inputTokens: tokens.optional(),
   outputTokens: tokens.optional(),
   totalTokens: tokens.optional(),
+  cacheReadTokens: tokens.optional(),
+  cacheWriteTokens: tokens.optional(),
+  reasoningTokens: tokens.optional(),
   costUsd: costUsd.optional(),
+  ttftMs: durationMs.optional(),
   status: spanStatusSchema,
   statusMessage: z.string().max(limits.statusMessageLength).optional(),
   attributes: accepted.jsonObject.optional(),
   events: z.array(spanEventSchema).max(limits.eventsPerSpan).optional(),
   metadata: accepted.jsonObject.optional(),
+  promptName: z.string().min(1).max(limits.promptNameLength).regex(noControl, 'must not contain control characters').optional(),
+  promptVersion: z.string().min(1).max(limits.labelLength).regex(noControl, 'must not contain control characters').optional(),
 };
 
 export const spanSchema = z.object(spanFields).superRefine((span, ctx) => {
@@ -168,6 +182,9 @@ export const traceSchema = z
     sessionId: sessionIdSchema.optional(),
     source: labelSchema,
     environment: labelSchema.optional(),
+    service: serviceSchema.optional(),
+    userId: userIdSchema.optional(),
+    tags: z.array(tagSchema).max(limits.tagsPerTrace).optional(),
     spans: z.array(spanSchema).min(1).max(limits.spansPerTrace),
   })
   .superRefine((trace, ctx) => {
@@ -219,12 +236,18 @@ export const storedSpanSchema = z.object({
   inputTokens: z.number().optional(),
   outputTokens: z.number().optional(),
   totalTokens: z.number().optional(),
+  cacheReadTokens: z.number().optional(),
+  cacheWriteTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
   costUsd: z.number().optional(),
+  ttftMs: z.number().optional(),
   status: spanStatusSchema,
   statusMessage: z.string().optional(),
   attributes: returned.jsonObject.optional(),
   events: z.array(z.object({ name: z.string(), timestamp: z.string(), attributes: returned.jsonObject.optional() })).optional(),
   metadata: returned.jsonObject.optional(),
+  promptName: z.string().optional(),
+  promptVersion: z.string().optional(),
 });
 export type StoredSpan = z.infer<typeof storedSpanSchema>;
 
@@ -234,6 +257,9 @@ export const traceListItemSchema = z.object({
   sessionId: z.string().nullable(),
   source: z.string(),
   environment: z.string().nullable(),
+  service: z.string().nullable(),
+  userId: z.string().nullable(),
+  tags: z.array(z.string()),
   status: traceStatusSchema,
   traceKind: spanKindSchema.nullable(),
   startTime: z.string(),
@@ -254,23 +280,58 @@ export type TraceListItem = z.infer<typeof traceListItemSchema>;
 export const traceDetailSchema = traceListItemSchema.extend({ spans: z.array(storedSpanSchema) });
 export type TraceDetail = z.infer<typeof traceDetailSchema>;
 
+/** Offsets past this answer 400: deep pages are walked with `cursor` (README, "Limits of trace reads"). */
+export const maxOffset = 10_000;
+export const traceSorts = ['startTime', '-startTime', 'durationMs', '-durationMs', 'costUsd', '-costUsd'] as const;
+export type TraceSort = (typeof traceSorts)[number];
+/** A query value is text: an empty one is refused rather than read as 0. */
+export const queryAmount = z.string().trim().min(1, 'must be a non-negative number').pipe(z.coerce.number<string>().finite().nonnegative());
+/** Repeatable: `tag=a&tag=b` (every tag must be on the trace). */
+const tagFilter = z.union([tagSchema, z.array(tagSchema).min(1).max(limits.tagsPerTrace)]);
+export const pageCursorSchema = z.string().min(1).max(4096);
+
 export const listTracesQuery = z
   .object({
     sessionId: sessionIdSchema.optional(),
     status: traceStatusSchema.optional(),
     source: labelSchema.optional(),
     environment: labelSchema.optional(),
+    userId: userIdSchema.optional(),
+    tag: tagFilter.optional(),
+    name: nameSchema.optional(),
+    model: z.string().min(1).max(limits.modelLength).optional(),
+    minDurationMs: queryAmount.optional(),
+    minCostUsd: queryAmount.optional(),
     startAfter: isoTime.optional(),
     startBefore: isoTime.optional(),
+    sort: z.enum(traceSorts).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
-    offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+    offset: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(maxOffset, `must be at most ${maxOffset}: page further with cursor (meta.pagination.nextCursor)`)
+      .default(0),
+    cursor: pageCursorSchema.optional(),
     include: z.enum(['spans']).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((query, ctx) => {
+    if (query.cursor !== undefined && query.offset > 0) {
+      ctx.addIssue({ code: 'custom', path: ['offset'], message: 'must be 0 (or absent) with cursor' });
+    }
+  });
 export type ListTracesQuery = z.infer<typeof listTracesQuery>;
 
 export const traceParams = z.object({ id: idSchema });
 
 export const listMetaSchema = {
-  pagination: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int(), hasMore: z.boolean() }),
+  pagination: z.object({
+    limit: z.number().int(),
+    offset: z.number().int(),
+    total: z.number().int(),
+    hasMore: z.boolean(),
+    /** The next page's cursor; null on the last page. */
+    nextCursor: z.string().nullable(),
+  }),
 };

@@ -1,5 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { StatsGroup, StatsQuery, StatsResult } from './analytics-schemas.js';
+import { windowedGroupBys, type StatsGroupBy } from './analytics-schemas.js';
+import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from './query-limits.js';
 import { traceFigures, traceRows, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
 
 /**
@@ -13,16 +15,26 @@ import { traceFigures, traceRows, type CompiledQuery, type Dimension, type Trace
  *
  * Groups by model, provider and kind are over spans (a trace counts in every group one of its
  * spans falls in), read from the span groups each trace summary carries; by source
- * over trace summaries. The range is half-open, `from` ≤ trace
+ * over trace summaries, as are user, session, name and tag (a trace counts in each of its tags'
+ * groups). The range is half-open, `from` ≤ trace
  * start < `to`: adjacent ranges never count a trace twice.
  */
 
-const orderGroups = 'ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST';
+const orderGroups = 'ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST LIMIT {limit:UInt32}';
 const levels = '0.5, 0.95, 0.99';
 
 function statsFilter(query: StatsQuery): TraceFilter {
   return { startFrom: query.from, startBefore: query.to, sessionId: query.sessionId };
 }
+
+/** The summary column (or tag) each trace-level dimension groups by; '' (not sent) is the null group. */
+const traceDimensions: Record<Exclude<StatsGroupBy, Dimension>, { key: string; arrayJoin?: string }> = {
+  source: { key: 'source' },
+  user: { key: 'user_id' },
+  session: { key: 'session_id' },
+  name: { key: 'name' },
+  tag: { key: 'tag', arrayJoin: 'LEFT ARRAY JOIN tags AS tag' },
+};
 
 /** Span-level groups: each trace's groups of the dimension (traces.by_<dimension>), summed per value. */
 function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQuery {
@@ -46,12 +58,13 @@ function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQu
   };
 }
 
-/** Trace-level groups: the deduplicated summaries, one row per trace. */
-function compileSourceStats(filter: TraceFilter): CompiledQuery {
-  const rows = traceRows(filter);
+/** Trace-level groups: the deduplicated summaries, one row per trace (per tag of it, by tag). */
+function compileTraceStats(groupBy: Exclude<StatsGroupBy, Dimension>, filter: TraceFilter): CompiledQuery {
+  const { key, arrayJoin } = traceDimensions[groupBy];
+  const rows = traceRows(filter, arrayJoin);
   return {
     query: `
-  SELECT nullIf(source, '') AS key,
+  SELECT nullIf(${key}, '') AS key,
     ${traceFigures(levels)}
   FROM ${rows.query}
   GROUP BY key
@@ -62,7 +75,8 @@ function compileSourceStats(filter: TraceFilter): CompiledQuery {
 
 export function compileStatsQuery(query: StatsQuery): CompiledQuery {
   const filter = statsFilter(query);
-  return query.groupBy === 'source' ? compileSourceStats(filter) : compileSpanStats(query.groupBy, filter);
+  const { groupBy } = query;
+  return groupBy === 'model' || groupBy === 'provider' || groupBy === 'kind' ? compileSpanStats(groupBy, filter) : compileTraceStats(groupBy, filter);
 }
 
 /** The figures every trace aggregate answers, as the engine returns them (stats groups, analytics totals). */
@@ -111,11 +125,26 @@ function toStatsGroup(row: StatsRow): StatsGroup {
   };
 }
 
-export async function getStats(clickhouse: ClickHouseClient, workspaceId: string, query: StatsQuery): Promise<StatsResult> {
+/**
+ * Groups by user, session, tag or name can number as many as the traces: they read a window
+ * (default the last 30 days, at most LOUPE_QUERY_MAX_WINDOW_DAYS), reported as from and to.
+ * The other groupBys keep their open range (a handful of groups).
+ */
+export async function getStats(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  asked: StatsQuery,
+  limits: QueryLimits = defaultQueryLimits,
+): Promise<StatsResult> {
+  let query = asked;
+  if (windowedGroupBys.has(asked.groupBy)) {
+    const window = resolveWindow(asked.from, asked.to, limits, { from: 'from', to: 'to' });
+    query = { ...asked, from: window.from, to: window.to };
+  }
   const compiled = compileStatsQuery(query);
   const result = await clickhouse.query({
-    query: compiled.query,
-    query_params: { ...compiled.params, workspaceId },
+    query: `${compiled.query}\n  ${limitSettings(limits)}`,
+    query_params: { ...compiled.params, workspaceId, limit: query.limit },
     format: 'JSONEachRow',
   });
   const rows = await result.json<StatsRow>();

@@ -107,7 +107,7 @@ describe('SDK against the listening service', () => {
       model: 'fake-model-1',
       costUsd: 0.0021,
       output: { messages: [{ role: 'assistant', content: 'It is 42.' }] },
-      metadata: { ttftMs: 1 },
+      ttftMs: 1,
     });
     expect(root.durationMs).toBeGreaterThanOrEqual(byName('chat').durationMs);
     expect(Date.parse(byName('chat').startTime)).toBeGreaterThanOrEqual(Date.parse(root.startTime));

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
 import { storeTraces } from '../../src/traces/ingest.js';
 import { WriteBatcher } from '../../src/traces/write-batcher.js';
-import { getTrace, listTraces } from '../../src/traces/read.js';
+import { getTrace } from '../../src/traces/read.js';
+import { listTraces } from '../../src/traces/list.js';
 import { storedSpanOf, toSpanRows } from '../../src/traces/rows.js';
 import { listTracesQuery, type Span, type Trace } from '../../src/traces/schemas.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
@@ -88,7 +89,7 @@ beforeAll(async () => {
     ],
     format: 'JSONEachRow',
   });
-  expect(await migrateClickhouse(store.client, ddl)).toEqual(['0003_span_detail_and_trace_item.sql']);
+  expect(await migrateClickhouse(store.client, ddl)).toEqual(['0003_span_detail_and_trace_item.sql', '0004_usage_details_and_trace_identity.sql']);
 });
 
 afterAll(async () => {
@@ -112,11 +113,13 @@ describe('migration 0003 on rows of the earlier schema', () => {
     expect(pagination.total).toBe(2);
     expect(items).toEqual([
       {
-        traceId: 't-running', name: null, sessionId: null, source: 'otel', environment: null, status: 'running', traceKind: null,
+        traceId: 't-running', name: null, sessionId: null, source: 'otel', environment: null, service: null, userId: null, tags: [],
+        status: 'running', traceKind: null,
         startTime: '2026-03-01T10:00:01.000Z', endTime: null, durationMs: null, spanCount: 1, errorCount: 0,
       },
       {
-        traceId: 't-complete', name: 'checkout', sessionId: 's-1', source: 'sdk', environment: 'production', status: 'completed',
+        traceId: 't-complete', name: 'checkout', sessionId: 's-1', source: 'sdk', environment: 'production', service: null, userId: null,
+        tags: [], status: 'completed',
         traceKind: 'agent', startTime: '2026-03-01T10:00:00.000Z', endTime: '2026-03-01T10:00:02.500Z', durationMs: 2500, model: 'gpt-4o',
         provider: 'openai', inputTokens: 0, outputTokens: 12, totalTokens: 12, costUsd: 0.0000123, spanCount: 3, errorCount: 1,
       },

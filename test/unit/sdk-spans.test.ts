@@ -39,8 +39,9 @@ describe('SDK spans and context', () => {
       outputTokens: 4,
       totalTokens: 7,
       costUsd: 0.01,
+      ttftMs: 5,
       attributes: { a: 1, b: 'two' },
-      metadata: { ttftMs: 5, latencyMs: s.durationMs },
+      metadata: { latencyMs: s.durationMs },
     });
     expect(s.events).toEqual([{ name: 'first-token', timestamp: expect.stringMatching(/Z$/), attributes: { at: 1 } }]);
   });
