@@ -30,6 +30,8 @@ const at = (ms: number) => new Date(Date.now() - 60_000 + ms).toISOString();
 const trace = (traceId = `c-${unique()}`) => ({
   traceId,
   source: 'sdk',
+  sessionId: 'conformance-session',
+  userId: 'conformance-user',
   spans: [{ spanId: 'root', name: 'root', kind: 'llm.chat', startTime: at(0), endTime: at(10), durationMs: 10, status: 'ok', model: 'm', inputTokens: 3 }],
 });
 const otlp = () => ({
@@ -118,7 +120,44 @@ const examples: Record<string, () => Promise<Example>> = {
     payload: { newVersion: `2.${(versions += 1)}.0`, changes: { description: 'next' } },
   }),
   'POST /api/prompt/{id}/render': async () => ({ url: `/api/prompt/${await newPrompt()}/render`, payload: { variables: { name: 'Ada' } } }),
+  'GET /api/sessions': async () => ({ url: '/api/sessions?limit=5' }),
+  'GET /api/sessions/{sessionId}': async () => {
+    await authed('POST', '/api/traces', { traces: [trace()] });
+    return { url: '/api/sessions/conformance-session' };
+  },
+  'GET /api/users': async () => ({ url: '/api/users?limit=5' }),
+  'GET /api/users/{userId}': async () => {
+    await authed('POST', '/api/traces', { traces: [trace()] });
+    return { url: '/api/users/conformance-user' };
+  },
+  'GET /api/prompt/resolve': async () => {
+    const name = `p-${unique()}`;
+    await authed('POST', '/api/prompt', { name, systemPrompt: 'Hi' });
+    return { url: `/api/prompt/resolve?name=${name}&label=latest` };
+  },
+  'PUT /api/prompt/{id}/labels/{label}': async () => ({ url: `/api/prompt/${await newPrompt()}/labels/production` }),
+  'DELETE /api/prompt/{id}/labels/{label}': async () => {
+    const id = await newPrompt();
+    await ctx.app.inject({ method: 'PUT', url: `/api/prompt/${id}/labels/staging`, headers: tenant.headers });
+    return { url: `/api/prompt/${id}/labels/staging` };
+  },
+  'GET /api/prompt/{id}/label-history': async () => ({ url: `/api/prompt/${await newPrompt()}/label-history` }),
+  'GET /api/prompt/{id}/diff': async () => {
+    const id = await newPrompt();
+    const next = (await ctx.app.inject({ method: 'PATCH', url: `/api/prompt/${id}`, headers: tenant.headers, payload: { systemPrompt: 'Bye' } })).json<{
+      data: { id: number };
+    }>().data;
+    return { url: `/api/prompt/${next.id}/diff?against=${id}` };
+  },
+  'GET /api/prompt/{id}/metrics': async () => ({ url: `/api/prompt/${await newPrompt()}/metrics` }),
+  'POST /api/webhooks': async () => ({ url: '/api/webhooks', payload: { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] } }),
+  'GET /api/webhooks': async () => ({ url: '/api/webhooks' }),
+  'GET /api/webhooks/{id}': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}` }),
+  'DELETE /api/webhooks/{id}': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}` }),
+  'GET /api/webhooks/{id}/deliveries': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}/deliveries` }),
 };
+const newWebhook = async () =>
+  (await authed('POST', '/api/webhooks', { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] })) as { id: string };
 
 beforeAll(async () => {
   ctx = await createTestContext();
