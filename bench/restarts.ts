@@ -89,9 +89,9 @@ export async function run(args: string[]) {
       await new Promise((r) => child!.once('exit', r));
       if (await start()) results.serviceAlone.started += 1;
       else failures.push(`service alone, round ${i + 1}: ${output.trim().split('\n').slice(-3).join(' | ')}`);
-      // The killed service's PostgreSQL, if it is not the one running now.
+      // The killed service's PostgreSQL must be gone (stopped, not left running or attached to).
       await sleep(3000);
-      if (pg !== undefined && pg !== postgresPid() && alive(pg)) results.serviceAlone.orphans += 1;
+      if (pg !== undefined && alive(pg)) results.serviceAlone.orphans += 1;
     }
     for (let i = 0; mode !== 'alone' && i < rounds; i++) {
       const pg = postgresPid();
