@@ -131,7 +131,8 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
       for (const status of statusesOf(method, path, operation)) responses[status] ??= { description: statusText[status] ?? 'Error' };
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 400) {
-          response.description = statusText[status] ?? response.description ?? 'Error';
+          // A route's own description (what its 409 or 422 means there) wins over the general one.
+          if (!response.description || response.description === 'Default Response') response.description = statusText[status] ?? 'Error';
           response.content = { 'application/json': { schema: envelopeRef } };
         }
         if (authenticated) response.headers = { ...rateLimitHeaders, ...response.headers };
