@@ -102,8 +102,8 @@ async function serverRole() {
   const { loadConfig } = await import('../src/config.js');
   const { createLogger, openStores, migrate } = await import('../src/server.js');
   const { buildApp } = await import('../src/app.js');
-  const { createRateLimiter } = await import('../src/http/rate-limit.js');
-  const tenancy = await import('../src/admin/tenancy.js');
+  const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
+  const tenancy = await import('../src/tenancy/store.js');
   const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, LOG_LEVEL: 'warn' });
   const log = createLogger(config);
   const stores = await openStores(config, log);
@@ -116,7 +116,7 @@ async function serverRole() {
   const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
   const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
   process.send!({ type: 'ready', url, key });
-  process.on('message', async (message: { type: string }) => {
+  const onMessage = async (message: { type: string }) => {
     if (message.type === 'parts') {
       const result = await clickhouse.query({
         query: `SELECT table, count() AS parts FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('spans', 'traces') GROUP BY table`,
@@ -128,7 +128,8 @@ async function serverRole() {
       await stores.close();
       process.exit(0);
     }
-  });
+  };
+  process.on('message', (message: { type: string }) => void onMessage(message));
 }
 
 interface Server {

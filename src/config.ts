@@ -54,7 +54,7 @@ export const configSchema = z.object({
     message: 'must be at least 16 characters',
   }),
   LOUPE_BOOTSTRAP_API_KEY: optionalString.refine(
-    (v) => v === undefined || /^[A-Za-z0-9_\-]{20,200}$/.test(v),
+    (v) => v === undefined || /^[A-Za-z0-9_-]{20,200}$/.test(v),
     { message: 'must be 20 to 200 characters of letters, digits, _ or -' },
   ),
   LOUPE_BOOTSTRAP_PLAN: optionalString.pipe(planSchema.optional()).transform((v) => v ?? 'pro'),
@@ -79,7 +79,7 @@ export const configSchema = z.object({
     if (v === 'true') return true;
     if (/^\d+$/.test(v)) return Number(v);
     return v;
-  }).refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:.\/]+$/.test(p.trim())), {
+  }).refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:./]+$/.test(p.trim())), {
     message: 'must be true, false, a hop count, or comma-separated addresses or CIDRs',
   }),
   /** Lets webhooks reach loopback, private and link-local addresses (tests, self-hosted receivers). */

@@ -1,5 +1,5 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { analyticsQuerySchema, analyticsResultSchema, statsQuerySchema, statsResultSchema } from './analytics-schemas.js';

@@ -1,6 +1,6 @@
+import type { Config } from '../config.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Config } from '../config.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { ingestTraces } from './ingest.js';

@@ -1,28 +1,15 @@
 import { z } from 'zod';
+import { SPAN_KINDS } from '../contract/index.js';
 import { boundedJson } from '../http/json-bounds.js';
+import { paginationMeta } from '../http/pagination.js';
 
 /**
  * Wire shapes of traces and spans, as SPEC.md's tables give them, with the limits the
  * specification leaves open (documented in the README, section Traces).
  */
 
-export const spanKinds = [
-  'llm.chat',
-  'llm.completion',
-  'llm.embedding',
-  'chain',
-  'agent',
-  'graph',
-  'node',
-  'edge',
-  'workflow',
-  'middleware',
-  'tool',
-  'retrieval',
-  'rerank',
-  'guardrail',
-  'custom',
-] as const;
+/** The contract's list (src/contract/span-kinds.ts), shared with the client. */
+export const spanKinds = SPAN_KINDS;
 export const spanKindSchema = z.enum(spanKinds);
 export type SpanKind = z.infer<typeof spanKindSchema>;
 
@@ -58,13 +45,15 @@ export const idSchema = z
   .string()
   .min(1)
   .max(limits.idLength)
-  .regex(/^[A-Za-z0-9._:\-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+  .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
 /** Source and environment: short labels used for grouping and filters. */
 const labelSchema = z
   .string()
   .min(1)
   .max(limits.labelLength)
-  .regex(/^[A-Za-z0-9._:\/\-]+$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : / -');
+  .regex(/^[A-Za-z0-9._:/-]+$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : / -');
+// Control characters are exactly what this pattern is about.
+// eslint-disable-next-line no-control-regex
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
 export const sessionIdSchema = z.string().min(1).max(limits.sessionIdLength).regex(noControl, 'must not contain control characters');
 const nameSchema = z.string().min(1).max(limits.nameLength);
@@ -325,13 +314,5 @@ export type ListTracesQuery = z.infer<typeof listTracesQuery>;
 
 export const traceParams = z.object({ id: idSchema });
 
-export const listMetaSchema = {
-  pagination: z.object({
-    limit: z.number().int(),
-    offset: z.number().int(),
-    total: z.number().int(),
-    hasMore: z.boolean(),
-    /** The next page's cursor; null on the last page. */
-    nextCursor: z.string().nullable(),
-  }),
-};
+/** The shared list shape (http/pagination.ts), as the prompt list answers it too. */
+export const listMetaSchema = paginationMeta;

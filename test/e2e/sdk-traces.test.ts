@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Loupe, SESSION_EVENTS, type LoupeError, type SpanPayload } from 'loupe/sdk';
+import { Loupe, SESSION_EVENTS, type LoupeError, type SpanPayload } from '../../packages/sdk/src/index.js';
 import { buildApp } from '../../src/app.js';
 import { startListeningService, type ListeningService } from './sdk-server.js';
 

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import postgres from 'postgres';
-import { createFailedAuthLimiter } from '../../src/http/failed-auth.js';
-import { createRateLimiter, pruneWindows } from '../../src/http/rate-limit.js';
+import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
+import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
+import { pruneWindows } from '../../src/tenancy/rate-limit-sql.js';
 import { connectPostgres, type Sql } from '../../src/stores/postgres.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 

@@ -104,7 +104,7 @@ describe('migration 0003 on rows of the earlier schema', () => {
     const detail = await getTrace(store.client, workspaceId, 't-complete');
     expect(detail.spans).toEqual(spans.map((s) => storedSpanOf(s)));
     // Key order too: the JSON the engine wrote is the JSON the ingest writes.
-    expect(detail.spans.map((s) => JSON.stringify(s))).toEqual(detail.spans.map((s) => JSON.stringify(storedSpanOf(s as Span))));
+    expect(detail.spans.map((s) => JSON.stringify(s))).toEqual(detail.spans.map((s) => JSON.stringify(storedSpanOf(s))));
     expect(detail.spans[1]).toMatchObject({ startTime: '2026-03-01T10:00:00.000123Z', endTime: '2026-03-01T10:00:01.000456Z' });
   });
 

@@ -94,7 +94,7 @@ export function decodeJsonRequest(
   const tooDeep = jsonProblem(body, { maxDepth: maxOtlpJsonDepth });
   if (tooDeep) return { ok: false, issues: [{ path: ['body', ...tooDeep.path.map(String)].join('.'), message: tooDeep.message }] };
   const parsed = otlpJsonRequestSchema.safeParse(body);
-  if (parsed.success) return { ok: true, request: parsed.data as PlainExportRequest };
+  if (parsed.success) return { ok: true, request: parsed.data };
   return {
     ok: false,
     issues: parsed.error.issues.slice(0, 20).map((issue) => ({

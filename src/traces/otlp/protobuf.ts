@@ -36,7 +36,7 @@ export function decodeProtobufRequest(body: Buffer): PlainExportRequest {
     throw new ProtobufDecodeError(`Body is not a protobuf ExportTraceServiceRequest: ${(error as Error).message}`);
   }
   try {
-    const plain = schema.request.toObject(message, toObjectOptions) as PlainExportRequest;
+    const plain = schema.request.toObject(message, toObjectOptions);
     // The same bound as OTLP/JSON (json.ts), before the mapping recurses into the values.
     const tooDeep = jsonProblem(plain, { maxDepth: maxOtlpJsonDepth });
     if (tooDeep) throw new ProtobufDecodeError(`Body is not a usable ExportTraceServiceRequest: ${tooDeep.path.join('.')} ${tooDeep.message}`);

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Config } from '../../config.js';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { decodeJsonRequest, parseOtlpJson } from './json.js';
@@ -55,7 +54,7 @@ function decodeBody(body: OtlpBody | undefined): PlainExportRequest {
  * JSON and protobuf, plain or gzip (decompressed, within the body limit, by the app's body
  * hook); the answer is an ExportTraceServiceResponse in the request's encoding.
  */
-export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher; config: Config }> = async (app, { writer }) => {
+export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async (app, { writer }) => {
   // Only these two encodings, in this scope only: anything else answers 415.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {

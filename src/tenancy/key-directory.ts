@@ -1,5 +1,5 @@
 import type { Sql } from '../stores/postgres.js';
-import { hashApiKey, hashesEqual, keyPrefix } from '../admin/keys.js';
+import { hashApiKey, hashesEqual, keyPrefix } from './keys.js';
 
 export interface KeyDirectoryOptions {
   /** A miss reloads new keys at most this often, however many misses arrive. */

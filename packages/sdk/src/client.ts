@@ -71,6 +71,9 @@ export class Loupe {
 
   /** A function that runs `fn` as withSpan does, recording arguments and result. */
   wrap<F extends AnyFunction>(fn: F, options: WrapOptions = {}): F {
+    // The wrapper is a plain function so that it passes its own `this` on to fn; the client is
+    // reached through this name instead.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const client = this;
     const { name = fn.name || 'anonymous', captureInput = true, captureOutput = true, ...spanOptions } = options;
     return function (this: unknown, ...args: Parameters<F>) {

@@ -3,7 +3,8 @@ import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import { ConfigError, type Config } from '../config.js';
 import type { Sql } from '../stores/postgres.js';
 import { resolveUserWorkspace, type AuthContext, type BearerVerifier } from './auth.js';
-import { AppError } from './errors.js';
+import { AppError } from '../http/errors.js';
+import { userBySubject } from './credentials-sql.js';
 
 /**
  * Asymmetric algorithms only: with a symmetric one (HS256) anyone holding the published key
@@ -52,11 +53,6 @@ function rejection(error: unknown, request: FastifyRequest): AppError {
     return new AppError('SERVICE_UNAVAILABLE', 'The OAuth key set is unavailable; retry shortly', {}, { 'retry-after': '5' });
   }
   return unauthorized('invalid_token', 'The bearer token is invalid');
-}
-
-async function userBySubject(sql: Sql, subject: string): Promise<string | undefined> {
-  const [row] = await sql<{ id: string }[]>`select id from users where external_subject = ${subject}`;
-  return row?.id;
 }
 
 /**

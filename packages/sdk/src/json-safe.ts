@@ -13,7 +13,6 @@ export function toJsonSafe(value: unknown, maxDepth = 20): unknown {
     if (typeof v === 'symbol') return v.toString();
     if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
     if (v instanceof Error) return { name: v.name, message: v.message };
-    if (typeof v !== 'object') return String(v);
     if (seen.has(v)) return '[Circular]';
     if (depth >= maxDepth) return '[MaxDepth]';
     seen.add(v);

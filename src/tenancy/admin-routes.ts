@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { Sql } from '../stores/postgres.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
-import { headerValue } from '../http/auth.js';
-import { guardedAuthentication } from '../http/authenticated.js';
-import type { FailedAuthLimiter } from '../http/failed-auth.js';
+import { headerValue } from './auth.js';
+import { guardedAuthentication } from './authenticated.js';
+import type { FailedAuthLimiter } from './failed-auth.js';
 import { secretsEqual } from './keys.js';
-import * as tenancy from './tenancy.js';
+import * as tenancy from './store.js';
 import {
   addMemberBody,
   apiKeySchema,

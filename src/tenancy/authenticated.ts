@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { headerValue, type AuthContext } from './auth.js';
 import type { KeyDirectory } from './key-directory.js';
-import { AppError } from './errors.js';
+import { AppError } from '../http/errors.js';
 import type { FailedAuthLimiter } from './failed-auth.js';
 
 export type Authenticate = (request: FastifyRequest) => Promise<AuthContext>;

@@ -1,3 +1,4 @@
+import { renderTemplate } from './contract/index.js';
 import { LoupeError } from './errors.js';
 import { httpError, request } from './http.js';
 import type { ResolvedOptions } from './options.js';
@@ -138,35 +139,17 @@ export interface RenderedPrompt {
   messages: Array<{ role: 'system' | 'user'; content: string }>;
 }
 
-// `{{` and `}}` are literal braces; `{name}` is a placeholder; any other brace stays as written.
-const TOKEN = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-/** The names of a template's placeholders, in order of first use. */
-export function templateVariables(template: string): string[] {
-  const names = new Set<string>();
-  for (const m of template.matchAll(TOKEN)) if (m[1] !== undefined) names.add(m[1]);
-  return [...names];
-}
-
-/** Fills `{name}` placeholders; throws a LoupeError naming every missing variable. */
-export function renderTemplate(template: string, variables: Record<string, unknown>): string {
-  const missing = templateVariables(template).filter((n) => !Object.hasOwn(variables, n) || variables[n] === undefined);
-  if (missing.length > 0) throw new LoupeError('prompt', `Missing prompt variable(s): ${missing.join(', ')}`, { missing });
-  return template.replace(TOKEN, (token, name: string | undefined) => {
-    if (name === undefined) return token[0]!;
-    const value = variables[name];
-    return typeof value === 'string' ? value : JSON.stringify(value);
-  });
-}
-
 /** Fills a prompt's system and human templates together; missing variables of both are named at once. */
 export function render(prompt: Pick<PromptRecord, 'systemPrompt' | 'humanPrompt'>, variables: Record<string, unknown> = {}): RenderedPrompt {
   const human = prompt.humanPrompt ?? undefined;
-  const needed = [...new Set([...templateVariables(prompt.systemPrompt), ...templateVariables(human ?? '')])];
-  const missing = needed.filter((n) => !Object.hasOwn(variables, n) || variables[n] === undefined);
+  const system = renderTemplate(prompt.systemPrompt, variables);
+  const user = human === undefined ? undefined : renderTemplate(human, variables);
+  // The renderer reports what is missing (as the server's render does); here that is an error,
+  // because an application sending a half-filled prompt to a model is a bug.
+  const missing = [...new Set([...system.missing, ...(user?.missing ?? [])])];
   if (missing.length > 0) throw new LoupeError('prompt', `Missing prompt variable(s): ${missing.join(', ')}`, { missing });
-  const systemPrompt = renderTemplate(prompt.systemPrompt, variables);
-  const humanPrompt = human === undefined ? undefined : renderTemplate(human, variables);
+  const systemPrompt = system.text;
+  const humanPrompt = user?.text;
   return {
     systemPrompt,
     humanPrompt,

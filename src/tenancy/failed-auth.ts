@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from './errors.js';
+import { AppError } from '../http/errors.js';
 
 export interface FailedAuthOptions {
   /** Failed attempts one client address may make per window before it gets 429. */

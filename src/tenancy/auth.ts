@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { Plan } from '../config.js';
 import type { Sql } from '../stores/postgres.js';
-import type { KeyScope } from '../admin/schemas.js';
-import { hashApiKey, hashesEqual, keyPrefix } from '../admin/keys.js';
-import { AppError } from './errors.js';
+import type { KeyScope } from './schemas.js';
+import { hashApiKey, hashesEqual, keyPrefix } from './keys.js';
+import { AppError } from '../http/errors.js';
+import { keysByPrefix, membershipOf, organizationOfWorkspace, touchKey } from './credentials-sql.js';
 
 /** Who is calling and which workspace every read and write of the request is confined to. */
 export interface AuthContext {
@@ -21,20 +22,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext;
   }
-}
-
-interface KeyRow {
-  id: string;
-  scope: KeyScope;
-  organizationId: string;
-  workspaceId: string | null;
-  userId: string | null;
-  hash: Buffer;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-  plan: Plan;
-  rateLimitPerMinute: number | null;
-  rateLimitPerDay: number | null;
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -73,12 +60,6 @@ function requireOptionalMatch(request: FastifyRequest, name: string, expected: s
   if (requireUuidHeader(request, name, '') !== expected) throw outsideReach(what);
 }
 
-async function workspaceOf(sql: Sql, workspaceId: string): Promise<string | undefined> {
-  const [row] = await sql<{ organizationId: string }[]>`
-    select organization_id as "organizationId" from workspaces where id = ${workspaceId}`;
-  return row?.organizationId;
-}
-
 /**
  * Resolves the workspace of a user (through a user-scoped key or an OAuth token): the user
  * must belong to the organization named by x-organization-id, and the workspace named by
@@ -87,11 +68,7 @@ async function workspaceOf(sql: Sql, workspaceId: string): Promise<string | unde
 export async function resolveUserWorkspace(sql: Sql, request: FastifyRequest, userId: string) {
   const organizationId = requireUuidHeader(request, 'x-organization-id', 'for a user credential');
   const workspaceId = requireUuidHeader(request, 'x-workspace-id', 'for a user credential');
-  const [row] = await sql<{ plan: Plan; rateLimitPerMinute: number | null; rateLimitPerDay: number | null; workspaceOrg: string | null }[]>`
-    select o.plan, o.rate_limit_per_minute as "rateLimitPerMinute", o.rate_limit_per_day as "rateLimitPerDay",
-           (select w.organization_id from workspaces w where w.id = ${workspaceId}) as "workspaceOrg"
-    from memberships m join organizations o on o.id = m.organization_id
-    where m.user_id = ${userId} and m.organization_id = ${organizationId}`;
+  const row = await membershipOf(sql, userId, organizationId, workspaceId);
   if (!row) throw outsideReach('organization');
   if (row.workspaceOrg !== organizationId) throw outsideReach('workspace');
   return {
@@ -104,19 +81,14 @@ export async function resolveUserWorkspace(sql: Sql, request: FastifyRequest, us
 
 export async function authenticateApiKey(sql: Sql, request: FastifyRequest, key: string): Promise<AuthContext> {
   const hash = hashApiKey(key);
-  const rows = await sql<KeyRow[]>`
-    select k.id, k.scope, k.organization_id as "organizationId", k.workspace_id as "workspaceId", k.user_id as "userId",
-           k.hash, k.revoked_at as "revokedAt", k.last_used_at as "lastUsedAt", o.plan,
-           o.rate_limit_per_minute as "rateLimitPerMinute", o.rate_limit_per_day as "rateLimitPerDay"
-    from api_keys k join organizations o on o.id = k.organization_id
-    where k.prefix = ${keyPrefix(key)}`;
+  const rows = await keysByPrefix(sql, keyPrefix(key));
   // The row is found by its public prefix; the secret part is compared in constant time.
   const row = rows.find((r) => hashesEqual(Buffer.from(r.hash), hash));
   if (!row || row.revokedAt !== null) {
     throw new AppError('UNAUTHORIZED', 'The API key is unknown or revoked', { reason: 'invalid_api_key' });
   }
   if (row.lastUsedAt === null || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    sql`update api_keys set last_used_at = now() where id = ${row.id}`.catch((error: unknown) =>
+    touchKey(sql, row.id).catch((error: unknown) =>
       request.log.warn({ err: error }, 'could not record key use'),
     );
   }
@@ -131,7 +103,7 @@ export async function authenticateApiKey(sql: Sql, request: FastifyRequest, key:
   if (row.scope === 'organization') {
     requireOptionalMatch(request, 'x-organization-id', row.organizationId, 'organization');
     const workspaceId = requireUuidHeader(request, 'x-workspace-id', 'for an organization-scoped key');
-    if ((await workspaceOf(sql, workspaceId)) !== row.organizationId) throw outsideReach('workspace');
+    if ((await organizationOfWorkspace(sql, workspaceId)) !== row.organizationId) throw outsideReach('workspace');
     return { workspaceId, organizationId: row.organizationId, plan: row.plan, customLimits, principal };
   }
   const resolved = await resolveUserWorkspace(sql, request, row.userId!);

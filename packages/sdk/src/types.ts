@@ -1,24 +1,8 @@
-/** Wire shapes of the reference client, as SPEC.md describes them. Self-contained on purpose:
- * the client ships without the server code. */
+/** Wire shapes of the reference client, as SPEC.md describes them. The client ships without the
+ * server code; what both sides must agree on (span kinds, templates) is the contract's. */
 
-export const SPAN_KINDS = [
-  'llm.chat',
-  'llm.completion',
-  'llm.embedding',
-  'chain',
-  'agent',
-  'graph',
-  'node',
-  'edge',
-  'workflow',
-  'middleware',
-  'tool',
-  'retrieval',
-  'rerank',
-  'guardrail',
-  'custom',
-] as const;
-export type SpanKind = (typeof SPAN_KINDS)[number];
+export { SPAN_KINDS, type SpanKind } from './contract/index.js';
+import type { SpanKind } from './contract/index.js';
 
 export type SpanStatus = 'ok' | 'error' | 'unset';
 

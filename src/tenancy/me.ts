@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { envelope, errorEnvelopeSchema, sendData } from './envelope.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 
 const meSchema = z.object({
   workspaceId: z.string(),

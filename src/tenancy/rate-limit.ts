@@ -1,33 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Sql } from '../stores/postgres.js';
-import { AppError } from './errors.js';
-import { DAY_MS, MINUTE_MS, decide, leaseSize, limitsFor, windowsAt, type Counts, type Limits, type Windows } from './rate-limit-rules.js';
-
-export interface Reservation {
-  granted: number;
-  /** The windows' counts right after the grant, every replica's reservations included. */
-  minuteCount: number;
-  dayCount: number;
-}
-
-/** Reserves up to `want` requests in both windows with one statement (see postgres/0003_rate_limits.sql). */
-export async function reserveRequests(sql: Sql, organizationId: string, limits: Limits, windows: Windows, want: number): Promise<Reservation> {
-  const [row] = await sql<Reservation[]>`
-    select granted, minute_count as "minuteCount", day_count as "dayCount"
-    from rate_limit_reserve(${organizationId}, ${windows.minuteStart}, ${windows.dayStart},
-                            ${limits.perMinute}, ${limits.perDay}, ${want})`;
-  return row!;
-}
-
-/** Deletes windows that can no longer count: minutes before the previous one, days before yesterday. */
-export async function pruneWindows(sql: Sql, nowMs: number): Promise<number> {
-  const { minuteStart, dayStart } = windowsAt(nowMs);
-  const result = await sql`
-    delete from rate_limit_windows
-    where (kind = 'minute' and window_start < ${new Date(minuteStart.getTime() - MINUTE_MS)})
-       or (kind = 'day' and window_start < ${new Date(dayStart.getTime() - DAY_MS)})`;
-  return result.count;
-}
+import { AppError } from '../http/errors.js';
+import { MINUTE_MS, decide, leaseSize, limitsFor, windowsAt, type Counts, type Limits, type Windows } from './rate-limit-rules.js';
+import { pruneWindows, reserveRequests } from './rate-limit-sql.js';
 
 /** One organization's state in this process, for the current pair of windows and limits. */
 interface Lease {
@@ -53,8 +28,9 @@ export interface RateLimiterOptions {
 }
 
 export interface RateLimiter {
-  admit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  prune(): Promise<number>;
+  // this: void: both are handed around alone (`admit: limiter.admit`) and use no `this`.
+  admit(this: void, request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  prune(this: void): Promise<number>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Plan } from '../config.js';
 import type { Sql } from '../stores/postgres.js';
-import * as tenancy from './tenancy.js';
+import * as tenancy from './store.js';
 
 export type BootstrapResult =
   | { kind: 'configured'; created: boolean; revoked: boolean }
