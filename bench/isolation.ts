@@ -71,7 +71,12 @@ export async function run(args: string[]) {
       return ((await res.json()) as { data: Record<string, string> }).data;
     };
     const tenant = async (name: string) => {
-      const org = await admin('/api/admin/organizations', { name, plan: 'enterprise', rateLimitPerMinute: 1_000_000, rateLimitPerDay: 10_000_000 });
+      const org = await admin('/api/admin/organizations', {
+        name,
+        plan: 'enterprise',
+        rateLimitPerMinute: 1_000_000,
+        rateLimitPerDay: 10_000_000,
+      });
       const ws = await admin(`/api/admin/organizations/${org.id}/workspaces`, { name: 'main' });
       return (await admin('/api/admin/api-keys', { scope: 'workspace', organizationId: org.id, workspaceId: ws.id })).key!;
     };
@@ -96,7 +101,9 @@ export async function run(args: string[]) {
             i % 2 === 0
               ? post(bad, '/api/traces', { traces: [{ traceId: `bad-${i}`, source: 'bench', spans: [span(i, 'x\ud800', 'm\ud800')] }] })
               : post(bad, '/api/traces/otlp/v1/traces', otlpBody(i));
-          const goodRequest = post(good, '/api/traces', { traces: [{ traceId: `good-${i}`, source: 'bench', spans: [span(i, 'fine', 'gpt-4o')] }] });
+          const goodRequest = post(good, '/api/traces', {
+            traces: [{ traceId: `good-${i}`, source: 'bench', spans: [span(i, 'fine', 'gpt-4o')] }],
+          });
           const [b, g] = await Promise.all([badRequest, goodRequest]);
           count(statuses.bad, b);
           count(statuses.good, g);

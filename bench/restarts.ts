@@ -111,11 +111,15 @@ export async function run(args: string[]) {
     const left = pg !== undefined && alive(pg);
     if (left) process.kill(pg, 'SIGKILL');
     if (mode !== 'both') {
-      console.log(`kill -9 of the service alone: ${results.serviceAlone.started} of ${rounds} restarts answered /healthz; ` +
-        `its PostgreSQL still running 3 s after the kill: ${results.serviceAlone.orphans} of ${rounds}`);
+      console.log(
+        `kill -9 of the service alone: ${results.serviceAlone.started} of ${rounds} restarts answered /healthz; ` +
+          `its PostgreSQL still running 3 s after the kill: ${results.serviceAlone.orphans} of ${rounds}`,
+      );
     }
     if (mode !== 'alone') {
-      console.log(`kill -9 of the service and its PostgreSQL: ${results.serviceAndPostgres.started} of ${rounds} restarts answered /healthz`);
+      console.log(
+        `kill -9 of the service and its PostgreSQL: ${results.serviceAndPostgres.started} of ${rounds} restarts answered /healthz`,
+      );
     }
     console.log(`PostgreSQL still running after the final clean stop: ${left ? 'yes' : 'no'}`);
     console.log(`start times (ms), first start included: ${startTimes.join(' ')}`);

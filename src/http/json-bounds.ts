@@ -19,6 +19,7 @@ declare global {
 export const maxJsonDepth = 32;
 
 /** Text PostgreSQL cannot hold: it has no NUL character in `text` or `jsonb`. */
+// eslint-disable-next-line no-control-regex -- the NUL character is what this pattern is about
 export const noNulPattern = /^[^\u0000]*$/;
 export const noNulMessage = 'must not contain the NUL character (\\u0000)';
 

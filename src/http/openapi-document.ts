@@ -63,8 +63,14 @@ const uuidHeader = (name: string, description: string) => ({
   schema: { type: 'string', format: 'uuid' },
 });
 const tenancyHeaders = [
-  uuidHeader('x-workspace-id', 'The workspace to work in: required for organization- and user-scoped keys and bearer tokens; with a workspace key it must name the key’s own'),
-  uuidHeader('x-organization-id', 'The organization: required for user-scoped keys and bearer tokens; otherwise it must name the credential’s own'),
+  uuidHeader(
+    'x-workspace-id',
+    'The workspace to work in: required for organization- and user-scoped keys and bearer tokens; with a workspace key it must name the key’s own',
+  ),
+  uuidHeader(
+    'x-organization-id',
+    'The organization: required for user-scoped keys and bearer tokens; otherwise it must name the credential’s own',
+  ),
 ];
 
 const otlpJsonRequest = {
@@ -76,7 +82,13 @@ const otlpJsonRequest = {
 const protobufBody = { schema: { type: 'string', format: 'binary' } };
 
 function operationIdOf(method: string, path: string): string {
-  const words = [method.toLowerCase(), ...path.split('/').filter(Boolean).map((p) => p.replace(/^\{(.*)\}$/, 'by-$1'))];
+  const words = [
+    method.toLowerCase(),
+    ...path
+      .split('/')
+      .filter(Boolean)
+      .map((p) => p.replace(/^\{(.*)\}$/, 'by-$1')),
+  ];
   return words
     .flatMap((w) => w.split(/[^A-Za-z0-9]+/).filter(Boolean))
     .map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1)))

@@ -85,7 +85,11 @@ async function answers(port: number, timeoutMs: number): Promise<boolean> {
 
 /** Stops a PostgreSQL server by PID: fast shutdown, then immediate after 15 s, then kill. */
 async function stopPostgresProcess(pid: number): Promise<void> {
-  const signals: Array<[NodeJS.Signals, number]> = [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]];
+  const signals: Array<[NodeJS.Signals, number]> = [
+    ['SIGINT', 15_000],
+    ['SIGQUIT', 5_000],
+    ['SIGKILL', 5_000],
+  ];
   for (const [signal, waitMs] of signals) {
     try {
       process.kill(pid, signal);
@@ -152,4 +156,3 @@ export function startWatchdog(postgresPid: number): ChildProcess | undefined {
   watchdog.unref();
   return watchdog;
 }
-

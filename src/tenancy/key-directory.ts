@@ -70,7 +70,7 @@ export function createKeyDirectory(sql: Sql, options: KeyDirectoryOptions = {}) 
   return {
     /** Whether `key` may be a live key: false means surely not (no database work under a flood). */
     async mayBeValid(key: string): Promise<boolean> {
-      if (!/^[A-Za-z0-9_\-]{20,200}$/.test(key)) return false;
+      if (!/^[A-Za-z0-9_-]{20,200}$/.test(key)) return false;
       if (knows(key)) return true;
       // Unknown: wait for a read that starts after this call (so a key just created on another
       // replica is found), at most one read per refreshMs for all callers. Guesses are slowed

@@ -99,7 +99,7 @@ function payloadSchemas(json: <T extends z.ZodType>(schema: T) => T) {
   });
   return { jsonObject, message, toolCall, document, io };
 }
-const accepted = payloadSchemas((schema) => boundedJson(schema) as unknown as typeof schema);
+const accepted = payloadSchemas(<T extends z.ZodType>(schema: T): T => boundedJson(schema));
 const returned = payloadSchemas((schema) => schema);
 
 export const spanMessageSchema = accepted.message;

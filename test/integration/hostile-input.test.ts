@@ -52,9 +52,20 @@ const postJson = (url: string, body: string, who: Tenant = tenant) =>
 describe('fault 1: text no store can hold', () => {
   it('repairs lone surrogates to U+FFFD in every string field, natively and through OTLP', async () => {
     const payload = JSON.stringify({
-      traces: [trace('sur-1', { name: 'n\ud800', sessionId: 's\udc00' }, { name: 'x\ud800', model: 'm\udfff', attributes: { 'k\ud800': 'v\ud800' } })],
+      traces: [
+        trace(
+          'sur-1',
+          { name: 'n\ud800', sessionId: 's\udc00' },
+          { name: 'x\ud800', model: 'm\udfff', attributes: { 'k\ud800': 'v\ud800' } },
+        ),
+      ],
     });
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/traces', headers: { ...tenant.headers, 'content-type': 'application/json' }, payload });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/traces',
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      payload,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({ accepted: 1, rejected: 0 });
     const stored = (await get('/api/traces/sur-1')).json().data;
@@ -134,7 +145,14 @@ describe('fault 2: numbers', () => {
       source: 'sdk',
       spans: ['a', 'b', 'c'].map(
         (id, i) =>
-          span({ spanId: id, inputTokens: 1e308, outputTokens: 1e308, totalTokens: 1e308, costUsd: 1e308, ...(i > 0 ? { parentSpanId: 'a' } : {}) }) as Trace['spans'][number],
+          span({
+            spanId: id,
+            inputTokens: 1e308,
+            outputTokens: 1e308,
+            totalTokens: 1e308,
+            costUsd: 1e308,
+            ...(i > 0 ? { parentSpanId: 'a' } : {}),
+          }) as Trace['spans'][number],
       ),
     };
     await ctx.writer.write(reader.workspaceId, toSpanRows(reader.workspaceId, [huge]), ['huge']);
@@ -175,7 +193,8 @@ describe('fault 3: deep nesting', () => {
   it('answers 400 to an OTLP body nested 5,000 deep, never a 500', async () => {
     const depth = 5000;
     const value = `${'{"kvlistValue":{"values":[{"key":"a","value":'.repeat(depth)}{"stringValue":"x"}${'}]}}'.repeat(depth)}`;
-    const body = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${'cd'.repeat(16)}","spanId":"${'ef'.repeat(8)}","name":"n",` +
+    const body =
+      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${'cd'.repeat(16)}","spanId":"${'ef'.repeat(8)}","name":"n",` +
       `"startTimeUnixNano":"1735689600000000000","endTimeUnixNano":"1735689601000000000","attributes":[{"key":"deep","value":${value}}]}]}]}]}`;
     const res = await postJson('/api/traces/otlp', body);
     expect(res.statusCode).toBe(400);
@@ -240,8 +259,18 @@ describe('fault 5: long ids and framework answers', () => {
       await get(`/api/traces/${'i'.repeat(2000)}`),
       await get('/api/traces/%zz'),
       await get('/nowhere'),
-      await ctx.app.inject({ method: 'POST', url: '/api/traces', headers: { ...tenant.headers, 'content-type': 'application/json' }, payload: '{"traces":' }),
-      await ctx.app.inject({ method: 'POST', url: '/api/traces', headers: { ...tenant.headers, 'content-type': 'application/xml' }, payload: '<x/>' }),
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/api/traces',
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+        payload: '{"traces":',
+      }),
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/api/traces',
+        headers: { ...tenant.headers, 'content-type': 'application/xml' },
+        payload: '<x/>',
+      }),
       await ctx.app.inject({
         method: 'POST',
         url: '/api/traces',
@@ -254,7 +283,10 @@ describe('fault 5: long ids and framework answers', () => {
       expect(res.headers['x-request-id']).toBeTruthy();
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['content-security-policy']).toBeTruthy();
-      expect(res.json()).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) }, meta: { requestId: res.headers['x-request-id'] } });
+      expect(res.json()).toMatchObject({
+        error: { code: expect.any(String), message: expect.any(String) },
+        meta: { requestId: res.headers['x-request-id'] },
+      });
     }
   });
 });

@@ -32,7 +32,19 @@ const trace = (traceId = `c-${unique()}`) => ({
   source: 'sdk',
   sessionId: 'conformance-session',
   userId: 'conformance-user',
-  spans: [{ spanId: 'root', name: 'root', kind: 'llm.chat', startTime: at(0), endTime: at(10), durationMs: 10, status: 'ok', model: 'm', inputTokens: 3 }],
+  spans: [
+    {
+      spanId: 'root',
+      name: 'root',
+      kind: 'llm.chat',
+      startTime: at(0),
+      endTime: at(10),
+      durationMs: 10,
+      status: 'ok',
+      model: 'm',
+      inputTokens: 3,
+    },
+  ],
 });
 const otlp = () => ({
   resourceSpans: [
@@ -69,7 +81,10 @@ let versions = 0;
 const examples: Record<string, () => Promise<Example>> = {
   'GET /healthz': async () => ({ url: '/healthz' }),
   'POST /api/admin/organizations': async () => ({ url: '/api/admin/organizations', payload: { name: `o-${unique()}`, plan: 'free' } }),
-  'PATCH /api/admin/organizations/{organizationId}': async () => ({ url: `/api/admin/organizations/${tenant.organizationId}`, payload: { plan: 'pro' } }),
+  'PATCH /api/admin/organizations/{organizationId}': async () => ({
+    url: `/api/admin/organizations/${tenant.organizationId}`,
+    payload: { plan: 'pro' },
+  }),
   'POST /api/admin/organizations/{organizationId}/workspaces': async () => ({
     url: `/api/admin/organizations/${tenant.organizationId}/workspaces`,
     payload: { name: `w-${unique()}` },
@@ -89,7 +104,11 @@ const examples: Record<string, () => Promise<Example>> = {
   }),
   'GET /api/admin/api-keys': async () => ({ url: `/api/admin/api-keys?organizationId=${tenant.organizationId}` }),
   'DELETE /api/admin/api-keys/{id}': async () => {
-    const key = await admin('/api/admin/api-keys', { scope: 'workspace', organizationId: tenant.organizationId, workspaceId: tenant.workspaceId });
+    const key = await admin('/api/admin/api-keys', {
+      scope: 'workspace',
+      organizationId: tenant.organizationId,
+      workspaceId: tenant.workspaceId,
+    });
     return { url: `/api/admin/api-keys/${key.id}` };
   },
   'GET /api/me': async () => ({ url: '/api/me' }),
@@ -144,13 +163,18 @@ const examples: Record<string, () => Promise<Example>> = {
   'GET /api/prompt/{id}/label-history': async () => ({ url: `/api/prompt/${await newPrompt()}/label-history` }),
   'GET /api/prompt/{id}/diff': async () => {
     const id = await newPrompt();
-    const next = (await ctx.app.inject({ method: 'PATCH', url: `/api/prompt/${id}`, headers: tenant.headers, payload: { systemPrompt: 'Bye' } })).json<{
+    const next = (
+      await ctx.app.inject({ method: 'PATCH', url: `/api/prompt/${id}`, headers: tenant.headers, payload: { systemPrompt: 'Bye' } })
+    ).json<{
       data: { id: number };
     }>().data;
     return { url: `/api/prompt/${next.id}/diff?against=${id}` };
   },
   'GET /api/prompt/{id}/metrics': async () => ({ url: `/api/prompt/${await newPrompt()}/metrics` }),
-  'POST /api/webhooks': async () => ({ url: '/api/webhooks', payload: { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] } }),
+  'POST /api/webhooks': async () => ({
+    url: '/api/webhooks',
+    payload: { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] },
+  }),
   'GET /api/webhooks': async () => ({ url: '/api/webhooks' }),
   'GET /api/webhooks/{id}': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}` }),
   'DELETE /api/webhooks/{id}': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}` }),
@@ -162,7 +186,7 @@ const newWebhook = async () =>
 beforeAll(async () => {
   ctx = await createTestContext();
   tenant = await ctx.tenant();
-  document = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Document;
+  document = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json<Document>();
   ajv = new Ajv2020({ strict: false, allErrors: true });
   for (const format of ['uuid', 'date-time', 'email', 'uri', 'binary', 'int64', 'int32']) ajv.addFormat(format, true);
   ajv.addSchema({ $id: 'openapi', components: document.components }, 'openapi');
@@ -172,7 +196,9 @@ afterAll(async () => {
 });
 
 const operations = () =>
-  Object.entries(document.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+  Object.entries(document.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+  );
 
 const validators = new Map<unknown, ValidateFunction>();
 function validatorFor(schema: unknown): ValidateFunction {
@@ -198,7 +224,10 @@ function expectDeclared(op: Operation, res: LightMyRequestResponse, what: string
   if (type !== 'application/json') return;
   const validate = validatorFor(content[type]!.schema);
   const body: unknown = res.json();
-  expect(validate(body), `${op.operationId} (${what}) ${res.statusCode}: ${ajv.errorsText(validate.errors)}\n${res.body.slice(0, 500)}`).toBe(true);
+  expect(
+    validate(body),
+    `${op.operationId} (${what}) ${res.statusCode}: ${ajv.errorsText(validate.errors)}\n${res.body.slice(0, 500)}`,
+  ).toBe(true);
 }
 
 function headersFor(path: string): Record<string, string> {
@@ -219,7 +248,10 @@ describe('the OpenAPI document', () => {
         if (!match) return [];
         const depth = match[1]!.length / 4;
         const path = (stack[depth] = (depth > 0 ? stack[depth - 1]! : '') + match[2]!).replace(/:([A-Za-z]+)/g, '{$1}');
-        return (match[3] ?? '').split(', ').filter(Boolean).map((method) => ({ method, path }));
+        return (match[3] ?? '')
+          .split(', ')
+          .filter(Boolean)
+          .map((method) => ({ method, path }));
       })
       .filter(({ method, path }) => method !== 'HEAD' && method !== 'OPTIONS' && path !== '/openapi.json' && !path.startsWith('/docs'));
     expect(served.length).toBeGreaterThan(10);
@@ -238,7 +270,12 @@ describe('the OpenAPI document', () => {
       const example = examples[`${method} ${path}`];
       expect(example, `add an example request for ${method} ${path} to this test`).toBeDefined();
       const { url, payload, headers } = await example!();
-      const res = await ctx.app.inject({ method: method as InjectOptions['method'], url, headers: { ...headersFor(path), ...headers }, payload: payload as InjectOptions['payload'] });
+      const res = await ctx.app.inject({
+        method: method as InjectOptions['method'],
+        url,
+        headers: { ...headersFor(path), ...headers },
+        payload: payload as InjectOptions['payload'],
+      });
       expect(res.statusCode, `${method} ${path}: ${res.body.slice(0, 300)}`).toBeLessThan(300);
       expectDeclared(op, res, 'valid request');
     }
@@ -256,7 +293,9 @@ describe('the OpenAPI document', () => {
         await send('no credential', { url: example.url, ...body });
         await send('a wrong credential', {
           url: example.url,
-          headers: path.startsWith('/api/admin') ? { 'x-admin-token': 'wrong-wrong-wrong-wrong' } : { 'x-api-key': 'lpk_000000000000_wrong' },
+          headers: path.startsWith('/api/admin')
+            ? { 'x-admin-token': 'wrong-wrong-wrong-wrong' }
+            : { 'x-api-key': 'lpk_000000000000_wrong' },
           ...body,
         });
       }
@@ -283,9 +322,17 @@ describe('the OpenAPI document', () => {
         await send('malformed JSON', { url: example.url, headers: json, payload: '{' });
         await send('a JSON array', { url: example.url, headers: json, payload: '[]' });
         await send('an unknown field', { url: example.url, headers, payload: { ...(example.payload as object), zzUnknown: 1 } });
-        await send('an unsupported type', { url: example.url, headers: { ...headers, 'content-type': 'application/xml' }, payload: '<x/>' });
+        await send('an unsupported type', {
+          url: example.url,
+          headers: { ...headers, 'content-type': 'application/xml' },
+          payload: '<x/>',
+        });
         await send('an unsupported encoding', { url: example.url, headers: { ...json, 'content-encoding': 'br' }, payload: '{}' });
-        await send('a body over the limit', { url: example.url, headers: json, payload: `{"pad":"${'x'.repeat(ctx.config.LOUPE_BODY_LIMIT)}"}` });
+        await send('a body over the limit', {
+          url: example.url,
+          headers: json,
+          payload: `{"pad":"${'x'.repeat(ctx.config.LOUPE_BODY_LIMIT)}"}`,
+        });
       }
     }
   });
