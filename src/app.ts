@@ -22,6 +22,7 @@ import { meRoutes } from './tenancy/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
 import { analyticsRoutes } from './traces/analytics-routes.js';
 import { WriteBatcher } from './traces/write-batcher.js';
+import { sqlRoutes } from './sql/routes.js';
 import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 
 /** Credentials never reach a log line. */
@@ -107,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, clickhouse: deps.clickhouse });
     await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
+    await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
   });
 
   return app;

@@ -32,6 +32,9 @@ export interface SpanRow {
   prompt_version: string;
   /** The StoredSpan as JSON text (storedSpanOf). */
   detail: string;
+  /** attributes and metadata as string maps (stringMapOf), for queries by key (clickhouse/0008). */
+  attributes_map: Record<string, string>;
+  metadata_map: Record<string, string>;
   trace_name: string;
   session_id: string;
   source: string;
@@ -115,6 +118,20 @@ export function storedSpanOf(span: Span, startTime = toStoredTime(span.startTime
   };
 }
 
+/**
+ * A JSON object as a map of strings: strings as they are, any other value as its JSON text,
+ * exactly as the DEFAULT of the map columns computes it from `detail` (clickhouse/0008).
+ */
+export function stringMapOf(object: Record<string, unknown> | undefined): Record<string, string> {
+  const map: Record<string, string> = {};
+  if (object === undefined) return map;
+  for (const [key, value] of Object.entries(object)) {
+    // JSON text leaves undefined members out; so does the map.
+    if (value !== undefined) map[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return map;
+}
+
 export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version: string): SpanRow {
   const startTime = toStoredTime(span.startTime);
   const endTime = toStoredTime(span.endTime);
@@ -143,6 +160,8 @@ export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version
     prompt_name: span.promptName ?? '',
     prompt_version: span.promptVersion ?? '',
     detail: JSON.stringify(storedSpanOf(span, startTime, endTime)),
+    attributes_map: stringMapOf(span.attributes),
+    metadata_map: stringMapOf(span.metadata),
     trace_name: trace.name ?? '',
     session_id: trace.sessionId ?? '',
     source: trace.source,
