@@ -176,6 +176,7 @@ const examples: Record<string, () => Promise<Example>> = {
     payload: { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] },
   }),
   'GET /api/webhooks': async () => ({ url: '/api/webhooks' }),
+  'POST /api/sql': async () => ({ url: '/api/sql', payload: { query: 'SELECT count() AS n FROM traces' } }),
   'GET /api/webhooks/{id}': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}` }),
   'DELETE /api/webhooks/{id}': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}` }),
   'GET /api/webhooks/{id}/deliveries': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}/deliveries` }),
