@@ -43,6 +43,7 @@ async function costRole(options: Options) {
   const { ingestTraces } = await import('../src/traces/ingest.js');
   const { attachIngestPricing, priceSpan } = await import('../src/traces/cost/pricing.js');
   const { WorkspacePriceIndex } = await import('../src/traces/cost/workspace-prices.js');
+  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
   type Book = NonNullable<Parameters<typeof attachIngestPricing>[1]['book']>;
   const store = await openClickhouse({ database: 'loupe', dataDir: process.env.BENCH_DIR! });
   await migrateClickhouse(store.client, { database: 'loupe' });
@@ -54,6 +55,7 @@ async function costRole(options: Options) {
   const book = { forWorkspace: async () => index } as unknown as Book;
   const template = makeBodyTemplate(options.tracesPerRequest, true);
   const batches = Math.ceil(options.spans / spansPerTrace / options.tracesPerRequest);
+  const writer = new WriteBatcher(store.client);
   const round = async (on: boolean) => {
     attachIngestPricing(store.client, { enabled: on, book });
     let next = 0;
@@ -65,7 +67,7 @@ async function costRole(options: Options) {
         while (next < batches) {
           next++;
           const { traces } = JSON.parse(fillTraceIds(template)) as { traces: unknown[] };
-          const result = await ingestTraces(store.client, 'bench-cost', traces);
+          const result = await ingestTraces(writer, 'bench-cost', traces);
           if (result.accepted !== options.tracesPerRequest) throw new Error(`ingest failed: ${JSON.stringify(result.errors[0])}`);
           spans += options.tracesPerRequest * spansPerTrace;
         }

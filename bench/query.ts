@@ -99,10 +99,12 @@ export async function run(args: string[]) {
   const { startServer } = await import('../src/server.js');
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
   const { storeTraces } = await import('../src/traces/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
   const config = loadConfig({ LOUPE_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn', LOUPE_BOOTSTRAP_API_KEY: apiKey });
   const server = await startServer(config);
   // A second client on the same directory and database: the server's own engine, loaded in-process.
   const store = await openClickhouse({ database: config.CLICKHOUSE_DATABASE, dataDir: dir });
+  const writer = new WriteBatcher(store.client);
   try {
     const me = await (await fetch(`${server.url}/api/me`, { headers: { 'x-api-key': apiKey } })).json();
     const workspaceId: string = me.data.workspaceId;
@@ -118,7 +120,7 @@ export async function run(args: string[]) {
       while (loaded < traces) {
         const count = Math.min(options.batch, traces - loaded);
         const batch = Array.from({ length: count }, (_, i) => makeQueryTrace(loaded + i, rangeStart, rangeEnd - rangeStart));
-        await storeTraces(store.client, workspaceId, batch);
+        await storeTraces(writer, workspaceId, batch);
         loaded += count;
         if (loaded % (options.batch * 20) === 0) console.error(`loaded ${loaded * spansPerTrace} spans`);
       }

@@ -87,6 +87,7 @@ export async function run(args: string[]) {
   const { startServer } = await import('../src/server.js');
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
   const { storeTraces } = await import('../src/traces/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
   const config = loadConfig({ LOUPE_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn', LOUPE_BOOTSTRAP_API_KEY: apiKey });
   const server = await startServer(config);
   const store = await openClickhouse({ database: config.CLICKHOUSE_DATABASE, dataDir: dir });
@@ -96,13 +97,14 @@ export async function run(args: string[]) {
     const rangeEnd = Date.now() - 3600_000;
     const rangeStart = rangeEnd - 30 * dayMs + 2 * 3600_000;
     const traces = options.spans / spansPerTrace;
+    const writer = new WriteBatcher(store.client);
     const started = performance.now();
     for (let loaded = 0; loaded < traces;) {
       const count = Math.min(options.batch, traces - loaded);
       const batch = Array.from({ length: count }, (_, i) =>
         withAttributes(makeQueryTrace(loaded + i, rangeStart, rangeEnd - rangeStart), loaded + i),
       );
-      await storeTraces(store.client, workspaceId, batch);
+      await storeTraces(writer, workspaceId, batch);
       loaded += count;
       if (loaded % (options.batch * 10) === 0) console.error(`loaded ${loaded * spansPerTrace} spans`);
     }

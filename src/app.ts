@@ -4,14 +4,16 @@ import type { Config } from './config.js';
 import type { Sql } from './stores/postgres.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
 import { registerBodyDecoding } from './http/body.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { answerClientError, registerErrorHandling, sendError } from './http/error-handler.js';
+import { AppError } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { applySecurityHeaders, registerSecurityHeaders } from './http/security-headers.js';
 import { requestIdFor } from './http/request-id.js';
 import { healthRoutes } from './http/health.js';
 import { createAuthenticator, type BearerVerifier } from './tenancy/auth.js';
 import { registerAuthenticatedScope, type AdmitRequest } from './tenancy/authenticated.js';
 import type { FailedAuthLimiter } from './tenancy/failed-auth.js';
+import { createKeyDirectory } from './tenancy/key-directory.js';
 import { adminRoutes } from './tenancy/admin-routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
@@ -22,6 +24,7 @@ import { analyticsRoutes } from './traces/analytics-routes.js';
 import { attachIngestPricing } from './traces/cost/pricing.js';
 import { modelRoutes } from './traces/cost/routes.js';
 import { PriceBook } from './traces/cost/workspace-prices.js';
+import { WriteBatcher } from './traces/write-batcher.js';
 import { sqlRoutes } from './sql/routes.js';
 import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 import { registerConsole } from './http/console.js';
@@ -33,6 +36,11 @@ export interface AppDeps {
   config: Config;
   sql: Sql;
   clickhouse: ClickHouseClient;
+  /**
+   * The group-commit writer of trace ingestion, made with the stores (server.ts); without it
+   * the app makes its own, so two apps never share one.
+   */
+  writer?: WriteBatcher;
   /** A pino logger to use; without it one is made at LOG_LEVEL. */
   log?: FastifyBaseLogger;
   /** OAuth bearer verification; absent when OAuth is not configured. */
@@ -45,6 +53,9 @@ export interface AppDeps {
   consoleDir?: string | false;
 }
 
+/** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
+export const maxPathParamLength = 512;
+
 /** Builds the whole HTTP app without listening; `main.ts` listens, tests use `inject`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -53,6 +64,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     bodyLimit: deps.config.LOUPE_BODY_LIMIT,
     trustProxy: deps.config.LOUPE_TRUST_PROXY as FastifyServerOptions['trustProxy'],
+    // Far above the longest id any route accepts (128), so every accepted id reaches its route.
+    routerOptions: { maxParamLength: maxPathParamLength },
+    // Answers fastify makes before routing (a malformed URL, an over-long path parameter)
+    // go out in the envelope, with the request id and the security headers.
+    frameworkErrors: (error, request, reply) => {
+      applySecurityHeaders(request, reply);
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `A path parameter is longer than ${maxPathParamLength} characters`
+          : 'The URL is not valid (a malformed percent-encoding)';
+      void sendError(request, reply, new AppError('VALIDATION_ERROR', message, { issues: [{ path: 'params', message }] }));
+    },
+    // A request the HTTP parser refuses never reaches fastify: answered in the envelope on the socket.
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -76,13 +101,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
   attachIngestPricing(deps.clickhouse, { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook });
 
+  const writer = deps.writer ?? new WriteBatcher(deps.clickhouse);
   const authenticate = createAuthenticator(deps.sql, deps.verifyBearer);
   await app.register(async (api) => {
-    registerAuthenticatedScope(api, { authenticate, admit: deps.admit, failedAuth: deps.failedAuth });
+    registerAuthenticatedScope(api, {
+      authenticate,
+      admit: deps.admit,
+      failedAuth: deps.failedAuth,
+      keys: deps.failedAuth ? createKeyDirectory(deps.sql) : undefined,
+    });
     await api.register(meRoutes);
-    await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, writer, config: deps.config });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse });
+    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer });
     await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, clickhouse: deps.clickhouse });

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, planSchema, type Config } from './config.js';
 import { createLogger, migrate, openStores, startServer } from './server.js';
-import { migratePostgres, openPostgres, type PostgresStore } from './stores/postgres.js';
+import { migratePostgres, openPostgres, StartupError, type PostgresStore } from './stores/postgres.js';
 import * as tenancy from './tenancy/store.js';
 import { createApiKeyBody, createOrganizationBody } from './tenancy/schemas.js';
 import { AppError } from './http/errors.js';
@@ -160,7 +160,7 @@ runCli(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    if (error instanceof ConfigError || error instanceof StartupError) process.stderr.write(`${error.message}\n`);
     else if (error instanceof AppError) process.stderr.write(`${error.code}: ${error.message}\n`);
     else if (error && typeof error === 'object' && 'issues' in error) {
       const issues = (error as { issues: { path: PropertyKey[]; message: string }[] }).issues;

@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
 import { buildApp, secretLogPaths } from './app.js';
-import { migratePostgres, openPostgres, type PostgresStore } from './stores/postgres.js';
+import { migratePostgres, openPostgres, withMigrationLock, type PostgresStore } from './stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from './stores/clickhouse.js';
-import { bootstrap } from './tenancy/bootstrap.js';
+import { bootstrap, type BootstrapResult } from './tenancy/bootstrap.js';
 import { oauthVerifierFromConfig } from './tenancy/oauth.js';
 import { createRateLimiter } from './tenancy/rate-limit.js';
 import { createFailedAuthLimiter } from './tenancy/failed-auth.js';
+import { WriteBatcher } from './traces/write-batcher.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
 
 export interface Stores {
@@ -64,6 +65,18 @@ export async function migrate(config: Config, stores: Stores) {
   return { postgres: postgresApplied, clickhouse: clickhouseApplied };
 }
 
+/**
+ * Migrations, then the first organization, workspace and key, all under the migration lock:
+ * replicas starting together on an empty database bootstrap once, the others wait and find it.
+ */
+export async function prepareStores(config: Config, stores: Stores) {
+  const applied = await migrate(config, stores);
+  const first: BootstrapResult = await withMigrationLock(stores.postgres.sql, (tx) =>
+    bootstrap(tx, { apiKey: config.LOUPE_BOOTSTRAP_API_KEY, plan: config.LOUPE_BOOTSTRAP_PLAN }),
+  );
+  return { applied, first };
+}
+
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
@@ -77,9 +90,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   let app: FastifyInstance | undefined;
   let webhooks: WebhookWorker | undefined;
   try {
-    const applied = await migrate(config, stores);
+    const { applied, first } = await prepareStores(config, stores);
     if (applied.postgres.length + applied.clickhouse.length > 0) log.info({ applied }, 'migrations applied');
-    const first = await bootstrap(stores.postgres.sql, { apiKey: config.LOUPE_BOOTSTRAP_API_KEY, plan: config.LOUPE_BOOTSTRAP_PLAN });
     if (first.kind === 'generated') {
       // Logged once: the key exists from now on, and only its hash is stored.
       log.warn(
@@ -94,6 +106,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       config,
       sql,
       clickhouse: stores.clickhouse.client,
+      writer: new WriteBatcher(stores.clickhouse.client),
       log,
       verifyBearer: oauthVerifierFromConfig(sql, config),
       admit: createRateLimiter(sql).admit,

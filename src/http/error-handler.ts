@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { rawSecurityHeaders } from './security-headers.js';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type ErrorCode, type ValidationIssue } from './errors.js';
 
@@ -11,7 +14,7 @@ const fastifyCodes: Record<string, ErrorCode> = {
 };
 
 /** Store failures a client can retry: connection refused, reset or timed out. */
-function isStoreUnavailable(error: unknown): boolean {
+export function isStoreUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return (
     code === 'ECONNREFUSED' ||
@@ -67,7 +70,9 @@ export function toAppError(error: unknown): { appError: AppError; internal: bool
   if (expensive) return { appError: expensive, internal: false };
   const fastifyError = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(error) || Array.isArray(fastifyError.validation)) {
-    const issues = validationIssues(fastifyError);
+    // One message per field: the first reported, the most specific (errors.ts firstIssuePerPath).
+    const seen = new Set<string>();
+    const issues = validationIssues(fastifyError).filter((i) => !seen.has(i.path) && Boolean(seen.add(i.path)));
     const summary = issues.map((i) => `${i.path}: ${i.message}`).slice(0, 3).join('; ');
     return { appError: new AppError('VALIDATION_ERROR', `Invalid request: ${summary}`, { issues }), internal: false };
   }
@@ -85,6 +90,16 @@ export function toAppError(error: unknown): { appError: AppError; internal: bool
   }
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
     return { appError: new AppError('VALIDATION_ERROR', 'Request body is not valid JSON'), internal: false };
+  }
+  // Text PostgreSQL cannot hold (a NUL character) that no schema caught: the client's data.
+  const sqlState = (error as { code?: unknown }).code;
+  if (sqlState === '22021' || sqlState === '22P05') {
+    return {
+      appError: new AppError('VALIDATION_ERROR', 'Text must not contain the NUL character (\\u0000)', {
+        issues: [{ path: 'body', message: 'must not contain the NUL character (\\u0000)' }],
+      }),
+      internal: false,
+    };
   }
   if (isStoreUnavailable(error)) {
     return {
@@ -126,5 +141,30 @@ export function registerErrorHandling(app: FastifyInstance) {
         method: request.method,
       }),
     ),
+  );
+}
+
+/**
+ * A request the HTTP parser refused (a malformed request line, headers over the size limit):
+ * answered on the socket in the envelope, with a request id and the security headers.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket) {
+  if (!socket.writable) return;
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const requestId = randomUUID();
+  const body = JSON.stringify({
+    error: {
+      code: tooLarge ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_ERROR',
+      message: tooLarge ? 'Request headers are too large' : 'The request is not valid HTTP',
+      details: {},
+    },
+    meta: { requestId },
+  });
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const headers = { ...rawSecurityHeaders, 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId };
+  socket.end(
+    `HTTP/1.1 ${status}\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

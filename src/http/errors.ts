@@ -45,3 +45,17 @@ export const validationError = (message: string, issues: ValidationIssue[]) =>
 export function issuePath(prefix: string, path: ReadonlyArray<PropertyKey>): string {
   return [prefix, ...path.map(String)].filter((p) => p !== '').join('.');
 }
+
+/**
+ * One issue per path: the first one zod reports, which is the most specific (a format
+ * check comes before the refinements that build on it).
+ */
+export function firstIssuePerPath<T extends { path: ReadonlyArray<PropertyKey> }>(issues: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return issues.filter((issue) => {
+    const key = issue.path.map(String).join('\u0000');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

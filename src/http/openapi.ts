@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { finishDocument, type OpenApiDocument } from './openapi-document.js';
 
 /** Must be registered before the routes it describes. */
 export async function registerOpenApi(app: FastifyInstance) {
@@ -27,5 +28,7 @@ export async function registerOpenApi(app: FastifyInstance) {
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Generated once, on the first request: the routes are all registered by then.
+  let document: OpenApiDocument | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, async () => (document ??= finishDocument(app.swagger() as unknown as OpenApiDocument)));
 }

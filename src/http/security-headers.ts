@@ -1,9 +1,17 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { consoleCsp } from './console.js';
 
 /** Headers every response carries; the API serves JSON, the console its own files: nothing may be framed or sniffed. */
 export function registerSecurityHeaders(app: FastifyInstance) {
   app.addHook('onSend', async (request, reply, payload) => {
+    applySecurityHeaders(request, reply);
+    return payload;
+  });
+}
+
+/** Also called by the answers fastify makes before any hook can run (a bad URL, app.ts). */
+export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply) {
+  {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
@@ -16,7 +24,7 @@ export function registerSecurityHeaders(app: FastifyInstance) {
     // The docs page runs the OpenAPI viewer's scripts and styles; everything else is data.
     const docs = request.url === '/docs' || request.url.startsWith('/docs/') || request.url.startsWith('/docs?');
     // The console's pages and assets run its own scripts and styles, never inline ones.
-    const consoleRoute = reply.statusCode < 400 ? request.routeOptions.config?.console : undefined;
+    const consoleRoute = reply.statusCode < 400 ? request.routeOptions?.config?.console : undefined;
     if (consoleRoute) {
       reply.header('content-security-policy', consoleCsp);
       // Assets are named by their content's hash: a new build has new names.
@@ -25,6 +33,18 @@ export function registerSecurityHeaders(app: FastifyInstance) {
       reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
       reply.header('cache-control', 'no-store');
     }
-    return payload;
-  });
+  }
 }
+
+/** The same headers as name/value pairs, for answers written on the raw socket (a malformed request). */
+export const rawSecurityHeaders: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+  'x-permitted-cross-domain-policies': 'none',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'cache-control': 'no-store',
+};

@@ -1,13 +1,19 @@
 import { z } from 'zod';
+import { boundedJson, jsonProblem, noNulMessage, noNulPattern } from '../http/json-bounds.js';
 import { checkOutputSchema } from './output-schema.js';
 import { parseVersion } from './version.js';
 
 /** Large enough for long system prompts, small enough that one record stays a reasonable row. */
 const MAX_TEXT = 1_000_000;
 const MAX_ID = 2_147_483_647;
+/** 0 to 2147483647 as a pattern, so the document states the integer range of ids and versions exactly. */
+const upToMaxInt =
+  '(?:0|[1-9][0-9]{0,8}|1[0-9]{9}|20[0-9]{8}|21[0-3][0-9]{7}|214[0-6][0-9]{6}|2147[0-3][0-9]{5}|21474[0-7][0-9]{4}|214748[0-2][0-9]{3}|2147483[0-5][0-9]{2}|21474836[0-3][0-9]|214748364[0-7])';
 
-const text = z.string().max(MAX_TEXT);
-const name = z.string().trim().min(1).max(200);
+/** PostgreSQL text holds no NUL character: refused with its path instead of failing the write. */
+const text = z.string().max(MAX_TEXT).regex(noNulPattern, noNulMessage);
+const name = z.string().trim().min(1).max(200).regex(noNulPattern, noNulMessage);
+const description = z.string().max(10_000).regex(noNulPattern, noNulMessage);
 
 export const versionString = z
   .string()
@@ -16,16 +22,22 @@ export const versionString = z
     const check = parseVersion(value);
     if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
   })
-  .meta({ description: 'Strict major.minor.patch (no "v" prefix, prerelease or build metadata)', example: '1.2.0' });
+  .meta({
+    description: 'Strict major.minor.patch (no "v" prefix, prerelease or build metadata), each part at most 2147483647',
+    example: '1.2.0',
+    pattern: `^${upToMaxInt}\\.${upToMaxInt}\\.${upToMaxInt}$`,
+  });
 
 /** A JSON Schema object, checked against its dialect's meta-schema; problems name their path inside it. */
-const outputSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+const outputSchema = boundedJson(z.record(z.string(), z.unknown()), { noNul: true }).superRefine((schema, ctx) => {
+  // Too deep or holding NUL: already reported, and the JSON Schema compiler recurses.
+  if (jsonProblem(schema, { noNul: true })) return;
   for (const problem of checkOutputSchema(schema)) {
     ctx.addIssue({ code: 'custom', path: problem.path, message: `is not a valid JSON Schema: ${problem.message}` });
   }
 });
 
-const metadata = z.record(z.string(), z.unknown());
+const metadata = boundedJson(z.record(z.string(), z.unknown()), { noNul: true });
 
 export const promptSchema = z.object({
   id: z.number().int(),
@@ -38,7 +50,7 @@ export const promptSchema = z.object({
   humanPrompt: z.string().nullable(),
   rawPrompt: z.string().nullable(),
   description: z.string(),
-  metadata,
+  metadata: z.record(z.string(), z.unknown()),
   outputSchema: z.record(z.string(), z.unknown()).nullable(),
   workspaceId: z.string().uuid(),
   createdAt: z.string(),
@@ -55,7 +67,7 @@ const contentFields = {
   systemPrompt: text.optional(),
   humanPrompt: text.nullable().optional(),
   rawPrompt: text.nullable().optional(),
-  description: z.string().max(10_000).optional(),
+  description: description.optional(),
   metadata: metadata.optional(),
   outputSchema: outputSchema.nullable().optional(),
 };
@@ -67,7 +79,7 @@ export const createPromptBody = z
     systemPrompt: text,
     humanPrompt: text.nullable().optional(),
     rawPrompt: text.nullable().optional(),
-    description: z.string().max(10_000).default(''),
+    description: description.default(''),
     metadata: metadata.default({}),
     outputSchema: outputSchema.nullable().optional(),
   })
@@ -124,7 +136,8 @@ export const promptIdParams = z.object({
     .string()
     .regex(/^[1-9][0-9]{0,9}$/, 'must be a positive integer')
     .transform(Number)
-    .refine((n) => n <= MAX_ID, `must be at most ${MAX_ID}`),
+    .refine((n) => n <= MAX_ID, `must be at most ${MAX_ID}`)
+    .meta({ description: `A prompt record id: an integer from 1 to ${MAX_ID}`, pattern: `^(?!0)${upToMaxInt}$` }),
 });
 
 export const renderBody = z

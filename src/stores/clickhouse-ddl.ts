@@ -12,8 +12,10 @@
  *   a cluster. ALTERs (indexes, settings, mutations) must target it.
  * - `{{distributed:name}}` names the Distributed table in front, so a column change reaches
  *   both tables; on one node there is none and the statement is left out.
- * - `{{sql:name}}` is a SQL expression the code defines (`DdlOptions.expressions`), so a
- *   backfill writes exactly what the code writes (src/traces/wire-sql.ts).
+ *
+ * Everything else is the file's own text: a released migration never changes, so it never
+ * takes SQL from live code (a `{{sql:…}}` placeholder is refused); a backfill spells out the
+ * expression of its release.
  *
  * Statements without an engine (views, ALTERs, INSERT … SELECT) keep their text; views and
  * INSERTs name the Distributed table on a cluster, which reads and routes across shards.
@@ -24,8 +26,6 @@ export interface DdlOptions {
   retentionDays?: number | undefined;
   /** Only for statements whose table name cannot be read from the text. */
   table?: string;
-  /** Named SQL expressions for `{{sql:name}}`. */
-  expressions?: Record<string, string> | undefined;
 }
 
 export function splitStatements(sql: string): string[] {
@@ -51,9 +51,7 @@ export function renderClickhouseMigration(statement: string, options: DdlOptions
     .replace(localPattern, (_match, table: string) => (options.cluster ? `${table}_local` : table))
     .replace(distributedPattern, (_match, table: string) => table)
     .replace(sqlPattern, (_match, name: string) => {
-      const expression = options.expressions?.[name];
-      if (expression === undefined) throw new Error(`migration names an unknown expression {{sql:${name}}}`);
-      return expression;
+      throw new Error(`migrations are frozen text: inline the SQL of {{sql:${name}}} in the migration file`);
     });
   const ttl = ttlPattern.exec(text);
   if (ttl) {

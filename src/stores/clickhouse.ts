@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { readMigrations } from './postgres.js';
 import { renderClickhouseMigration, splitStatements, type DdlOptions } from './clickhouse-ddl.js';
-import { migrationExpressions } from '../traces/wire-sql.js';
 
 export type { ClickHouseClient };
 
@@ -127,7 +126,7 @@ export async function openClickhouseSession(options: ClickhouseOptions, database
  * PostgreSQL migration lock, so two instances never apply a file twice.
  */
 export async function migrateClickhouse(client: ClickHouseClient, options: DdlOptions, until = Infinity): Promise<string[]> {
-  const ddl: DdlOptions = { ...options, expressions: { ...migrationExpressions, ...options.expressions } };
+  const ddl: DdlOptions = { ...options };
   const recordTable = renderClickhouseMigration(
     `CREATE TABLE IF NOT EXISTS schema_migrations {{on_cluster}} (
        version UInt32, name String, applied_at DateTime DEFAULT now()

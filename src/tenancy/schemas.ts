@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { planSchema } from '../config.js';
+import { noNulMessage, noNulPattern } from '../http/json-bounds.js';
 
-const name = z.string().trim().min(1).max(200);
+/** PostgreSQL text holds no NUL character: refused with its path instead of failing the write. */
+const name = z.string().trim().min(1).max(200).regex(noNulPattern, noNulMessage);
 
 export const organizationSchema = z.object({
   id: z.string().uuid(),
@@ -63,10 +65,10 @@ export const userSchema = z.object({
 });
 export type User = z.infer<typeof userSchema>;
 export const createUserBody = z
-  .object({ email: z.string().trim().toLowerCase().email().max(320), externalSubject: z.string().min(1).max(500).optional() })
+  .object({ email: z.string().trim().toLowerCase().email().max(320), externalSubject: z.string().min(1).max(500).regex(noNulPattern, noNulMessage).optional() })
   .strict();
 
-export const updateUserBody = z.object({ externalSubject: z.string().min(1).max(500).nullable() }).strict();
+export const updateUserBody = z.object({ externalSubject: z.string().min(1).max(500).regex(noNulPattern, noNulMessage).nullable() }).strict();
 
 export const membershipSchema = z.object({ organizationId: z.string().uuid(), userId: z.string().uuid(), createdAt: z.string() });
 export const addMemberBody = z.object({ userId: z.string().uuid() }).strict();
@@ -97,7 +99,7 @@ export const createApiKeyBody = z
     organizationId: z.string().uuid(),
     workspaceId: z.string().uuid().optional(),
     userId: z.string().uuid().optional(),
-    name: z.string().trim().min(1).max(200).optional(),
+    name: name.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {

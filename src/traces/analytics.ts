@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from './query-limits.js';
 import type { AnalyticsQuery, AnalyticsResult } from './analytics-schemas.js';
 import { traceFigures, traceRows, type CompiledQuery, type TraceFilter } from './span-groups.js';
-import { finiteOrNull, type AggregateRow } from './stats.js';
+import { finiteOrNull, finiteSum, type AggregateRow } from './stats.js';
 
 /**
  * GET /api/traces/analytics as two aggregate queries: one over the deduplicated trace
@@ -181,27 +181,27 @@ function shape(range: AnalyticsRange, total: TotalsRow, rows: TotalsRow[], share
     const row = byBucket.get(start);
     return {
       bucket: new Date(start).toISOString(),
-      inputTokens: row?.inputTokens ?? 0,
-      outputTokens: row?.outputTokens ?? 0,
-      totalTokens: row?.totalTokens ?? 0,
-      costUsd: row?.costUsd ?? 0,
+      inputTokens: row ? finiteSum(row.inputTokens) : 0,
+      outputTokens: row ? finiteSum(row.outputTokens) : 0,
+      totalTokens: row ? finiteSum(row.totalTokens) : 0,
+      costUsd: row ? finiteSum(row.costUsd) : 0,
       traceCount: Number(row?.traceCount ?? 0),
     };
   });
   const [p50, p90, p95, p99] = total.latencyPercentiles;
   const part = (dimension: BreakdownRow['dimension']) =>
-    shares.filter((s) => s.dimension === dimension).map(({ key, costUsd, share }) => ({ key, costUsd, share }));
+    shares.filter((s) => s.dimension === dimension).map(({ key, costUsd, share }) => ({ key, costUsd: finiteSum(costUsd), share: finiteOrNull(share) ?? 0 }));
   return {
     range: { startAfter: range.startAfter, startBefore: range.startBefore },
     totals: {
       traceCount: Number(total.traceCount),
       spanCount: Number(total.spanCount),
       errorCount: Number(total.errorCount),
-      errorRate: total.errorRate,
-      inputTokens: total.inputTokens,
-      outputTokens: total.outputTokens,
-      totalTokens: total.totalTokens,
-      costUsd: total.costUsd,
+      errorRate: finiteOrNull(total.errorRate) ?? 0,
+      inputTokens: finiteSum(total.inputTokens),
+      outputTokens: finiteSum(total.outputTokens),
+      totalTokens: finiteSum(total.totalTokens),
+      costUsd: finiteSum(total.costUsd),
       unpricedSpanCount: Number(total.unpricedSpanCount),
     },
     latencyMs: {
@@ -224,11 +224,11 @@ function shape(range: AnalyticsRange, total: TotalsRow, rows: TotalsRow[], share
       : {
           budget: {
             budgetUsd: budget,
-            spentUsd: total.costUsd,
-            remainingUsd: total.remainingUsd,
+            spentUsd: finiteSum(total.costUsd),
+            remainingUsd: finiteOrNull(total.remainingUsd) ?? -Number.MAX_VALUE,
             utilization: finiteOrNull(total.utilization),
             exceeded: Boolean(Number(total.exceeded)),
-            projectedUsd: total.projectedUsd,
+            projectedUsd: finiteSum(total.projectedUsd),
           },
         }),
   };

@@ -1,8 +1,8 @@
-import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { issuePath } from '../http/errors.js';
+import { firstIssuePerPath, issuePath } from '../http/errors.js';
+import { repairLoneSurrogates } from '../http/json-bounds.js';
 import { spanPricerFor } from './cost/pricing.js';
 import { toSpanRows } from './rows.js';
-import { writeBatcherFor } from './write-batcher.js';
+import type { WriteBatcher } from './write-batcher.js';
 import { limits, traceSchema, type IngestResult, type Trace } from './schemas.js';
 
 /**
@@ -10,21 +10,22 @@ import { limits, traceSchema, type IngestResult, type Trace } from './schemas.js
  * index, traceId and path, never dropped silently. The OTLP bridge calls this too, with the
  * native traces it normalized.
  */
-export async function ingestTraces(clickhouse: ClickHouseClient, workspaceId: string, traces: unknown[]): Promise<IngestResult> {
+export async function ingestTraces(writer: WriteBatcher, workspaceId: string, traces: unknown[]): Promise<IngestResult> {
   const valid: Trace[] = [];
   const errors: IngestResult['errors'] = [];
   traces.forEach((candidate, index) => {
-    const parsed = traceSchema.safeParse(candidate);
+    // Text no UTF-8 store can hold (a lone surrogate) is repaired to U+FFFD, never stored as is.
+    const parsed = traceSchema.safeParse(repairLoneSurrogates(candidate));
     if (parsed.success) {
       valid.push(parsed.data);
       return;
     }
     const traceId = typeof (candidate as { traceId?: unknown } | null)?.traceId === 'string' ? (candidate as { traceId: string }).traceId : null;
-    for (const issue of parsed.error.issues.slice(0, limits.issuesPerTrace)) {
+    for (const issue of firstIssuePerPath(parsed.error.issues).slice(0, limits.issuesPerTrace)) {
       errors.push({ index, traceId, path: issuePath(`traces.${index}`, issue.path), message: issue.message });
     }
   });
-  await storeTraces(clickhouse, workspaceId, valid);
+  await storeTraces(writer, workspaceId, valid);
   return { accepted: valid.length, rejected: traces.length - valid.length, errors };
 }
 
@@ -35,9 +36,8 @@ export async function ingestTraces(clickhouse: ClickHouseClient, workspaceId: st
  * over many calls. Generation spans without a cost are priced on the way (cost/pricing.ts).
  * Resolves once the traces are readable.
  */
-export async function storeTraces(clickhouse: ClickHouseClient, workspaceId: string, traces: Trace[]): Promise<void> {
+export async function storeTraces(writer: WriteBatcher, workspaceId: string, traces: Trace[]): Promise<void> {
   if (traces.length === 0) return;
-  const price = await spanPricerFor(clickhouse, workspaceId);
-  const rows = toSpanRows(workspaceId, traces, price);
-  await writeBatcherFor(clickhouse).write(workspaceId, rows, [...new Set(traces.map((t) => t.traceId))]);
+  const price = await spanPricerFor(writer.clickhouse, workspaceId);
+  await writer.write(workspaceId, toSpanRows(workspaceId, traces, price), [...new Set(traces.map((t) => t.traceId))]);
 }

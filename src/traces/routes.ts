@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { ingestTraces } from './ingest.js';
+import type { WriteBatcher } from './write-batcher.js';
 import { deleteTrace, getTrace } from './read.js';
 import { listTraces } from './list.js';
 import { queryLimitsOf } from './query-limits.js';
@@ -26,7 +27,10 @@ export const queryTooExpensiveSchema = errorEnvelopeSchema.describe(
 const tags = ['traces'];
 
 /** Native ingestion and retrieval; every handler is confined to `request.auth.workspaceId`. */
-export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse, config }) => {
+export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; writer: WriteBatcher; config: Config }> = async (
+  app,
+  { clickhouse, writer, config },
+) => {
   const limits = queryLimitsOf(config);
   const ingest = {
     summary: 'Ingest traces with their spans (idempotent upsert by trace and span id)',
@@ -37,13 +41,13 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
   app.post('/', {
     schema: { ...ingest, body: ingestBodySchema },
     handler: async (request, reply) =>
-      sendData(request, reply, await ingestTraces(clickhouse, request.auth.workspaceId, request.body.traces)),
+      sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
   });
 
   app.post('/batch', {
     schema: { ...ingest, summary: 'Ingest up to 100 traces', body: batchIngestBodySchema },
     handler: async (request, reply) =>
-      sendData(request, reply, await ingestTraces(clickhouse, request.auth.workspaceId, request.body.traces)),
+      sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
   });
 
   app.get('/', {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SPAN_KINDS } from '../contract/index.js';
+import { boundedJson } from '../http/json-bounds.js';
 import { paginationMeta } from '../http/pagination.js';
 import { costSourceSchema, pricingSchema } from './cost/schemas.js';
 
@@ -32,6 +33,12 @@ export const limits = {
   eventsPerSpan: 1000,
   issuesPerTrace: 20,
   batchTraces: 100,
+  /** Tokens of one span: far above any model's context, far below what sums can overflow. */
+  maxTokens: 1_000_000_000,
+  /** Cost of one span in USD. */
+  maxCostUsd: 1_000_000,
+  /** Duration of one span: the whole range of accepted times (1970 to 2100) in milliseconds. */
+  maxDurationMs: 4_102_444_800_000,
 } as const;
 
 /** Trace and span ids: what OpenTelemetry, UUIDs and most SDKs produce, nothing that needs escaping. */
@@ -57,43 +64,55 @@ export const tagSchema = z.string().min(1).max(limits.tagLength).regex(noControl
 /** Years the store's DateTime64 and retention TTL can hold without clamping. */
 const isoTime = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone (Z or ±hh:mm)' })
-  .refine((v) => {
-    const year = new Date(Date.parse(v)).getUTCFullYear();
-    return year >= 1970 && year < 2100;
-  }, 'must be between the years 1970 and 2099');
-const amount = z.number().finite().nonnegative();
-const jsonObject = z.record(z.string(), z.unknown());
+  // `abort`: a value that is no date-time gets that one message, not a year message too.
+  .refine(
+    (v) => {
+      const year = new Date(Date.parse(v)).getUTCFullYear();
+      return year >= 1970 && year < 2100;
+    },
+    { message: 'must be between the years 1970 and 2099', abort: true },
+  )
+  .meta({ description: 'ISO 8601 date-time with Z or an offset, years 1970 to 2099' });
+const tokens = z.number().int().min(0).max(limits.maxTokens);
+const costUsd = z.number().min(0).max(limits.maxCostUsd);
+const durationMs = z.number().min(0).max(limits.maxDurationMs);
+/**
+ * The span payload shapes, built twice: bounded for what is accepted (free-form JSON nested
+ * at most maxJsonDepth levels), plain for what is returned, so rows stored before a bound
+ * existed still read.
+ */
+function payloadSchemas(json: <T extends z.ZodType>(schema: T) => T) {
+  const jsonObject = json(z.record(z.string(), z.unknown()));
+  const message = z.object({
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    content: z.string(),
+    name: z.string().optional(),
+    toolCallId: z.string().optional(),
+  });
+  const toolCall = z.object({ id: z.string(), name: z.string(), arguments: jsonObject, result: json(z.unknown()).optional() });
+  const document = z.object({ content: z.string(), metadata: jsonObject.optional(), score: z.number().optional() });
+  const io = z.object({
+    messages: z.array(message).optional(),
+    toolCalls: z.array(toolCall).optional(),
+    documents: z.array(document).optional(),
+    text: z.string().optional(),
+    raw: json(z.unknown()).optional(),
+  });
+  return { jsonObject, message, toolCall, document, io };
+}
+const accepted = payloadSchemas(<T extends z.ZodType>(schema: T): T => boundedJson(schema));
+const returned = payloadSchemas((schema) => schema);
 
-export const spanMessageSchema = z.object({
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  content: z.string(),
-  name: z.string().optional(),
-  toolCallId: z.string().optional(),
-});
-export const toolCallSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  arguments: jsonObject,
-  result: z.unknown().optional(),
-});
-export const documentSchema = z.object({
-  content: z.string(),
-  metadata: jsonObject.optional(),
-  score: z.number().finite().optional(),
-});
-export const spanIOSchema = z.object({
-  messages: z.array(spanMessageSchema).optional(),
-  toolCalls: z.array(toolCallSchema).optional(),
-  documents: z.array(documentSchema).optional(),
-  text: z.string().optional(),
-  raw: z.unknown().optional(),
-});
+export const spanMessageSchema = accepted.message;
+export const toolCallSchema = accepted.toolCall;
+export const documentSchema = accepted.document;
+export const spanIOSchema = accepted.io;
 export type SpanIO = z.infer<typeof spanIOSchema>;
 
 export const spanEventSchema = z.object({
   name: z.string().min(1).max(limits.nameLength),
   timestamp: isoTime,
-  attributes: jsonObject.optional(),
+  attributes: accepted.jsonObject.optional(),
 });
 
 /** Fields a span may carry; unknown fields are dropped (the README lists the kept ones). */
@@ -106,22 +125,22 @@ const spanFields = {
   output: spanIOSchema.optional(),
   startTime: isoTime,
   endTime: isoTime,
-  durationMs: amount,
+  durationMs,
   model: z.string().min(1).max(limits.modelLength).optional(),
   provider: z.string().min(1).max(limits.modelLength).optional(),
-  inputTokens: amount.optional(),
-  outputTokens: amount.optional(),
-  totalTokens: amount.optional(),
-  cacheReadTokens: amount.optional(),
-  cacheWriteTokens: amount.optional(),
-  reasoningTokens: amount.optional(),
-  costUsd: amount.optional(),
-  ttftMs: amount.optional(),
+  inputTokens: tokens.optional(),
+  outputTokens: tokens.optional(),
+  totalTokens: tokens.optional(),
+  cacheReadTokens: tokens.optional(),
+  cacheWriteTokens: tokens.optional(),
+  reasoningTokens: tokens.optional(),
+  costUsd: costUsd.optional(),
+  ttftMs: durationMs.optional(),
   status: spanStatusSchema,
   statusMessage: z.string().max(limits.statusMessageLength).optional(),
-  attributes: jsonObject.optional(),
+  attributes: accepted.jsonObject.optional(),
   events: z.array(spanEventSchema).max(limits.eventsPerSpan).optional(),
-  metadata: jsonObject.optional(),
+  metadata: accepted.jsonObject.optional(),
   promptName: z.string().min(1).max(limits.promptNameLength).regex(noControl, 'must not contain control characters').optional(),
   promptVersion: z.string().min(1).max(limits.labelLength).regex(noControl, 'must not contain control characters').optional(),
 };
@@ -191,14 +210,38 @@ export type IngestResult = z.infer<typeof ingestResultSchema>;
 /**
  * A span as returned: exactly the fields it was sent with, and how its cost was found
  * (`costSource`, `pricing`: output only; a client that sends them has them ignored, like any
- * field the span table does not name).
+ * field the span table does not name). Numbers are not bounded here: rows stored before the
+ * bounds existed must still read.
  */
-const { ttftMs, status, statusMessage, attributes, events, metadata, promptName, promptVersion, ...throughCost } = spanFields;
 export const storedSpanSchema = z.object({
-  ...throughCost,
+  spanId: z.string(),
+  parentSpanId: z.string().optional(),
+  name: z.string(),
+  kind: spanKindSchema,
+  input: returned.io.optional(),
+  output: returned.io.optional(),
+  startTime: z.string(),
+  endTime: z.string(),
+  durationMs: z.number(),
+  model: z.string().optional(),
+  provider: z.string().optional(),
+  inputTokens: z.number().optional(),
+  outputTokens: z.number().optional(),
+  totalTokens: z.number().optional(),
+  cacheReadTokens: z.number().optional(),
+  cacheWriteTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
+  costUsd: z.number().optional(),
   costSource: costSourceSchema.optional(),
   pricing: pricingSchema.optional(),
-  ttftMs, status, statusMessage, attributes, events, metadata, promptName, promptVersion,
+  ttftMs: z.number().optional(),
+  status: spanStatusSchema,
+  statusMessage: z.string().optional(),
+  attributes: returned.jsonObject.optional(),
+  events: z.array(z.object({ name: z.string(), timestamp: z.string(), attributes: returned.jsonObject.optional() })).optional(),
+  metadata: returned.jsonObject.optional(),
+  promptName: z.string().optional(),
+  promptVersion: z.string().optional(),
 });
 export type StoredSpan = z.infer<typeof storedSpanSchema>;
 

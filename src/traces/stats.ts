@@ -100,6 +100,16 @@ interface StatsRow extends AggregateRow {
 export const finiteOrNull = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;
 
+/**
+ * A sum as the API answers it: always a number. Only values stored before the span bounds
+ * existed can overflow a 64-bit float (the engine then answers null, inf or nan); such a sum
+ * reads as the largest number the format holds, never breaking the answer.
+ */
+export const finiteSum = (value: unknown): number => {
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  return Number.isFinite(n) ? n : Number.MAX_VALUE;
+};
+
 function toStatsGroup(row: StatsRow): StatsGroup {
   const [p50, p95, p99] = row.latencyPercentiles;
   return {
@@ -107,10 +117,10 @@ function toStatsGroup(row: StatsRow): StatsGroup {
     traceCount: Number(row.traceCount),
     spanCount: Number(row.spanCount),
     errorCount: Number(row.errorCount),
-    inputTokens: row.inputTokens,
-    outputTokens: row.outputTokens,
-    totalTokens: row.totalTokens,
-    costUsd: row.costUsd,
+    inputTokens: finiteSum(row.inputTokens),
+    outputTokens: finiteSum(row.outputTokens),
+    totalTokens: finiteSum(row.totalTokens),
+    costUsd: finiteSum(row.costUsd),
     latencyMs: { avg: finiteOrNull(row.latencyAvg), p50: finiteOrNull(p50), p95: finiteOrNull(p95), p99: finiteOrNull(p99) },
   };
 }

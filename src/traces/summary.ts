@@ -112,11 +112,18 @@ const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const compareVersion = (a: string, b: string) => (a.length !== b.length ? a.length - b.length : compareText(a, b));
 
 /** A sum over the values that were sent; null when none was (a Nullable column's sum). */
+/**
+ * A sum kept finite: only values stored before the span bounds existed can overflow a 64-bit
+ * float, and an infinite sum would be written as null (JSON has no infinity), so it stays at
+ * the largest number the format holds.
+ */
+const finite = (n: number) => (Number.isFinite(n) ? n : Number.MAX_VALUE);
+
 function sumSent(spans: SpanFacts[], key: UsageKey): number | null {
   let total: number | null = null;
   for (const span of spans) {
     const value = span[key];
-    if (value !== null) total = (total ?? 0) + value;
+    if (value !== null) total = finite((total ?? 0) + value);
   }
   return total;
 }
@@ -220,7 +227,7 @@ function spanGroups(spans: SpanFacts[], dimension: 'model' | 'provider' | 'kind'
     }
     group.spans += 1;
     if (span.status === 'error') group.errors += 1;
-    if (counted.has(span)) for (const usage of usageKeys) group[usage] += span[usage] ?? 0;
+    if (counted.has(span)) for (const usage of usageKeys) group[usage] = finite(group[usage] + (span[usage] ?? 0));
     group.durations.push(span.duration_ms);
   }
   return [...groups.values()].sort((a, b) => compareText(a.key, b.key));

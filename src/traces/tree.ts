@@ -9,15 +9,24 @@ import type { StoredSpan, TraceListItem } from './schemas.js';
 
 export const toStoredSpan = (detail: string): StoredSpan => JSON.parse(detail) as StoredSpan;
 
+const usageFields = ['inputTokens', 'outputTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'costUsd'] as const;
+
 /**
- * Items written before migration 0004 lack the service, user and tags of the trace: they read
- * as the item of a trace that sent none.
+ * A summary's list item. Items written before migration 0004 lack the service, user and tags
+ * of the trace: they read as the item of a trace that sent none. Usage sums of values stored
+ * before the span bounds existed may have overflowed in the engine, which writes them as
+ * null: such a sum reads as the largest number a 64-bit float holds (stats.ts finiteSum), so
+ * no stored value can break a read.
  */
 export const toTraceListItem = (item: string): TraceListItem => {
-  const parsed = JSON.parse(item) as Partial<TraceListItem>;
-  if (parsed.tags !== undefined) return parsed as TraceListItem;
+  const parsed = JSON.parse(item) as Record<string, unknown>;
+  for (const field of usageFields) {
+    if (field in parsed && (typeof parsed[field] !== 'number' || !Number.isFinite(parsed[field]))) parsed[field] = Number.MAX_VALUE;
+  }
+  if (parsed.durationMs !== null && typeof parsed.durationMs !== 'number') parsed.durationMs = null;
+  if (parsed.tags !== undefined) return parsed as unknown as TraceListItem;
   const { traceId, name, sessionId, source, environment, ...rest } = parsed;
-  return { traceId, name, sessionId, source, environment, service: null, userId: null, tags: [], ...rest } as TraceListItem;
+  return { traceId, name, sessionId, source, environment, service: null, userId: null, tags: [], ...rest } as unknown as TraceListItem;
 };
 
 /** Spans grouped by trace id, each group in the order the rows came (start order). */

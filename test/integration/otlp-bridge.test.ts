@@ -140,7 +140,11 @@ describe('POST /api/traces/otlp (JSON)', () => {
 
   it('is described in the OpenAPI document', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/traces/otlp/', '/api/traces/otlp/v1/traces']));
+    // Paths as served, without a trailing slash; bodies in both encodings.
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/traces/otlp', '/api/traces/otlp/v1/traces']));
+    expect(Object.keys(doc.paths['/api/traces/otlp'].post.requestBody.content)).toEqual(
+      expect.arrayContaining(['application/json', 'application/x-protobuf']),
+    );
   });
 
   it('answers 400 for a body that is not OTLP and for broken JSON', async () => {

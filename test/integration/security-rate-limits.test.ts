@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import postgres from 'postgres';
+import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
 import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
 import { pruneWindows } from '../../src/tenancy/rate-limit-sql.js';
 import { connectPostgres, type Sql } from '../../src/stores/postgres.js';
@@ -206,19 +208,52 @@ describe('PATCH /api/admin/organizations/:organizationId', () => {
 });
 
 describe('failed authentication per client address', () => {
-  it('answers 429 after 20 failures in a minute, before looking at the key, for that address only', async () => {
+  it('answers 429 to failures after 20 in a minute, for that address only, and always lets a valid key through', async () => {
     clock = start;
     const tenant = await ctx.tenant({ plan: 'enterprise' });
     const wrong = { ...tenant, headers: { 'x-api-key': `${tenant.key}0` } };
     expect(new Set(await statuses(20, () => me(wrong, ctx.app, '10.0.0.1')))).toEqual(new Set([401]));
-    const blocked = await me(tenant, ctx.app, '10.0.0.1');
+    // Behind one address (a NAT), the valid key of another client still passes.
+    expect((await me(tenant, ctx.app, '10.0.0.1')).statusCode).toBe(200);
+    const blocked = await me(wrong, ctx.app, '10.0.0.1');
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().error.details.reason).toBe('too_many_failed_attempts');
     expect(blocked.headers['retry-after']).toBe('60');
     expect(blocked.headers['ratelimit-limit']).toBeUndefined();
-    expect((await me(tenant, ctx.app, '10.0.0.2')).statusCode).toBe(200);
+    expect((await me(wrong, ctx.app, '10.0.0.2')).statusCode).toBe(401);
+    // A key created after the address went over the limit passes too (the directory reads it).
+    const late = await ctx.tenant({ plan: 'enterprise' });
+    expect((await me(late, ctx.app, '10.0.0.1')).statusCode).toBe(200);
     clock += MINUTE;
-    expect((await me(tenant, ctx.app, '10.0.0.1')).statusCode).toBe(200);
+    expect((await me(wrong, ctx.app, '10.0.0.1')).statusCode).toBe(401);
+  });
+
+  it('costs no database work for a flood of guesses from an address over the limit', async () => {
+    clock = start;
+    let queries = 0;
+    const counted = postgres(ctx.postgresUrl, { max: 4, onnotice: () => {}, debug: () => (queries += 1) });
+    const app = await buildApp({
+      config: ctx.config,
+      sql: counted,
+      clickhouse: ctx.clickhouse,
+      failedAuth: createFailedAuthLimiter({ now }),
+    });
+    try {
+      const tenant = await ctx.tenant({ plan: 'enterprise' });
+      const guess = (i: number) => ({ ...tenant, headers: { 'x-api-key': `lpk_${i.toString(16).padStart(12, '0')}_${'x'.repeat(40)}` } });
+      expect(new Set(await statuses(20, (i) => me(guess(i), app, '10.0.9.1')))).toEqual(new Set([401]));
+      const before = queries;
+      const flood = await Promise.all(Array.from({ length: 200 }, (_, i) => me(guess(1000 + i), app, '10.0.9.1')));
+      expect(new Set(flood.map((r) => r.statusCode))).toEqual(new Set([429]));
+      // The directory's reads only: one or two, not one per guess.
+      expect(queries - before).toBeLessThanOrEqual(3);
+      const beforeValid = queries;
+      expect((await me(tenant, app, '10.0.9.1')).statusCode).toBe(200);
+      expect(queries).toBeGreaterThan(beforeValid); // the count is real: a valid key is looked up
+    } finally {
+      await app.close();
+      await counted.end({ timeout: 5 });
+    }
   });
 
   it('counts invalid bearer tokens and admin tokens too, and lets the limit run out', async () => {
@@ -232,9 +267,11 @@ describe('failed authentication per client address', () => {
       ctx.app.inject({ method: 'GET', url: '/api/admin/api-keys', query: { organizationId: '00000000-0000-4000-8000-000000000000' },
         headers: { 'x-admin-token': token }, remoteAddress: '10.0.2.1' });
     expect(new Set(await statuses(20, () => admin('guess-guess-guess-0')))).toEqual(new Set([401]));
-    expect((await admin(ctx.adminHeaders['x-admin-token']!)).statusCode).toBe(429);
-    clock += MINUTE;
+    expect((await admin('guess-guess-guess-0')).statusCode).toBe(429);
+    // The valid admin token always passes (the organization asked for does not exist: 404).
     expect((await admin(ctx.adminHeaders['x-admin-token']!)).statusCode).toBe(404);
+    clock += MINUTE;
+    expect((await admin('guess-guess-guess-0')).statusCode).toBe(401);
   });
 
   it('does not count refusals of a valid credential (403, 400)', async () => {

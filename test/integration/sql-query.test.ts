@@ -87,8 +87,8 @@ describe('POST /api/sql', () => {
 
   it('is described in the OpenAPI document', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    expect(doc.paths['/api/sql/'].post.requestBody).toBeDefined();
-    expect(Object.keys(doc.paths['/api/sql/'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '422', '429']));
+    expect(doc.paths['/api/sql'].post.requestBody).toBeDefined();
+    expect(Object.keys(doc.paths['/api/sql'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '422', '429']));
   });
 
   it('answers sessions and users with the figures of GET /api/sessions and GET /api/users', async () => {

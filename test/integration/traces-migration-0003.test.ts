@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
 import { storeTraces } from '../../src/traces/ingest.js';
+import { WriteBatcher } from '../../src/traces/write-batcher.js';
 import { getTrace } from '../../src/traces/read.js';
 import { listTraces } from '../../src/traces/list.js';
 import { storedSpanOf, toSpanRows } from '../../src/traces/rows.js';
@@ -148,7 +149,7 @@ describe('migration 0003 on rows of the earlier schema', () => {
   });
 
   it('takes new traces and re-sends after the migration, summaries and details alike', async () => {
-    await storeTraces(store.client, workspaceId, [{ ...running, name: 'now named', spans: [...running.spans, { ...spans[0]!, spanId: 'late-root' }] }]);
+    await storeTraces(new WriteBatcher(store.client), workspaceId, [{ ...running, name: 'now named', spans: [...running.spans, { ...spans[0]!, spanId: 'late-root' }] }]);
     const detail = await getTrace(store.client, workspaceId, 't-running');
     expect(detail).toMatchObject({ name: 'now named', status: 'completed', spanCount: 2, traceKind: 'agent', durationMs: 2500 });
     expect(detail.spans.map((s) => s.spanId)).toEqual(['late-root', 'orphan']);

@@ -280,7 +280,7 @@ describe('OpenAPI', () => {
       expect(op.responses['422'].description).toContain('QUERY_TOO_EXPENSIVE');
       expect(op.responses['404'] !== undefined).toBe(path.includes('{'));
     }
-    const list = doc.paths['/api/traces/'].get;
+    const list = doc.paths['/api/traces'].get;
     const names = list.parameters.map((p: { name: string }) => p.name);
     expect(names).toEqual(expect.arrayContaining(['userId', 'tag', 'name', 'model', 'minDurationMs', 'minCostUsd', 'sort', 'cursor']));
     expect(list.responses['422'].description).toContain('QUERY_TOO_EXPENSIVE');

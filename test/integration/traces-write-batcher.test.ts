@@ -1,14 +1,19 @@
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSpanRows } from '../../src/traces/rows.js';
-import { WriteBatcher, writeBatcherFor } from '../../src/traces/write-batcher.js';
+import { WriteBatcher } from '../../src/traces/write-batcher.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 
 let ctx: TestContext;
 let tenant: Tenant;
+let other: Tenant;
+let batcher: WriteBatcher;
 beforeAll(async () => {
   ctx = await createTestContext();
+  // The writer is a dependency: this app has its own, so its counts are this file's alone.
+  batcher = ctx.writer;
   tenant = await ctx.tenant();
+  other = await ctx.tenant();
 });
 afterAll(async () => {
   await ctx?.close();
@@ -40,7 +45,6 @@ function trace(traceId: string, spanIds: string[], withRoot: boolean) {
 
 describe('group commit of ingestion', () => {
   it('shares flushes among concurrent requests and stores every trace exactly', async () => {
-    const batcher = writeBatcherFor(ctx.clickhouse);
     const before = { ...batcher.counts };
     // 30 requests at once: 10 traces, each sent in three payloads (children twice, root once).
     const requests = Array.from({ length: 10 }, (_, t) => [
@@ -69,7 +73,7 @@ describe('group commit of ingestion', () => {
   it('flushes a write at once when idle', async () => {
     const batcher = new WriteBatcher(ctx.clickhouse);
     await batcher.write(tenant.workspaceId, toSpanRows(tenant.workspaceId, [trace('gc-idle', ['a'], true) as never]), ['gc-idle']);
-    expect(batcher.counts).toEqual({ writes: 1, flushes: 1 });
+    expect(batcher.counts).toEqual({ writes: 1, flushes: 1, isolations: 0 });
     const res = await ctx.app.inject({ method: 'GET', url: '/api/traces/gc-idle', headers: tenant.headers });
     expect(res.statusCode).toBe(200);
   });
@@ -89,5 +93,25 @@ describe('group commit of ingestion', () => {
     await expect(batcher.write(tenant.workspaceId, rows('f4'), ['f4'])).rejects.toThrow();
     expect(batcher.counts.writes).toBe(4);
     await unreachable.close();
+  });
+});
+
+describe('a flush that fails for one write', () => {
+  it('stores every other write of the flush and refuses only the guilty one with 400', async () => {
+    // Rows that bypass validation: a lone surrogate, which the engine cannot parse. Ingest
+    // repairs such text before it gets here; the batcher must still isolate what fails.
+    const bad = toSpanRows(other.workspaceId, [trace('iso-bad', ['a'], true) as never]).map((r) => ({ ...r, name: 'x\ud800' }));
+    const before = batcher.counts.isolations;
+    const good = (id: string) => batcher.write(tenant.workspaceId, toSpanRows(tenant.workspaceId, [trace(id, ['a'], true) as never]), [id]);
+    // The first write flushes alone; the next ones queue and share one flush with the bad one.
+    const results = await Promise.allSettled([good('iso-0'), good('iso-1'), batcher.write(other.workspaceId, bad, ['iso-bad']), good('iso-2')]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    const refused = (results[2] as PromiseRejectedResult).reason as { status?: number; code?: string };
+    expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    expect(batcher.counts.isolations).toBe(before + 1);
+    for (const id of ['iso-0', 'iso-1', 'iso-2']) {
+      const res = await ctx.app.inject({ method: 'GET', url: `/api/traces/${id}`, headers: tenant.headers });
+      expect(res.statusCode).toBe(200);
+    }
   });
 });

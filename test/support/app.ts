@@ -5,6 +5,7 @@ import * as tenancy from '../../src/tenancy/store.js';
 import type { Plan } from '../../src/config.js';
 import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
 import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
+import { WriteBatcher } from '../../src/traces/write-batcher.js';
 import { openTestStores, type TestStores } from './stores.js';
 
 export interface Tenant {
@@ -16,6 +17,8 @@ export interface Tenant {
 
 export interface TestContext extends TestStores {
   app: FastifyInstance;
+  /** The app's own group-commit writer of trace ingestion. */
+  writer: WriteBatcher;
   adminHeaders: Record<string, string>;
   /** A new organization with one workspace and a workspace-scoped key. */
   tenant(options?: { plan?: Plan }): Promise<Tenant>;
@@ -35,10 +38,12 @@ export interface TestContextOptions {
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
   const stores = await openTestStores(options.env);
   const limits = options.rateLimits === true ? {} : options.rateLimits || undefined;
+  const writer = new WriteBatcher(stores.clickhouse);
   const app = await buildApp({
     config: stores.config,
     sql: stores.sql,
     clickhouse: stores.clickhouse,
+    writer,
     ...(limits
       ? {
           admit: createRateLimiter(stores.sql, { now: limits.now }).admit,
@@ -50,6 +55,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   return {
     ...stores,
     app,
+    writer,
     adminHeaders: { 'x-admin-token': stores.config.LOUPE_ADMIN_TOKEN ?? '' },
     async tenant({ plan = 'pro' } = {}) {
       const organization = await tenancy.createOrganization(stores.sql, {

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { AppError } from '../../http/errors.js';
 import { ingestTraces } from '../ingest.js';
+import type { WriteBatcher } from '../write-batcher.js';
 import type { IngestResult } from '../schemas.js';
 import type { NativeTrace, PlainExportRequest } from './model.js';
 import { normalizeExport, type SpanRejection } from './normalize.js';
@@ -57,7 +57,7 @@ const reasonOf = (issue: IngestResult['errors'][number]) => `${issue.path.replac
  * it stays readable in the span metadata.
  */
 export async function exportSpans(
-  clickhouse: ClickHouseClient,
+  writer: WriteBatcher,
   workspaceId: string,
   request: PlainExportRequest,
   log: FastifyBaseLogger,
@@ -66,7 +66,7 @@ export async function exportSpans(
   let pending: NativeTrace[] = traces;
   try {
     for (let round = 0; pending.length > 0; round++) {
-      const result = await ingestTraces(clickhouse, workspaceId, pending);
+      const result = await ingestTraces(writer, workspaceId, pending);
       if (result.rejected === 0) break;
       const issues = new Map<number, IngestResult['errors']>();
       for (const error of result.errors) issues.set(error.index, [...(issues.get(error.index) ?? []), error]);

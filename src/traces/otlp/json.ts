@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonProblem } from '../../http/json-bounds.js';
 import type { PlainAnyValue, PlainExportRequest, PlainKeyValue } from './model.js';
 
 /**
@@ -77,6 +78,9 @@ export function parseOtlpJson(text: string): unknown {
   return JSON.parse(text.replace(int64Literal, '$1"$2"'));
 }
 
+/** Levels an OTLP/JSON body may nest: the request's own 8, then attribute values (4 per level). */
+export const maxOtlpJsonDepth = 136;
+
 export type OtlpJsonIssue = { path: string; message: string };
 
 export function decodeJsonRequest(
@@ -85,6 +89,10 @@ export function decodeJsonRequest(
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !('resourceSpans' in body)) {
     return { ok: false, issues: [{ path: 'body', message: 'is not an ExportTraceServiceRequest: expected {"resourceSpans": [...]}' }] };
   }
+  // The schema recurses into nested values: a body nested deeper than any real export is
+  // refused with its path before it could overflow the stack.
+  const tooDeep = jsonProblem(body, { maxDepth: maxOtlpJsonDepth });
+  if (tooDeep) return { ok: false, issues: [{ path: ['body', ...tooDeep.path.map(String)].join('.'), message: tooDeep.message }] };
   const parsed = otlpJsonRequestSchema.safeParse(body);
   if (parsed.success) return { ok: true, request: parsed.data };
   return {

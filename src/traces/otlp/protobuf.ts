@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jsonProblem } from '../../http/json-bounds.js';
+import { maxOtlpJsonDepth } from './json.js';
 import protobuf from 'protobufjs';
 import type { PlainExportRequest } from './model.js';
 
@@ -33,7 +35,17 @@ export function decodeProtobufRequest(body: Buffer): PlainExportRequest {
   } catch (error) {
     throw new ProtobufDecodeError(`Body is not a protobuf ExportTraceServiceRequest: ${(error as Error).message}`);
   }
-  return schema.request.toObject(message, toObjectOptions);
+  try {
+    const plain = schema.request.toObject(message, toObjectOptions);
+    // The same bound as OTLP/JSON (json.ts), before the mapping recurses into the values.
+    const tooDeep = jsonProblem(plain, { maxDepth: maxOtlpJsonDepth });
+    if (tooDeep) throw new ProtobufDecodeError(`Body is not a usable ExportTraceServiceRequest: ${tooDeep.path.join('.')} ${tooDeep.message}`);
+    return plain;
+  } catch (error) {
+    // Values nested deeper than the stack holds: the payload can never succeed.
+    if (error instanceof RangeError) throw new ProtobufDecodeError('Body is not a usable ExportTraceServiceRequest: values nest too deep');
+    throw error;
+  }
 }
 
 export function encodeProtobufResponse(rejectedSpans: number, errorMessage: string | undefined): Buffer {

@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { decodeJsonRequest, parseOtlpJson } from './json.js';
 import { decodeProtobufRequest, encodeProtobufResponse, ProtobufDecodeError } from './protobuf.js';
 import { ExportGate, exportSpans } from './export.js';
 import type { PlainExportRequest } from './model.js';
+import type { WriteBatcher } from '../write-batcher.js';
 
 type OtlpBody = { encoding: 'json'; value: unknown } | { encoding: 'protobuf'; value: Buffer };
 
@@ -54,7 +54,7 @@ function decodeBody(body: OtlpBody | undefined): PlainExportRequest {
  * JSON and protobuf, plain or gzip (decompressed, within the body limit, by the app's body
  * hook); the answer is an ExportTraceServiceResponse in the request's encoding.
  */
-export const otlpRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient }> = async (app, { clickhouse }) => {
+export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async (app, { writer }) => {
   // Only these two encodings, in this scope only: anything else answers 415.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
@@ -75,7 +75,7 @@ export const otlpRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient }>
     const plain = decodeBody(body);
     const leave = gate.enter();
     try {
-      const result = await exportSpans(clickhouse, request.auth.workspaceId, plain, request.log);
+      const result = await exportSpans(writer, request.auth.workspaceId, plain, request.log);
       if (body?.encoding === 'json') {
         return reply.code(200).send({
           ...(result.rejected > 0 ? { partialSuccess: { rejectedSpans: result.rejected, errorMessage: result.errorMessage } } : {}),
