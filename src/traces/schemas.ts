@@ -74,17 +74,19 @@ const isoTime = z.iso
 const amount = z.number().finite().nonnegative();
 const jsonObject = z.record(z.string(), z.unknown());
 
-export const spanMessageSchema = z.object({
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  content: z.string(),
-  name: z.string().optional(),
-  toolCallId: z.string().optional(),
-});
 export const toolCallSchema = z.object({
   id: z.string(),
   name: z.string(),
   arguments: jsonObject,
   result: z.unknown().optional(),
+});
+/** A message in conversation order; an assistant turn that called tools carries its `toolCalls`. */
+export const spanMessageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.string(),
+  name: z.string().optional(),
+  toolCallId: z.string().optional(),
+  toolCalls: z.array(toolCallSchema).optional(),
 });
 export const documentSchema = z.object({
   content: z.string(),
@@ -131,6 +133,8 @@ const spanFields = {
   statusMessage: z.string().max(limits.statusMessageLength).optional(),
   attributes: jsonObject.optional(),
   events: z.array(spanEventSchema).max(limits.eventsPerSpan).optional(),
+  /** Events not stored: past the per-span limit (the first ones are kept) or dropped by the sender. */
+  droppedEvents: z.number().int().nonnegative().optional(),
   metadata: jsonObject.optional(),
   promptName: z.string().min(1).max(limits.promptNameLength).regex(noControl, 'must not contain control characters').optional(),
   promptVersion: z.string().min(1).max(limits.labelLength).regex(noControl, 'must not contain control characters').optional(),
