@@ -85,9 +85,6 @@ const statuses = ['unset', 'ok', 'error'] as const;
 const toMs = (time: UnixNanos) => time.seconds * 1000 + time.nanos / 1e6;
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
-/** A generation span whose content may come later on the logs signal (log-records.ts). */
-export const awaitsContent = (span: NativeSpan) => span.kind.startsWith('llm.') && !span.input?.messages?.length && !span.output?.messages?.length;
-
 function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string }, start: UnixNanos, end: UnixNanos, context: { resource: Attributes; scope: Record<string, unknown> }) {
   const attributes = fromKeyValues(span.attributes);
   const startMs = toMs(start);
