@@ -76,7 +76,7 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
     query: `
       INSERT INTO traces (workspace_id, trace_id, name, session_id, source, environment, service, user_id, tags, status, trace_kind,
         start_time, end_time, duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd,
-        span_count, error_count, item, by_model, by_provider, by_kind, version, is_deleted)
+        span_count, error_count, item, by_model, by_provider, by_kind, ttfts, version, is_deleted)
       SELECT s.workspace_id, s.trace_id, ${keepEarlier('t_name', 'name')} AS f_name,
         ${keepEarlier('t_session', 'session_id')} AS f_session_id, s.t_source, ${keepEarlier('t_env', 'environment')} AS f_environment,
         ${keepEarlier('t_service', 'service')} AS f_service, ${keepEarlier('t_user', 'user_id')} AS f_user_id,
@@ -86,7 +86,7 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
         s.t_error_count, ${traceItem(summaryValue)},
         ${spanGroupsOf('model', 's.t_', 's.t_has_llm')},
         ${spanGroupsOf('provider', 's.t_', 's.t_has_llm')}, ${spanGroupsOf('kind', 's.t_', 's.t_has_llm')},
-        {version:UInt64}, 0
+        s.t_ttfts, {version:UInt64}, 0
       FROM (
         SELECT
           workspace_id,
@@ -113,11 +113,13 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
           toUInt32(count()) AS t_span_count,
           toUInt32(countIf(status = 'error')) AS t_error_count,
           countIf(${isLlm}) > 0 AS t_has_llm,
-          ${spanGroupAggregates('t_')}
+          ${spanGroupAggregates('t_')},
+          -- Time to first token of each span that has one, with its keys (stats and analytics TTFT).
+          groupArrayIf((toString(model), toString(provider), toString(kind), assumeNotNull(ttft_ms)), ttft_ms IS NOT NULL) AS t_ttfts
         FROM (
           SELECT workspace_id, trace_id, span_id, version, is_deleted, trace_name, session_id, environment, service, user_id, tags, source,
             parent_span_id, status, kind, start_time, end_time, duration_ms, model, provider,
-            input_tokens, output_tokens, total_tokens, cost_usd
+            input_tokens, output_tokens, total_tokens, cost_usd, ttft_ms
           FROM spans
           WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
           ORDER BY version DESC

@@ -241,6 +241,7 @@ export const listTracesQuery = z
     status: traceStatusSchema.optional(),
     source: labelSchema.optional(),
     environment: labelSchema.optional(),
+    service: serviceSchema.optional(),
     startAfter: isoTime.optional(),
     startBefore: isoTime.optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),

@@ -25,6 +25,7 @@ export interface TraceFilter {
   status?: string | undefined;
   source?: string | undefined;
   environment?: string | undefined;
+  service?: string | undefined;
 }
 
 export interface CompiledQuery {
@@ -54,7 +55,7 @@ export function traceFilterWhere(filter: TraceFilter): { where: string; params: 
     clauses.push(`start_time ${operator} {${name}:DateTime64(6, 'UTC')}`);
     params[name] = toStoredTime(value);
   }
-  for (const [name, column] of [['sessionId', 'session_id'], ['status', 'status'], ['source', 'source'], ['environment', 'environment']] as const) {
+  for (const [name, column] of [['sessionId', 'session_id'], ['status', 'status'], ['source', 'source'], ['environment', 'environment'], ['service', 'service']] as const) {
     const value = filter[name];
     if (value === undefined) continue;
     clauses.push(`${column} = {${name}:String}`);
@@ -82,8 +83,15 @@ export function traceFigures(levels: string): string {
     sum(ifNull(total_tokens, 0)) AS totalTokens,
     sum(ifNull(cost_usd, 0)) AS costUsd,
     avg(duration_ms) AS latencyAvg,
-    quantilesExactInclusive(${levels})(duration_ms) AS latencyPercentiles`;
+    quantilesExactInclusive(${levels})(duration_ms) AS latencyPercentiles,
+    ${ttftPercentiles('arrayMap(x -> x.4, ttfts)')}`;
 }
+
+/**
+ * TTFT p50 and p95 over the spans' times to first token (`traces.ttfts`, clickhouse/0005),
+ * exact like the latencies; `values` is an array expression per trace row.
+ */
+export const ttftPercentiles = (values: string) => `quantilesExactInclusiveArray(0.5, 0.95)(${values}) AS ttftPercentiles`;
 
 const dimensions = ['model', 'provider', 'kind'] as const;
 const usage = ['ifNull(input_tokens, 0)', 'ifNull(output_tokens, 0)', 'ifNull(total_tokens, 0)', 'ifNull(cost_usd, 0)'];

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { StatsGroup, StatsQuery, StatsResult } from './analytics-schemas.js';
-import { traceFigures, traceRows, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
+import { traceFigures, traceRows, ttftPercentiles, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
 
 /**
  * GET /api/traces/stats as one aggregate query per call.
@@ -24,6 +24,9 @@ function statsFilter(query: StatsQuery): TraceFilter {
   return { startFrom: query.from, startBefore: query.to, sessionId: query.sessionId };
 }
 
+/** Where each dimension sits in a `traces.ttfts` tuple. */
+const dimensionIndex: Record<Dimension, number> = { model: 1, provider: 2, kind: 3 };
+
 /** Span-level groups: each trace's groups of the dimension (traces.by_<dimension>), summed per value. */
 function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQuery {
   const rows = traceRows(filter, `ARRAY JOIN by_${dimension} AS g`);
@@ -38,7 +41,8 @@ function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQu
     sum(g.total_tokens) AS totalTokens,
     sum(g.cost_usd) AS costUsd,
     avgArray(g.durations) AS latencyAvg,
-    quantilesExactInclusiveArray(${levels})(g.durations) AS latencyPercentiles
+    quantilesExactInclusiveArray(${levels})(g.durations) AS latencyPercentiles,
+    ${ttftPercentiles(`arrayMap(x -> x.4, arrayFilter(x -> toString(x.${dimensionIndex[dimension]}) = toString(g.key), ttfts))`)}
   FROM ${rows.query}
   GROUP BY g.key
   ${orderGroups}`,
@@ -46,12 +50,12 @@ function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQu
   };
 }
 
-/** Trace-level groups: the deduplicated summaries, one row per trace. */
-function compileSourceStats(filter: TraceFilter): CompiledQuery {
+/** Trace-level groups (source, service): the deduplicated summaries, one row per trace. */
+function compileTraceStats(column: 'source' | 'service', filter: TraceFilter): CompiledQuery {
   const rows = traceRows(filter);
   return {
     query: `
-  SELECT nullIf(source, '') AS key,
+  SELECT nullIf(toString(${column}), '') AS key,
     ${traceFigures(levels)}
   FROM ${rows.query}
   GROUP BY key
@@ -62,7 +66,7 @@ function compileSourceStats(filter: TraceFilter): CompiledQuery {
 
 export function compileStatsQuery(query: StatsQuery): CompiledQuery {
   const filter = statsFilter(query);
-  return query.groupBy === 'source' ? compileSourceStats(filter) : compileSpanStats(query.groupBy, filter);
+  return query.groupBy === 'source' || query.groupBy === 'service' ? compileTraceStats(query.groupBy, filter) : compileSpanStats(query.groupBy, filter);
 }
 
 /** The figures every trace aggregate answers, as the engine returns them (stats groups, analytics totals). */
@@ -76,6 +80,7 @@ export interface AggregateRow {
   costUsd: number;
   latencyAvg: number | null;
   latencyPercentiles: Array<number | null>;
+  ttftPercentiles: Array<number | null>;
 }
 
 interface StatsRow extends AggregateRow {
@@ -98,6 +103,7 @@ function toStatsGroup(row: StatsRow): StatsGroup {
     totalTokens: row.totalTokens,
     costUsd: row.costUsd,
     latencyMs: { avg: finiteOrNull(row.latencyAvg), p50: finiteOrNull(p50), p95: finiteOrNull(p95), p99: finiteOrNull(p99) },
+    ttftMs: { p50: finiteOrNull(row.ttftPercentiles[0]), p95: finiteOrNull(row.ttftPercentiles[1]) },
   };
 }
 
