@@ -55,7 +55,7 @@ function compileTraceStats(column: 'source' | 'service', filter: TraceFilter): C
   const rows = traceRows(filter);
   return {
     query: `
-  SELECT nullIf(toString(${column}), '') AS key,
+  SELECT nullIf(${column}, '') AS key,
     ${traceFigures(levels)}
   FROM ${rows.query}
   GROUP BY key

@@ -43,8 +43,8 @@ describe('ClickHouse migrations on one node', () => {
     expect(backfill).toContain(`concat('"environment":', if(environment = '', 'null', toJSONString(environment))), concat('"status":'`);
     expect(migrationExpressions.traceItem).toContain('"userId":');
     expect(backfill).not.toContain('"userId":');
-    // No Distributed table on one node, so no ALTER of one (0003: two ADD and two MODIFY; 0004: one ADD per table).
-    expect(sql.filter((s) => /^ALTER TABLE (spans|traces)\s+(ADD|MODIFY) COLUMN/.test(s))).toHaveLength(6);
+    // No Distributed table on one node, so no ALTER of one (0003: two ADD and two MODIFY; 0004: one ADD per table; 0005: traces.ttfts).
+    expect(sql.filter((s) => /^ALTER TABLE (spans|traces)\s+(ADD|MODIFY) COLUMN/.test(s))).toHaveLength(7);
   });
 
   it('refuses an expression the code does not define', () => {

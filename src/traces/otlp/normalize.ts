@@ -193,11 +193,11 @@ interface TraceEntry {
 function setTraceFields(entry: TraceEntry, fields: TraceFields, isRoot: boolean) {
   const trace = entry.trace as unknown as Record<string, unknown>;
   for (const [field, value] of Object.entries(fields) as [keyof TraceFields, string | string[]][]) {
-    if (entry.fromRoot.has(field)) continue;
     if (isRoot) {
+      // A root span sent again in the same export replaces the first copy, its fields too.
       trace[field] = value;
       entry.fromRoot.add(field);
-    } else if (trace[field] === undefined) trace[field] = value;
+    } else if (!entry.fromRoot.has(field) && trace[field] === undefined) trace[field] = value;
   }
 }
 

@@ -53,12 +53,19 @@ const entityRow: IORow = {
     const output = attrs['traceloop.entity.output'];
     if (input !== undefined) consumed.push('traceloop.entity.input');
     if (output !== undefined) consumed.push('traceloop.entity.output');
-    // A JSON-encoded string (a function returning text) is that text.
-    const decoded = (v: unknown) => {
-      const parsed = parseMaybeJson(v);
-      return typeof v === 'string' && v.startsWith('"') ? (() => { try { return JSON.parse(v) as unknown; } catch { return v; } })() : parsed;
+    // A JSON-encoded string (a function returning text) is that text; other JSON stays as sent.
+    const decoded = (v: unknown): unknown => {
+      if (typeof v !== 'string' || !v.startsWith('"')) return parseMaybeJson(v);
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        return v;
+      }
     };
-    const text = (v: unknown) => { const d = decoded(v); return typeof d === 'string' ? d : JSON.stringify(d); };
+    const text = (v: unknown) => {
+      const d = decoded(v);
+      return typeof d === 'string' && typeof v === 'string' && v.startsWith('"') ? d : typeof v === 'string' ? v : JSON.stringify(v);
+    };
     if (attrs['traceloop.span.kind'] === 'tool') {
       const parsed = decoded(input);
       const args = isRecord(parsed) && isRecord(parsed.kwargs) && Array.isArray(parsed.args) && parsed.args.length === 0 ? parsed.kwargs : asArguments(parsed);
