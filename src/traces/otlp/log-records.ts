@@ -87,10 +87,15 @@ async function readRecords(clickhouse: ClickHouseClient, workspaceId: string, ke
     query: `
       SELECT trace_id, span_id, event_name, body
       FROM genai_log_records
-      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND (trace_id, span_id) IN {keys:Array(Tuple(String, String))}
+      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND span_id IN {spanIds:Array(String)} AND concat(trace_id, '/', span_id) IN {keys:Array(String)}
       ORDER BY trace_id, span_id, time, seq, version DESC
       LIMIT 1 BY trace_id, span_id, time, record_id`,
-    query_params: { workspaceId, traceIds: [...new Set(keys.map((k) => k.traceId))], keys: keys.map((k) => [k.traceId, k.spanId]) },
+    query_params: {
+      workspaceId,
+      traceIds: [...new Set(keys.map((k) => k.traceId))],
+      spanIds: [...new Set(keys.map((k) => k.spanId))],
+      keys: keys.map((k) => `${k.traceId}/${k.spanId}`),
+    },
     format: 'JSONEachRow',
   });
   const bySpan = new Map<string, { name: string; body: unknown }[]>();
@@ -188,13 +193,14 @@ export async function storeLogRecords(clickhouse: ClickHouseClient, workspaceId:
     query: `
       SELECT trace_id, span_id, detail, trace_name, session_id, source, environment, service, user_id, tags, is_deleted
       FROM spans
-      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND (trace_id, span_id) IN {keys:Array(Tuple(String, String))}
+      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND span_id IN {spanIds:Array(String)} AND concat(trace_id, '/', span_id) IN {keys:Array(String)}
       ORDER BY trace_id, span_id, version DESC
       LIMIT 1 BY trace_id, span_id`,
     query_params: {
       workspaceId,
       traceIds: [...new Set([...keys.values()].map((k) => k.traceId))],
-      keys: [...keys.values()].map((k) => [k.traceId, k.spanId]),
+      spanIds: [...new Set([...keys.values()].map((k) => k.spanId))],
+      keys: [...keys.keys()],
     },
     format: 'JSONEachRow',
   });
