@@ -2,6 +2,7 @@ import type { Attributes, SpanIO, SpanKind } from './model.js';
 import { spanKinds } from './model.js';
 import { asNumber, asString, parseMaybeJson } from './io-values.js';
 import { normalizeProvider } from './provider.js';
+import type { Trim } from './trim.js';
 import type { Attrs, FieldContext, FieldRow, IORow, KindRow, MetricFields, TraceField, TraceFieldRow } from './table.js';
 import { aiSdk } from './conventions/ai-sdk.js';
 import { genAi } from './conventions/genai.js';
@@ -162,12 +163,13 @@ export function mergeIO(into: SpanIO, add: SpanIO | undefined) {
   if (add.raw !== undefined) into.raw = { ...(into.raw as object), ...(add.raw as object) };
 }
 
-export function mapIO(attrs: Attrs): { input?: SpanIO; output?: SpanIO; consumed: string[]; duplicates: string[] } {
+export function mapIO(attrs: Attrs): { input?: SpanIO; output?: SpanIO; consumed: string[]; duplicates: string[]; trims: Trim[] } {
   const input: SpanIO = {};
   const output: SpanIO = {};
   // A row runs only on keys no earlier row took, so one attribute never lands twice.
   const consumed = new Set<string>();
   const duplicates: string[] = [];
+  const trims: Trim[] = [];
   for (const row of ioRows) {
     if (!row.keys.some((k) => present(attrs, k, consumed))) continue;
     const result = row.read(attrs, { input, output });
@@ -175,11 +177,13 @@ export function mapIO(attrs: Attrs): { input?: SpanIO; output?: SpanIO; consumed
     mergeIO(output, result.output);
     for (const key of result.consumed) consumed.add(key);
     if (result.duplicates) duplicates.push(...result.duplicates);
+    if (result.trims) trims.push(...result.trims);
   }
   return {
     ...(Object.keys(input).length > 0 ? { input } : {}),
     ...(Object.keys(output).length > 0 ? { output } : {}),
     consumed: [...consumed],
     duplicates,
+    trims,
   };
 }

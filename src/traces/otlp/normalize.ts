@@ -90,9 +90,9 @@ function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string 
   const startMs = toMs(start);
   const { kind, consumed: kindKeys, noMetrics } = mapKind(attributes);
   const { fields, consumed: metricKeys } = noMetrics ? { fields: {}, consumed: [] } : mapMetrics(attributes, { startMs });
-  const { input: mappedInput, output: mappedOutput, consumed: ioKeys, duplicates } = mapIO(attributes);
+  const { input: mappedInput, output: mappedOutput, consumed: ioKeys, duplicates, trims } = mapIO(attributes);
   const traceFields = mapTraceFields(attributes, context.resource);
-  const trimmed: Trim[] = duplicates.map((key) => ({ key, reason: 'repeats the mapped messages', chars: String(attributes[key]).length }));
+  const trimmed: Trim[] = [...trims, ...duplicates.map((key) => ({ key, reason: 'repeats the mapped messages', chars: String(attributes[key]).length }))];
   // A fresh object of the keys left, rather than deletes (which slow every later access).
   const consumed = new Set([...kindKeys, ...metricKeys, ...ioKeys]);
   let rest: Attributes | undefined;

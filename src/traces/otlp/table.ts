@@ -2,6 +2,7 @@ import type { SpanIO, SpanKind, SpanToolCall } from './model.js';
 import type { ConvertedMessages } from './io-genai.js';
 import { asArguments, asString, parseMaybeJson } from './io-values.js';
 import { toSpanIO } from './io-genai.js';
+import { trimVectorsInJson, type Trim } from './trim.js';
 
 /**
  * The row types of the mapping tables (conventions/*.ts, one file per convention) and the row
@@ -79,7 +80,7 @@ export interface IORow {
    * `mapped` is what earlier rows produced: a row of raw text (OpenInference input.value) runs
    * only when nothing better was mapped for its side, else its key is consumed as a duplicate.
    */
-  read(attrs: Attrs, mapped: { input: SpanIO; output: SpanIO }): { input?: SpanIO; output?: SpanIO; consumed: string[]; duplicates?: string[] };
+  read(attrs: Attrs, mapped: { input: SpanIO; output: SpanIO }): { input?: SpanIO; output?: SpanIO; consumed: string[]; duplicates?: string[]; trims?: Trim[] };
 }
 
 /** One tool call from a span's own attributes (gen_ai execute_tool, ai SDK, OpenInference). */
@@ -120,6 +121,9 @@ export const textRow = (key: string, side: 'input' | 'output', mimeKey: string, 
   read: (attrs, mapped) => {
     const consumed = [key, ...(attrs[mimeKey] !== undefined ? [mimeKey] : [])];
     if (onlyWhenUnmapped && !isEmpty(mapped[side])) return { consumed, duplicates: [key] };
-    return { [side]: { text: asString(attrs[key]) ?? JSON.stringify(attrs[key]) }, consumed };
+    // A raw embedding response holds the vectors: they are trimmed here as in attributes.
+    const trims: Trim[] = [];
+    const text = trimVectorsInJson(asString(attrs[key]) ?? JSON.stringify(attrs[key]), key, trims);
+    return { [side]: { text }, consumed, ...(trims.length > 0 ? { trims } : {}) };
   },
 });

@@ -52,3 +52,34 @@ export function trimAttributes(attributes: Attributes, prefix: string, trims: Tr
   }
   return out ?? attributes;
 }
+
+/**
+ * JSON text with embedding vectors inside (an embeddings API response kept as raw text): each
+ * list of numbers under an `embedding` key becomes the marker. Other text is returned as is.
+ */
+export function trimVectorsInJson(text: string, key: string, trims: Trim[]): string {
+  if (!text.includes('"embedding"')) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  let count = 0;
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value !== 'object' || value === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'embedding' && isNumberList(v as AttributeValue)) {
+        out[k] = vectorMarker((v as number[]).length);
+        count += (v as number[]).length;
+      } else out[k] = walk(v);
+    }
+    return out;
+  };
+  const trimmed = walk(parsed);
+  if (count === 0) return text;
+  trims.push({ key, reason: 'embedding vector', numbers: count });
+  return JSON.stringify(trimmed);
+}
