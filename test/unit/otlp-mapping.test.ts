@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fieldRows, ioRows, kindRows, mapIO, mapKind, mapMetrics, mapTraceFields, traceFieldRows } from '../../src/traces/otlp/mapping.js';
 
@@ -352,5 +353,19 @@ describe('input and output rows', () => {
   it('merges gen_ai system instructions before the input messages', () => {
     const mapped = mapIO({ 'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'U' }] }], 'gen_ai.system_instructions': [{ type: 'text', content: 'S' }] });
     expect(mapped.input?.messages).toEqual([{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }]);
+  });
+});
+
+describe('the README lists every rule', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const otlp = readme.slice(readme.indexOf('## OpenTelemetry (OTLP)'), readme.indexOf('## Send traces from your app'));
+  it.each([
+    ...kindRows.map((r) => r.key),
+    ...kindRows.filter((r) => r.value !== '*').map((r) => r.value),
+    ...fieldRows.map((r) => r.key),
+    ...traceFieldRows.map((r) => r.key),
+    ...ioRows.flatMap((r) => r.keys.map((k) => k.replace(/\.$/, ''))),
+  ].filter((v, i, all) => all.indexOf(v) === i))('%s', (key) => {
+    expect(otlp).toContain(key);
   });
 });
