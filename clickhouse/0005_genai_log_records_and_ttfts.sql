@@ -2,7 +2,7 @@
 -- default: `gen_ai.user.message`, `gen_ai.choice`, ... log records naming their span by
 -- trace and span id). Records are kept here whichever arrives first, the span or its records:
 -- a span stored later takes its messages from here, and records stored after their span
--- rewrite that span with a newer version (docs/decisions/050-otlp-log-records.md).
+-- rewrite that span with a newer version (docs/decisions/050-otlp-fidelity.md).
 -- `record_id` is a hash of the record's time, name and body, so a re-sent record is one row.
 CREATE TABLE IF NOT EXISTS genai_log_records {{on_cluster}} (
   workspace_id LowCardinality(String),

@@ -11,7 +11,7 @@ import { parseUnixNanos, toHexId, type SpanRejection } from './normalize.js';
 
 /**
  * GenAI content on the OTLP logs signal, attached to its span whichever arrives first
- * (docs/decisions/050-otlp-log-records.md). Records are stored in `genai_log_records`
+ * (docs/decisions/050-otlp-fidelity.md). Records are stored in `genai_log_records`
  * (clickhouse/0005). Then:
  * - records whose span is already stored rewrite that span, a newer version of the same row
  *   with the messages filled, so the upsert stays exact and the summary is recomputed;
