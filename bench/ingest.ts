@@ -1,14 +1,22 @@
 /**
- * Ingest benchmark: `npm run bench -- ingest [--spans N] [--clients 4] [--traces-per-request 100]`.
+ * Ingest benchmark: `npm run bench -- ingest [--preload 1000000] [--spans 300000] [--seconds 60]
+ * [--sustain 0]`.
  *
- * 1. Raw engine baseline: a child process inserts the same span and summary rows straight
- *    into the same tables through the ClickHouse client (no HTTP, no validation), with as
- *    many concurrent writers as there are clients.
- * 2. End to end: a child process runs the service (startServer, embedded stores, a temp
- *    LOUPE_DATA_DIR); N concurrent clients here POST 100 traces per request to /api/traces
- *    until the span target is in. The server's peak RSS is read from /proc (VmHWM).
- * Both children use one data directory, one after the other (the engine binds a directory
- * to one process).
+ * 1. A child process fills the store with `--preload` spans (rows and summaries inserted
+ *    directly, another workspace), then measures the raw engine baseline: the bulk shape's
+ *    rows (100 traces of 10 spans and their summaries per insert) from 4 concurrent writers,
+ *    no HTTP and no validation, `--spans` spans.
+ * 2. A child process runs the service on the same data directory; this process drives, one
+ *    after the other, the shapes real clients send:
+ *    - bulk: 100 traces x 10 spans a request, 4 clients, `--spans` spans;
+ *    - reference client: 1 trace x 10 spans a request (the client's flush), 16 and 64 clients,
+ *      `--seconds` each, while a reader times GET /api/traces and GET /api/traces/:id
+ *      (against their idle figures, taken before);
+ *    - OpenTelemetry batch: 512 spans over 64 traces a request as OTLP protobuf, 8 clients,
+ *      `--spans` spans or `--seconds`, whichever comes first;
+ *    - with `--sustain N`: the 16-client shape for N seconds, the active parts of `spans` and
+ *      `traces` read from system.parts every 15 s.
+ *    The server's peak RSS is read from /proc (VmHWM).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,175 +24,234 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fillTraceIds, makeBodyTemplate, makeTrace, randomTraceId, spansPerTrace } from './ingest-data.js';
+import { drive, median, percentile, sampleReads, type LoadResult } from './ingest-load.js';
+import { exportRequest, spansPerRequest as otlpSpansPerRequest } from './otlp-data.js';
 
 const self = fileURLToPath(import.meta.url);
-const adminToken = 'bench-admin-token-0123456789';
 
 interface Options {
+  preload: number;
   spans: number;
-  clients: number;
-  tracesPerRequest: number;
+  seconds: number;
+  sustain: number;
 }
 
 function parseOptions(args: string[]): Options {
   const value = (name: string, fallback: number) => {
     const i = args.indexOf(`--${name}`);
     const n = i >= 0 ? Number(args[i + 1]) : fallback;
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number`);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number`);
     return n;
   };
-  return { spans: value('spans', 1_000_000), clients: value('clients', 4), tracesPerRequest: value('traces-per-request', 100) };
+  return { preload: value('preload', 1_000_000), spans: value('spans', 300_000), seconds: value('seconds', 60), sustain: value('sustain', 0) };
 }
 
-/** Runs this file again as a child in the given role; resolves with the messages it sends. */
 function child(role: string, env: Record<string, string>, onMessage: (message: any, proc: ChildProcess) => void) {
   const proc = fork(self, ['--role', role], { env: { ...process.env, ...env }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   proc.on('message', (message) => onMessage(message, proc));
   return proc;
 }
 
-/**
- * The engine's ceiling: the same rows (span rows as the service builds them, and the summary
- * rows), inserted by as many concurrent writers as there are clients, timed on the wall clock.
- * Rows are built once and only re-keyed per batch, so the figure is the client and engine alone.
- */
+/** Span rows and summary rows of `traces` traces as the bulk shape sends them, re-keyed per insert. */
+async function rawRows(workspaceId: string, traces: number) {
+  const { toSpanRows, toStoredTime } = await import('../src/traces/rows.js');
+  const base = Date.parse('2025-06-01T12:00:00.000Z');
+  const made = Array.from({ length: traces }, (_, i) => makeTrace(String(i).padStart(3, '0'), base + i * 1000));
+  const spanRows = toSpanRows(workspaceId, made);
+  const summaries = made.map((t) => ({
+    workspace_id: workspaceId, trace_id: t.traceId, name: t.name, session_id: t.sessionId, source: t.source, environment: t.environment,
+    status: 'completed', trace_kind: 'agent', start_time: toStoredTime(t.spans[0]!.startTime), end_time: toStoredTime(t.spans[0]!.endTime),
+    duration_ms: 4000, model: 'gpt-4o-mini', provider: 'openai', input_tokens: 1686, output_tokens: 384, total_tokens: 2070,
+    cost_usd: 0.00048, span_count: 10, error_count: 1, is_deleted: 0,
+  }));
+  return { spanRows, summaries };
+}
+
+/** Fills the store, then times the raw baseline; sends {preloadSeconds, spans, seconds}. */
 async function rawRole(options: Options) {
   const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
-  const { toSpanRows, nextVersion, toStoredTime } = await import('../src/traces/rows.js');
+  const { nextVersion } = await import('../src/traces/rows.js');
   const store = await openClickhouse({ database: 'loupe', dataDir: process.env.BENCH_DIR! });
   await migrateClickhouse(store.client, { database: 'loupe' });
-  const base = Date.parse('2025-06-01T12:00:00.000Z');
-  const traces = Array.from({ length: options.tracesPerRequest }, (_, i) => makeTrace(String(i).padStart(3, '0'), base + i * 1000));
-  const spanRows = toSpanRows('bench-raw', traces);
-  const summaries = traces.map((t) => ({
-    workspace_id: 'bench-raw', trace_id: t.traceId, name: t.name, session_id: t.sessionId, source: t.source,
-    environment: t.environment, status: 'completed', trace_kind: 'agent', start_time: toStoredTime(t.spans[0]!.startTime),
-    end_time: toStoredTime(t.spans[0]!.endTime), duration_ms: 4000, model: 'gpt-4o-mini', provider: 'openai',
-    input_tokens: 1686, output_tokens: 384, total_tokens: 2070, cost_usd: 0.00048, span_count: 10, error_count: 1, is_deleted: 0,
-  }));
-  const batches = Math.ceil(options.spans / spansPerTrace / options.tracesPerRequest);
-  let next = 0;
-  let spans = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: options.clients }, async () => {
-      while (next < batches) {
-        next++;
-        const ids = new Map(traces.map((t) => [t.traceId, randomTraceId()]));
-        const version = nextVersion().toString();
-        await store.client.insert({
-          table: 'spans',
-          values: spanRows.map((r) => ({ ...r, trace_id: ids.get(r.trace_id)!, version })),
-          format: 'JSONEachRow',
-        });
-        await store.client.insert({
-          table: 'traces',
-          values: summaries.map((r) => ({ ...r, trace_id: ids.get(r.trace_id)!, version })),
-          format: 'JSONEachRow',
-        });
-        spans += spanRows.length;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const insertBatches = async (workspaceId: string, spans: number, tracesPerInsert: number, writers: number) => {
+    const { spanRows, summaries } = await rawRows(workspaceId, tracesPerInsert);
+    const batches = Math.ceil(spans / spansPerTrace / tracesPerInsert);
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: writers }, async () => {
+        while (next < batches) {
+          next++;
+          const ids = new Map(summaries.map((s) => [s.trace_id, randomTraceId()]));
+          const version = nextVersion().toString();
+          await store.client.insert({ table: 'spans', values: spanRows.map((r) => ({ ...r, trace_id: ids.get(r.trace_id)!, version })), format: 'JSONEachRow' });
+          await store.client.insert({ table: 'traces', values: summaries.map((r) => ({ ...r, trace_id: ids.get(r.trace_id)!, version })), format: 'JSONEachRow' });
+        }
+      }),
+    );
+    return { spans: batches * tracesPerInsert * spansPerTrace, seconds: (performance.now() - started) / 1000 };
+  };
+  const preload = options.preload > 0 ? await insertBatches('bench-preload', options.preload, 1000, 2) : { seconds: 0 };
+  const raw = await insertBatches('bench-raw', options.spans, 100, 4);
   await store.close();
-  // Exit once the figure is delivered: the engine's background threads would otherwise keep
-  // this process (and the data directory) busy while the server runs.
-  process.send!({ spans, seconds }, () => process.exit(0));
+  process.send!({ preloadSeconds: preload.seconds, ...raw }, () => process.exit(0));
 }
 
+/** The service with a bench workspace key on an enterprise plan; answers `parts` with the active part counts. */
 async function serverRole() {
   const { loadConfig } = await import('../src/config.js');
-  const { startServer } = await import('../src/server.js');
-  const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, PORT: '0', LOG_LEVEL: 'warn', LOUPE_ADMIN_TOKEN: adminToken });
-  const server = await startServer(config);
-  process.send!({ url: server.url });
-  process.on('message', async () => {
-    await server.stop();
-    process.exit(0);
+  const { createLogger, openStores, migrate } = await import('../src/server.js');
+  const { buildApp } = await import('../src/app.js');
+  const { createRateLimiter } = await import('../src/http/rate-limit.js');
+  const tenancy = await import('../src/admin/tenancy.js');
+  const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, LOG_LEVEL: 'warn' });
+  const log = createLogger(config);
+  const stores = await openStores(config, log);
+  await migrate(config, stores);
+  const sql = stores.postgres.sql;
+  const clickhouse = stores.clickhouse.client;
+  const app = await buildApp({ config, sql, clickhouse, log, admit: createRateLimiter(sql).admit });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const org = await tenancy.createOrganization(sql, { name: 'bench-ingest', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });
+  const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
+  const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
+  process.send!({ type: 'ready', url, key });
+  process.on('message', async (message: { type: string }) => {
+    if (message.type === 'parts') {
+      const result = await clickhouse.query({
+        query: `SELECT table, count() AS parts FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('spans', 'traces') GROUP BY table`,
+        format: 'JSONEachRow',
+      });
+      process.send!({ type: 'parts', parts: Object.fromEntries((await result.json<{ table: string; parts: number }>()).map((r) => [r.table, Number(r.parts)])) });
+    } else {
+      await app.close();
+      await stores.close();
+      process.exit(0);
+    }
   });
 }
 
-async function admin(url: string, route: string, body: unknown) {
-  const res = await fetch(`${url}/api/admin${route}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-admin-token': adminToken },
-    body: JSON.stringify(body),
+interface Server {
+  url: string;
+  key: string;
+  proc: ChildProcess;
+  parts(): Promise<Record<string, number>>;
+}
+
+function startServerChild(dir: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const waiting: Array<(parts: Record<string, number>) => void> = [];
+    const proc = child('server', { BENCH_DIR: dir }, (message, p) => {
+      if (message.type === 'ready') {
+        resolve({
+          url: message.url, key: message.key, proc: p,
+          parts: () => new Promise((done) => { waiting.push(done); p.send({ type: 'parts' }); }),
+        });
+      } else if (message.type === 'parts') waiting.shift()?.(message.parts);
+    });
+    proc.on('exit', (code) => code !== 0 && reject(new Error(`server exited with ${code}`)));
   });
-  if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { data: Record<string, string> }).data;
 }
 
-/** A workspace key on an enterprise plan with limits far above what the run sends. */
-async function benchKey(url: string) {
-  const org = await admin(url, '/organizations', { name: 'bench', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });
-  const workspace = await admin(url, `/organizations/${org.id}/workspaces`, { name: 'bench' });
-  return (await admin(url, '/api-keys', { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id })).key!;
+async function post(server: Server, url: string, body: string | Uint8Array, contentType: string, expect: (text: string) => boolean) {
+  const res = await fetch(`${server.url}${url}`, { method: 'POST', headers: { 'content-type': contentType, 'x-api-key': server.key }, body: typeof body === 'string' ? body : new Uint8Array(body) });
+  const text = contentType === 'application/json' ? await res.text() : '';
+  if (contentType !== 'application/json') await res.arrayBuffer();
+  if (res.status !== 200 || !expect(text)) throw new Error(`${url} answered ${res.status} ${text.slice(0, 300)}`);
 }
 
-async function endToEnd(url: string, options: Options) {
-  const key = await benchKey(url);
-  const template = makeBodyTemplate(options.tracesPerRequest);
-  const requests = Math.ceil(options.spans / spansPerTrace / options.tracesPerRequest);
-  let next = 0;
-  let spans = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: options.clients }, async () => {
-      while (next < requests) {
-        next++;
-        const body = fillTraceIds(template);
-        const res = await fetch(`${url}/api/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body });
-        const result = (await res.json()) as { data?: { accepted: number } };
-        if (res.status !== 200 || result.data?.accepted !== options.tracesPerRequest) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(result).slice(0, 300)}`);
-        spans += options.tracesPerRequest * spansPerTrace;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const list = await fetch(`${url}/api/traces?limit=1`, { headers: { 'x-api-key': key } });
-  const total = ((await list.json()) as { meta: { pagination: { total: number } } }).meta.pagination.total;
-  if (total !== requests * options.tracesPerRequest) throw new Error(`expected ${requests * options.tracesPerRequest} traces, the list counts ${total}`);
-  return { spans, seconds };
+const nativeLoad = (server: Server, tracesPerRequest: number, clients: number, maxSpans: number, maxSeconds: number) => {
+  const template = makeBodyTemplate(tracesPerRequest);
+  return drive({
+    clients, spansPerRequest: tracesPerRequest * spansPerTrace, maxSpans, maxSeconds,
+    send: () => post(server, '/api/traces', fillTraceIds(template), 'application/json', (t) => t.includes(`"accepted":${tracesPerRequest},`)),
+  });
+};
+
+async function otelLoad(server: Server, options: Options) {
+  const { encodeProtobufRequest } = await import('../src/traces/otlp/protobuf.js');
+  const requests = Math.ceil(options.spans / otlpSpansPerRequest);
+  // Encoded before the clock starts: the figure is the server's.
+  const bodies = Array.from({ length: requests }, (_, r) => encodeProtobufRequest(exportRequest(7, r) as never));
+  return drive({
+    clients: 8, spansPerRequest: otlpSpansPerRequest, maxSpans: options.spans, maxSeconds: options.seconds,
+    send: (_client, request) => post(server, '/api/traces/otlp/v1/traces', bodies[request]!, 'application/x-protobuf', () => true),
+  });
 }
 
-const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+const rate = (r: LoadResult) => r.spans / r.seconds;
+const ms = (n: number) => `${n.toFixed(1)} ms`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 
 export async function run(args: string[]) {
   const options = parseOptions(args);
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-'));
+  const lines = [`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${mib(totalmem())} RAM, Node ${process.version}`];
   try {
-    // The server may open the data directory only once the raw child has exited.
-    const raw = await new Promise<{ spans: number; seconds: number }>((resolve, reject) => {
-      let figure: { spans: number; seconds: number } | undefined;
-      const proc = child('raw', { BENCH_DIR: dir, BENCH_SPANS: String(options.spans), BENCH_CLIENTS: String(options.clients), BENCH_TPR: String(options.tracesPerRequest) }, (message) => (figure = message));
+    const raw = await new Promise<{ preloadSeconds: number; spans: number; seconds: number }>((resolve, reject) => {
+      let figure: { preloadSeconds: number; spans: number; seconds: number } | undefined;
+      const proc = child('raw', { BENCH_DIR: dir, BENCH_OPTIONS: JSON.stringify(options) }, (message) => (figure = message));
       proc.on('exit', (code) => (code === 0 && figure ? resolve(figure) : reject(new Error(`raw baseline exited with ${code}`))));
     });
-    const server = await new Promise<{ url: string; proc: ChildProcess }>((resolve, reject) => {
-      const proc = child('server', { BENCH_DIR: dir }, (message, p) => resolve({ url: message.url, proc: p }));
-      proc.on('exit', (code) => code !== 0 && reject(new Error(`server exited with ${code}`)));
-    });
-    let e2e: { spans: number; seconds: number };
-    let rss: number;
+    lines.push(`store preloaded with ${options.preload} spans in ${raw.preloadSeconds.toFixed(0)} s`);
+    const rawRate = raw.spans / raw.seconds;
+    const server = await startServerChild(dir);
     try {
-      e2e = await endToEnd(server.url, options);
-      rss = peakRss(server.proc.pid!);
+      const bulk = await nativeLoad(server, 100, 4, options.spans, Infinity);
+      const traceId = /"traceId":"([0-9a-f]{32})"/.exec(fillTraceIds(makeBodyTemplate(1)))![1]!;
+      await post(server, '/api/traces', JSON.stringify({ traces: [makeTrace(traceId, Date.parse('2025-06-01T12:00:00Z'))] }), 'application/json', () => true);
+      const get = (url: string) => async () => {
+        const res = await fetch(`${server.url}${url}`, { headers: { 'x-api-key': server.key } });
+        if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+        await res.arrayBuffer();
+      };
+      const idle = { list: median(await sampleReads(get('/api/traces'), { count: 30 })), detail: median(await sampleReads(get(`/api/traces/${traceId}`), { count: 30 })) };
+      const underLoad = async (clients: number, seconds: number) => {
+        let done = false;
+        const load = nativeLoad(server, 1, clients, Infinity, seconds).finally(() => (done = true));
+        const reads = { list: [] as number[], detail: [] as number[] };
+        while (!done) {
+          reads.list.push(...(await sampleReads(get('/api/traces'), { count: 1 })));
+          reads.detail.push(...(await sampleReads(get(`/api/traces/${traceId}`), { count: 1 })));
+        }
+        return { load: await load, list: median(reads.list), detail: median(reads.detail) };
+      };
+      const c16 = await underLoad(16, options.seconds);
+      const c64 = await underLoad(64, options.seconds);
+      const otel = await otelLoad(server, options);
+      const shape = (name: string, r: LoadResult) =>
+        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s)`;
+      lines.push(
+        `raw engine insert, bulk rows, 4 writers:    ${String(Math.round(rawRate)).padStart(7)} spans/s  (${raw.spans} spans, ${raw.seconds.toFixed(0)} s)`,
+        shape('bulk: 100 traces x 10 spans, 4 clients:', bulk),
+        shape('reference client: 1 x 10 spans, 16 clients:', c16.load),
+        shape('reference client: 1 x 10 spans, 64 clients:', c64.load),
+        shape('OTel batch: 512 spans protobuf, 8 clients:', otel),
+        `bulk / raw engine:            ${((100 * rate(bulk)) / rawRate).toFixed(0)}% (goal >= 50%)`,
+        `16 clients / bulk:            ${((100 * rate(c16.load)) / rate(bulk)).toFixed(0)}% (goal >= 50%), p99 ${ms(percentile(c16.load.latenciesMs, 99))} (goal <= 100 ms)`,
+        `64 clients / 16 clients:      ${((100 * rate(c64.load)) / rate(c16.load)).toFixed(0)}% (goal >= 100%)`,
+        `GET /api/traces median:       idle ${ms(idle.list)}, under 16 clients ${ms(c16.list)} (${(c16.list / idle.list).toFixed(1)}x, goal <= 2x)`,
+        `GET /api/traces/:id median:   idle ${ms(idle.detail)}, under 16 clients ${ms(c16.detail)} (${(c16.detail / idle.detail).toFixed(1)}x, goal <= 2x)`,
+      );
+      if (options.sustain > 0) {
+        const samples: string[] = [];
+        const started = performance.now();
+        let done = false;
+        const load = nativeLoad(server, 1, 16, Infinity, options.sustain).finally(() => (done = true));
+        while (!done) {
+          const parts = await server.parts();
+          samples.push(`${Math.round((performance.now() - started) / 1000)}s spans=${parts.spans ?? 0} traces=${parts.traces ?? 0}`);
+          await new Promise((r) => setTimeout(r, 15_000));
+        }
+        lines.push(shape(`sustained ${options.sustain} s, 16 clients:`, await load), `active parts over time: ${samples.join(', ')}`);
+      }
+      lines.push(`server peak RSS: ${mib(peakRss(server.proc.pid!))} (goal < 1536 MiB)`);
     } finally {
-      server.proc.send('stop');
+      server.proc.send({ type: 'stop' });
       await new Promise((resolve) => server.proc.once('exit', resolve));
     }
-    const rawRate = raw.spans / raw.seconds;
-    const e2eRate = e2e.spans / e2e.seconds;
-    console.log(
-      [
-        `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${mib(totalmem())} RAM, Node ${process.version}`,
-        `raw engine baseline (${options.clients} writers): ${raw.spans} spans in ${raw.seconds.toFixed(1)} s = ${Math.round(rawRate)} spans/s`,
-        `end to end (${options.clients} clients, ${options.tracesPerRequest} traces/request): ${e2e.spans} spans in ${e2e.seconds.toFixed(1)} s = ${Math.round(e2eRate)} spans/s`,
-        `ratio end to end / raw: ${((100 * e2eRate) / rawRate).toFixed(0)}% (goal >= 40%)`,
-        `server peak RSS: ${mib(rss)} (goal < 1536 MiB)`,
-      ].join('\n'),
-    );
+    console.log(lines.join('\n'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -193,7 +260,7 @@ export async function run(args: string[]) {
 const roleIndex = process.argv.indexOf('--role');
 if (roleIndex >= 0) {
   const role = process.argv[roleIndex + 1];
-  const options = { spans: Number(process.env.BENCH_SPANS ?? 0), clients: Number(process.env.BENCH_CLIENTS ?? 1), tracesPerRequest: Number(process.env.BENCH_TPR ?? 100) };
+  const options = JSON.parse(process.env.BENCH_OPTIONS ?? '{}') as Options;
   (role === 'raw' ? rawRole(options) : serverRole()).catch((error) => {
     console.error(error);
     process.exit(1);

@@ -15,6 +15,7 @@ import type { FailedAuthLimiter } from './http/failed-auth.js';
 import { adminRoutes } from './admin/routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
+import { webhookRoutes } from './prompts/webhooks/routes.js';
 import { meRoutes } from './http/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
 import { analyticsRoutes } from './traces/analytics-routes.js';
@@ -72,7 +73,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse, config: deps.config });
     // The path Langfuse SDKs export to: a Langfuse user switches by changing the host (README).
     await api.register(otlpRoutes, { prefix: '/api/public/otel', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql });
+    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, clickhouse: deps.clickhouse });
+    await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
   });
 
   return app;

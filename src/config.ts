@@ -74,6 +74,10 @@ export const configSchema = z.object({
   }).refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:.\/]+$/.test(p.trim())), {
     message: 'must be true, false, a hop count, or comma-separated addresses or CIDRs',
   }),
+  /** Lets webhooks reach loopback, private and link-local addresses (tests, self-hosted receivers). */
+  LOUPE_WEBHOOK_ALLOW_PRIVATE: optionalString
+    .pipe(z.enum(['true', 'false']).optional())
+    .transform((v) => v === 'true'),
   LOG_LEVEL: optionalString
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional())
     .transform((v) => v ?? 'info'),

@@ -8,6 +8,7 @@ import { bootstrap } from './admin/bootstrap.js';
 import { oauthVerifierFromConfig } from './http/oauth.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { createFailedAuthLimiter } from './http/failed-auth.js';
+import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
 
 export interface Stores {
   postgres: PostgresStore;
@@ -74,6 +75,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const started = Date.now();
   const stores = await openStores(config, log);
   let app: FastifyInstance | undefined;
+  let webhooks: WebhookWorker | undefined;
   try {
     const applied = await migrate(config, stores);
     if (applied.postgres.length + applied.clickhouse.length > 0) log.info({ applied }, 'migrations applied');
@@ -98,6 +100,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       failedAuth: createFailedAuthLimiter(),
     });
     const url = await app.listen({ port: config.PORT, host: config.HOST });
+    // Every replica runs one: deliveries are claimed row by row, so workers never collide.
+    webhooks = createWebhookWorker({ sql, allowPrivate: config.LOUPE_WEBHOOK_ALLOW_PRIVATE, log });
+    webhooks.start();
+    const worker = webhooks;
     log.info(
       { url, embeddedPostgres: stores.postgres.embedded, embeddedClickhouse: stores.clickhouse.embedded, startupMs: Date.now() - started },
       'loupe is listening',
@@ -108,11 +114,13 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       url,
       stop: async () => {
         await server.close(); // stops accepting, waits for requests in flight
+        await worker.stop(); // waits for deliveries in flight; the undelivered stay in the outbox
         await stores.close();
       },
     };
   } catch (error) {
     await app?.close().catch(() => {});
+    await webhooks?.stop().catch(() => {});
     await stores.close().catch(() => {});
     throw error;
   }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../stores/postgres.js';
+import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import {
   createPromptBody,
@@ -15,13 +16,29 @@ import {
   updatePromptBody,
 } from './schemas.js';
 import * as versions from './versions.js';
+import { movedByOf, promptLabelRoutes } from './label-routes.js';
+import { promptMetrics } from './metrics.js';
+import { promptMetricsQuery, promptMetricsSchema } from './metrics-schemas.js';
 
 const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
 const writeErrors = { ...errors, 409: errorEnvelopeSchema };
 const tags = ['prompts'];
 
 /** Prompt versions of the caller's workspace; every query is confined to `request.auth.workspaceId`. */
-export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { sql }) => {
+export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHouseClient }> = async (app, { sql, clickhouse }) => {
+  await app.register(promptLabelRoutes, { sql });
+
+  app.get('/:id/metrics', {
+    schema: {
+      tags,
+      summary: 'Per version of the prompt of :id: calls, error rate, tokens, cost, latency and time to first token of the spans that used it',
+      params: promptIdParams,
+      querystring: promptMetricsQuery,
+      response: { 200: envelope(promptMetricsSchema), ...errors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await promptMetrics(sql, clickhouse, request.auth.workspaceId, request.params.id, request.query)),
+  });
   app.post('/', {
     schema: { tags, summary: 'Create a prompt (its first version)', body: createPromptBody, response: { 201: envelope(promptSchema), ...writeErrors } },
     handler: async (request, reply) =>
@@ -55,7 +72,7 @@ export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { s
       response: { 201: envelope(promptSchema), ...writeErrors },
     },
     handler: async (request, reply) =>
-      sendData(request, reply, await versions.createVersion(sql, request.auth.workspaceId, request.params.id, request.body), {
+      sendData(request, reply, await versions.createVersion(sql, request.auth.workspaceId, request.params.id, request.body, movedByOf(request)), {
         status: 201,
       }),
   });

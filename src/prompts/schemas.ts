@@ -33,6 +33,7 @@ export const promptSchema = z.object({
   version: z.string(),
   promptGroupId: z.string().uuid(),
   isLatest: z.boolean(),
+  labels: z.array(z.string()).meta({ description: 'Labels on this version, "latest" first when it is the latest' }),
   systemPrompt: z.string(),
   humanPrompt: z.string().nullable(),
   rawPrompt: z.string().nullable(),
@@ -76,7 +77,28 @@ export type CreatePrompt = z.infer<typeof createPromptBody>;
 export const versionChanges = z.object({ ...contentFields, isLatest: z.boolean().optional() }).catchall(notEditable);
 export type VersionChanges = z.infer<typeof versionChanges>;
 
-export const createVersionBody = z.object({ newVersion: versionString, changes: versionChanges }).strict();
+export const labelPattern = /^[a-z0-9_.-]{1,64}$/;
+const labelPatternMessage = 'must be 1 to 64 characters of a-z, 0-9, "_", "." or "-"';
+
+/** A label name; `latest` is the isLatest flag and can only be read, never moved by hand. */
+export const labelName = z
+  .string()
+  .regex(labelPattern, labelPatternMessage)
+  .refine((v) => v !== 'latest', '"latest" is reserved: it is the isLatest flag of the versions')
+  // "." and ".." would be read as path segments by URL resolution (PUT …/labels/.. hits another route).
+  .refine((v) => v !== '.' && v !== '..', 'must not be "." or ".."')
+  .meta({ example: 'production' });
+
+/** A label to read by: any label name, "latest" included. */
+export const readableLabel = z.string().regex(labelPattern, labelPatternMessage);
+
+export const createVersionBody = z
+  .object({
+    newVersion: versionString,
+    changes: versionChanges,
+    labels: z.array(labelName).max(50).optional().meta({ description: 'Labels moved to the new version as it is created' }),
+  })
+  .strict();
 export type CreateVersion = z.infer<typeof createVersionBody>;
 
 /** PATCH: the content to change; the version number is derived, and the new version becomes latest. */

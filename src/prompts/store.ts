@@ -4,7 +4,7 @@ import type { Prompt } from './schemas.js';
 import type { Version } from './version.js';
 
 /** A connection or a transaction: reads run on either, writes inside `sql.begin`. */
-type Db = Sql | postgres.TransactionSql;
+export type Db = Sql | postgres.TransactionSql;
 
 type PromptRow = Omit<Prompt, 'createdAt' | 'updatedAt'> & { createdAt: Date; updatedAt: Date };
 
@@ -18,7 +18,11 @@ const promptColumns = (db: Db) => db`
   id, name, version, prompt_group_id as "promptGroupId", is_latest as "isLatest",
   system_prompt as "systemPrompt", human_prompt as "humanPrompt", raw_prompt as "rawPrompt",
   description, metadata, output_schema as "outputSchema", workspace_id as "workspaceId",
-  created_at as "createdAt", updated_at as "updatedAt"`;
+  created_at as "createdAt", updated_at as "updatedAt",
+  -- "latest" is the flag, shown among the labels; the stored labels follow in byte order.
+  (case when is_latest then array['latest'] else array[]::text[] end)
+    || coalesce((select array_agg(l.label order by l.label collate "C") from prompt_labels l where l.prompt_id = prompts.id), array[]::text[])
+    as labels`;
 
 /** The content a version carries; everything else is its identity. */
 export interface PromptContent {

@@ -3,9 +3,22 @@ import { AppError, notFound } from '../http/errors.js';
 import { renderPromptTemplates, type RenderedPrompt } from './render.js';
 import type { CreatePrompt, CreateVersion, ListPromptsQuery, Prompt, RenderBody, UpdatePrompt, VersionChanges } from './schemas.js';
 import * as store from './store.js';
+import type { MovedBy } from './label-schemas.js';
+import { setLabelInTx } from './labels.js';
+import { enqueueEvent } from './webhooks/outbox.js';
 import { bumpVersion, isGreater, parseVersion, versionOf, type Version } from './version.js';
 
 const promptNotFound = (id: number) => notFound('Prompt', { id });
+
+/** What a prompt.version.created event carries: the version's identity; receivers read the content by id. */
+const versionCreatedData = (p: Prompt) => ({
+  id: p.id,
+  name: p.name,
+  version: p.version,
+  promptGroupId: p.promptGroupId,
+  isLatest: p.isLatest,
+  labels: p.labels,
+});
 
 /** Unique violations are lost races or taken names: the client hears 409, never 500. */
 async function mappingConflicts<T>(write: () => Promise<T>, context: { name: string; version?: string }): Promise<T> {
@@ -50,7 +63,7 @@ export async function createPrompt(sql: Sql, workspaceId: string, input: CreateP
     () =>
       sql.begin(async (tx) => {
         const groupId = await store.insertGroup(tx, workspaceId, input.name);
-        return await store.insertVersion(tx, {
+        const prompt = await store.insertVersion(tx, {
           workspaceId,
           groupId,
           name: input.name,
@@ -65,6 +78,8 @@ export async function createPrompt(sql: Sql, workspaceId: string, input: CreateP
             outputSchema: input.outputSchema ?? null,
           },
         });
+        await enqueueEvent(tx, workspaceId, 'prompt.version.created', versionCreatedData(prompt));
+        return prompt;
       }),
     { name: input.name, version: version.text },
   );
@@ -83,6 +98,7 @@ async function addVersion(
   next: { explicit: Version } | { bump: 'patch' | 'minor' | 'major' },
   changes: Omit<VersionChanges, 'isLatest'>,
   isLatest: boolean,
+  labels: { names: string[]; movedBy: MovedBy } | undefined = undefined,
 ): Promise<Prompt> {
   const context: { name: string; version?: string } = { name: '' };
   return await mappingConflicts(
@@ -113,7 +129,7 @@ async function addVersion(
           context.version = version.text;
         }
         if (isLatest) await store.clearLatest(tx, base.promptGroupId);
-        return await store.insertVersion(tx, {
+        let prompt = await store.insertVersion(tx, {
           workspaceId,
           groupId: base.promptGroupId,
           name: base.name,
@@ -121,15 +137,23 @@ async function addVersion(
           isLatest,
           content: mergeContent(base, changes),
         });
+        if (labels && labels.names.length > 0) {
+          for (const label of labels.names) await setLabelInTx(tx, prompt, label, labels.movedBy);
+          prompt = (await store.selectPrompt(tx, workspaceId, prompt.id))!;
+        }
+        // Announced after the labels so the event names them; the label moves have their own events.
+        await enqueueEvent(tx, workspaceId, 'prompt.version.created', versionCreatedData(prompt));
+        return prompt;
       }),
     context,
   );
 }
 
 /** POST /:id/versions: `isLatest: true` moves the flag; false or absent leaves it where it is. */
-export async function createVersion(sql: Sql, workspaceId: string, baseId: number, body: CreateVersion): Promise<Prompt> {
+export async function createVersion(sql: Sql, workspaceId: string, baseId: number, body: CreateVersion, movedBy: MovedBy): Promise<Prompt> {
   const { isLatest, ...changes } = body.changes;
-  return await addVersion(sql, workspaceId, baseId, { explicit: versionFrom(body.newVersion) }, changes, isLatest === true);
+  const labels = { names: [...new Set(body.labels ?? [])], movedBy };
+  return await addVersion(sql, workspaceId, baseId, { explicit: versionFrom(body.newVersion) }, changes, isLatest === true, labels);
 }
 
 /** PATCH /:id: an update is a new version, numbered after the highest one, and it becomes the latest. */
@@ -155,6 +179,7 @@ export async function deletePrompt(sql: Sql, workspaceId: string, id: number) {
     if (!prompt) throw promptNotFound(id);
     const deletedVersions = await store.deleteGroup(tx, workspaceId, prompt.promptGroupId);
     if (deletedVersions === 0) throw promptNotFound(id);
+    await enqueueEvent(tx, workspaceId, 'prompt.deleted', { name: prompt.name, promptGroupId: prompt.promptGroupId, deletedVersions });
     return { promptGroupId: prompt.promptGroupId, name: prompt.name, deletedVersions };
   });
 }

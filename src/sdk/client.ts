@@ -24,7 +24,8 @@ type AnyFunction = (...args: never[]) => unknown;
 export class Loupe {
   readonly options: ResolvedOptions;
   private readonly transport: SpanTransport;
-  private readonly prompts: PromptClient;
+  /** Prompts by name, label or version, cached: `loupe.prompts.get('support', { label: 'production' })`. */
+  readonly prompts: PromptClient;
 
   constructor(options: LoupeOptions = {}) {
     this.options = resolveOptions(options);

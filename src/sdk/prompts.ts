@@ -11,6 +11,8 @@ export interface Prompt extends PromptRecord {
 export interface GetPromptOptions {
   /** A version string (1.2.0); default: the latest version. */
   version?: string;
+  /** A label (production, staging, …): the version it points at now. "latest" is the latest version. */
+  label?: string;
   /** Cache time-to-live for this call; default the client's promptCacheTtlMs. */
   cacheTtlMs?: number;
   /** Served when the prompt cannot be fetched and none is cached: a system prompt text or a record. */
@@ -23,7 +25,12 @@ interface CacheEntry {
   refreshing?: Promise<unknown>;
 }
 
-/** GET /api/prompt with an in-memory cache: fresh entries served, stale ones served while one refresh runs. */
+/**
+ * GET /api/prompt/resolve (by label, version or latest: one indexed lookup) with an in-memory
+ * cache: fresh entries served, stale ones served while one refresh runs, the fallback or the
+ * stale copy when the service cannot be reached. A label's entry is refreshed like any other,
+ * so a moved label reaches the application within one cache lifetime.
+ */
 export class PromptClient {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly inFlight = new Map<string, Promise<Prompt>>();
@@ -31,12 +38,16 @@ export class PromptClient {
   constructor(private readonly options: ResolvedOptions) {}
 
   async get(name: string, opts: GetPromptOptions = {}): Promise<Prompt> {
-    const key = `${name}\u0000${opts.version ?? ''}`;
+    if (opts.label !== undefined && opts.version !== undefined) {
+      throw new LoupeError('prompt', `Prompt ${name}: give a label or a version, not both`);
+    }
+    const which: Which = opts.label !== undefined ? { label: opts.label } : opts.version !== undefined ? { version: opts.version } : {};
+    const key = `${name}\u0000${opts.version ?? ''}\u0000${opts.label ?? ''}`;
     const ttl = opts.cacheTtlMs ?? this.options.promptCacheTtlMs;
     const entry = this.cache.get(key);
     if (entry) {
       if (Date.now() - entry.fetchedAt >= ttl && !entry.refreshing) {
-        entry.refreshing = this.load(key, name, opts.version)
+        entry.refreshing = this.load(key, name, which)
           .catch((error: unknown) => this.options.onError(asPromptError(name, error)))
           .finally(() => {
             entry.refreshing = undefined;
@@ -45,7 +56,7 @@ export class PromptClient {
       return entry.prompt;
     }
     try {
-      return await this.load(key, name, opts.version);
+      return await this.load(key, name, which);
     } catch (error) {
       if (opts.fallback === undefined) throw asPromptError(name, error);
       this.options.onError(asPromptError(name, error));
@@ -59,10 +70,10 @@ export class PromptClient {
   }
 
   /** One fetch per key at a time; concurrent callers share it. */
-  private load(key: string, name: string, version: string | undefined): Promise<Prompt> {
+  private load(key: string, name: string, which: Which): Promise<Prompt> {
     let pending = this.inFlight.get(key);
     if (!pending) {
-      pending = this.fetchPrompt(name, version)
+      pending = this.fetchPrompt(name, which)
         .then((record) => {
           const prompt: Prompt = { ...record, isFallback: false };
           this.cache.set(key, { prompt, fetchedAt: Date.now() });
@@ -74,28 +85,25 @@ export class PromptClient {
     return pending;
   }
 
-  private async fetchPrompt(name: string, version: string | undefined): Promise<PromptRecord> {
-    // The latest version is one record; a given version is looked for page by page (newest first).
-    for (let offset = 0; ; offset += PAGE) {
-      const query = new URLSearchParams({ name });
-      if (version === undefined) query.set('isLatest', 'true');
-      else query.set('limit', String(PAGE));
-      if (offset > 0) query.set('offset', String(offset));
-      const path = `/api/prompt?${query}`;
-      const answer = await request(this.options, 'GET', path);
-      if (answer.status !== 200) throw httpError('GET', path, answer);
-      const records = (answer.body as { data?: PromptRecord[] } | undefined)?.data;
-      if (!Array.isArray(records)) throw new LoupeError('prompt', `GET ${path} answered no list of prompts`);
-      const found = records.find((r) => r.name === name && (version === undefined ? r.isLatest : r.version === version));
-      if (found) return found;
-      if (version === undefined || records.length < PAGE) {
-        throw new LoupeError('prompt', `No prompt ${name}${version ? ` version ${version}` : ''}`, { status: 404, code: 'NOT_FOUND' });
-      }
+  private async fetchPrompt(name: string, which: Which): Promise<PromptRecord> {
+    const query = new URLSearchParams({ name });
+    if (which.label !== undefined) query.set('label', which.label);
+    if (which.version !== undefined) query.set('version', which.version);
+    const path = `/api/prompt/resolve?${query}`;
+    const answer = await request(this.options, 'GET', path);
+    if (answer.status === 404) {
+      const what = which.label !== undefined ? ` label ${which.label}` : which.version !== undefined ? ` version ${which.version}` : '';
+      throw new LoupeError('prompt', `No prompt ${name}${what}`, { status: 404, code: 'NOT_FOUND' });
     }
+    if (answer.status !== 200) throw httpError('GET', path, answer);
+    const record = (answer.body as { data?: PromptRecord } | undefined)?.data;
+    if (!record || typeof record !== 'object' || record.name !== name) throw new LoupeError('prompt', `GET ${path} answered no prompt record`);
+    return record;
   }
 }
 
-const PAGE = 200;
+type Which = { label?: string; version?: string };
+
 
 function asPromptError(name: string, error: unknown): LoupeError {
   if (error instanceof LoupeError && error.kind === 'prompt') return error;
@@ -112,6 +120,7 @@ function fallbackPrompt(name: string, opts: GetPromptOptions): Prompt {
     version: opts.version ?? '0.0.0',
     promptGroupId: '',
     isLatest: false,
+    labels: [],
     humanPrompt: null,
     rawPrompt: null,
     description: null,

@@ -1,6 +1,6 @@
 import { isoAt, monotonicMs, newSpanId, newTraceId, nowIso } from './clock.js';
 import { toJsonObject, toJsonSafe } from './json-safe.js';
-import type { SpanEvent, SpanIO, SpanKind, SpanMetrics, SpanPayload, SpanStatus } from './types.js';
+import type { PromptRecord, SpanEvent, SpanIO, SpanKind, SpanMetrics, SpanPayload, SpanStatus } from './types.js';
 
 export interface SpanOptions {
   kind?: SpanKind;
@@ -14,7 +14,12 @@ export interface SpanOptions {
   traceName?: string;
   /** Session of the trace, for a root span (default: the client's sessionId). */
   sessionId?: string;
+  /** The prompt this span uses (a record of loupe.prompts.get): its name and version are recorded. */
+  prompt?: PromptRef;
 }
+
+/** What a span records of a prompt. A fallback names the prompt but no version: none of the service's was used. */
+export type PromptRef = Pick<PromptRecord, 'name' | 'version'> & { isFallback?: boolean };
 
 export interface EndOptions {
   status?: SpanStatus;
@@ -49,6 +54,8 @@ export class Span {
   attributes: Record<string, unknown> = {};
   metadata: Record<string, unknown> = {};
   readonly events: SpanEvent[] = [];
+  promptName: string | undefined;
+  promptVersion: string | undefined;
   endTime: string | undefined;
   durationMs: number | undefined;
   private readonly startMono = monotonicMs();
@@ -70,6 +77,14 @@ export class Span {
     if (options.attributes) this.setAttributes(options.attributes);
     if (options.metadata) Object.assign(this.metadata, options.metadata);
     if (options.metrics) this.setMetrics(options.metrics);
+    if (options.prompt) this.setPrompt(options.prompt);
+  }
+
+  /** Records the prompt version this span uses. */
+  setPrompt(prompt: PromptRef): this {
+    this.promptName = prompt.name;
+    this.promptVersion = prompt.isFallback ? undefined : prompt.version;
+    return this;
   }
 
   get traceId(): string {
@@ -164,6 +179,8 @@ export class Span {
       ...(attributes && Object.keys(attributes).length > 0 ? { attributes } : {}),
       ...(this.events.length > 0 ? { events: toJsonSafe(this.events) as SpanEvent[] } : {}),
       ...(metadata && Object.keys(metadata).length > 0 ? { metadata } : {}),
+      ...(this.promptName !== undefined ? { promptName: this.promptName } : {}),
+      ...(this.promptVersion !== undefined ? { promptVersion: this.promptVersion } : {}),
     };
   }
 }

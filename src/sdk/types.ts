@@ -89,6 +89,9 @@ export interface SpanPayload {
   attributes?: Record<string, unknown>;
   events?: SpanEvent[];
   metadata?: Record<string, unknown>;
+  /** The prompt version this span used (GET /api/prompt/:id/metrics counts it). */
+  promptName?: string;
+  promptVersion?: string;
 }
 
 /** One trace of an ingest body; a trace may arrive over many of them. */
@@ -121,6 +124,8 @@ export interface PromptRecord {
   version: string;
   promptGroupId: string;
   isLatest: boolean;
+  /** Labels on this version ("latest" first when it is the latest). */
+  labels?: string[];
   systemPrompt: string;
   humanPrompt?: string | null;
   rawPrompt?: string | null;

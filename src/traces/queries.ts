@@ -1,8 +1,8 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { nextVersion, type SpanRow } from './rows.js';
 import type { ListTracesQuery } from './schemas.js';
-import { spanGroupAggregates, spanGroupsOf, traceFilterWhere } from './span-groups.js';
-import { traceItem } from './wire-sql.js';
+import { traceFilterWhere } from './span-groups.js';
+import { summarizeTraces, type PreviousSummary, type SpanFacts } from './summary.js';
 
 /**
  * The trace store's SQL. Every statement is led by `workspace_id = {workspaceId:String}`,
@@ -24,123 +24,67 @@ export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow
   await clickhouse.insert({ table: 'spans', values: rows, format: 'JSONEachRow' });
 }
 
-/** LLM spans are the generation kinds; their usage is the trace's usage when any exists. */
-const isLlm = "startsWith(kind, 'llm.')";
-const isRoot = "parent_span_id = ''";
-/** The span that names the trace's model: an LLM span with a model, then most tokens, then id. */
-const modelRank = `(model != '', ifNull(total_tokens, ifNull(input_tokens, 0) + ifNull(output_tokens, 0)), span_id)`;
-const usage = (column: string) => `if(countIf(${isLlm}) > 0, sumIf(${column}, ${isLlm}), sum(${column}))`;
-/** With several root spans the earliest one (the outermost) speaks for the trace. */
-const rootValue = (column: string) => `argMinIf(${column}, (start_time, span_id), ${isRoot})`;
-
 /**
- * Latest non-empty value of a trace-level field, with the version that carried it. Aliases in
- * the summary query carry a t_ prefix: an alias equal to a column name would shadow the column
- * in the other aggregates.
- */
-const latestSent = (column: string, alias: string) =>
-  `argMaxIf(${column}, version, notEmpty(${column})) AS ${alias}, maxIf(version, notEmpty(${column})) AS ${alias}_version`;
-/** A payload that omits a trace field keeps the earlier value, even once the spans that carried it were replaced. */
-const keepEarlier = (alias: string, column: string) =>
-  `if(s.${alias}_version >= previous.version OR empty(previous.${column}), s.${alias}, previous.${column})`;
-
-/** Where the recompute's SELECT holds the value of each `traces` column, for its `item`. */
-const summaryValues: Record<string, string> = {
-  trace_id: 's.trace_id', name: 'f_name', session_id: 'f_session_id', source: 's.t_source', environment: 'f_environment',
-  service: 'f_service', user_id: 'f_user_id', tags: 'f_tags',
-  status: 's.t_status', trace_kind: 's.t_kind', start_time: 's.t_start', end_time: 's.t_end', duration_ms: 's.t_duration',
-  model: 's.t_model', provider: 's.t_provider', input_tokens: 's.t_input_tokens', output_tokens: 's.t_output_tokens',
-  total_tokens: 's.t_total_tokens', cost_usd: 's.t_cost_usd', span_count: 's.t_span_count', error_count: 's.t_error_count',
-};
-function summaryValue(column: string): string {
-  const value = summaryValues[column];
-  if (value === undefined) throw new Error(`the summary recompute has no value for traces.${column}`);
-  return value;
-}
-
-/**
- * Recomputes the summary rows of the given traces from their deduplicated spans, inside the
- * engine: reads bounded by the primary key, one row per trace, the rules of DESIGN.md.
- * Spans are deduplicated with LIMIT 1 BY over the few columns the summary needs, which
- * measured about 1.7x faster than FINAL for a hundred traces spread over many parts (every
- * version of a span sits on one shard, so this is exact on a cluster too).
- * Trace-level fields come from the latest payload that sent them; the previous summary row
- * remembers values whose spans have since been re-sent without them. The same read groups the
- * spans per model, provider and kind for the span-level stats (span-groups.ts), so those
- * need no read of their own, at ingest or at query time, and writes the summary's list item
- * (`item`, wire-sql.ts) from the same values, so lists and details read one column.
+ * Recomputes the summary rows of the given traces from their deduplicated live spans: one
+ * key read of the narrow span columns and of the previous summaries (a read bounded by the
+ * primary key), the rules applied in summary.ts, one plain insert. Spans are deduplicated
+ * with LIMIT 1 BY over the few columns the summary needs (about 1.7x faster than FINAL for a
+ * hundred traces spread over many parts; every version of a span sits on one shard, so this is
+ * exact on a cluster too). The previous summary remembers trace-level values whose spans have
+ * since been re-sent without them.
  */
 export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, workspaceId: string, traceIds: string[]) {
   if (traceIds.length === 0) return;
-  await clickhouse.command({
+  const result = await clickhouse.query({
     query: `
-      INSERT INTO traces (workspace_id, trace_id, name, session_id, source, environment, service, user_id, tags, status, trace_kind,
-        start_time, end_time, duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd,
-        span_count, error_count, item, by_model, by_provider, by_kind, ttfts, version, is_deleted)
-      SELECT s.workspace_id, s.trace_id, ${keepEarlier('t_name', 'name')} AS f_name,
-        ${keepEarlier('t_session', 'session_id')} AS f_session_id, s.t_source, ${keepEarlier('t_env', 'environment')} AS f_environment,
-        ${keepEarlier('t_service', 'service')} AS f_service, ${keepEarlier('t_user', 'user_id')} AS f_user_id,
-        ${keepEarlier('t_tags', 'tags')} AS f_tags,
-        s.t_status, s.t_kind, s.t_start, s.t_end, s.t_duration,
-        s.t_model, s.t_provider, s.t_input_tokens, s.t_output_tokens, s.t_total_tokens, s.t_cost_usd, s.t_span_count,
-        s.t_error_count, ${traceItem(summaryValue)},
-        ${spanGroupsOf('model', 's.t_', 's.t_has_llm')},
-        ${spanGroupsOf('provider', 's.t_', 's.t_has_llm')}, ${spanGroupsOf('kind', 's.t_', 's.t_has_llm')},
-        s.t_ttfts, {version:UInt64}, 0
+      SELECT
+        (SELECT groupArray(tuple(trace_id, toString(version), name, session_id, environment, service, user_id, tags))
+         FROM (
+           SELECT trace_id, version, name, session_id, environment, service, user_id, tags, is_deleted
+           FROM traces
+           WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
+           ORDER BY version DESC
+           LIMIT 1 BY trace_id
+         )
+         WHERE is_deleted = 0) AS previous,
+        groupArray(tuple(trace_id, span_id, toString(version), trace_name, session_id, environment, service, user_id, tags,
+          source, parent_span_id, status, kind, toString(start_time), toString(end_time), duration_ms, model, provider,
+          input_tokens, output_tokens, total_tokens, cost_usd, ttft_ms)) AS spans
       FROM (
-        SELECT
-          workspace_id,
-          trace_id,
-          ${latestSent('trace_name', 't_name')},
-          ${latestSent('session_id', 't_session')},
-          ${latestSent('environment', 't_env')},
-          ${latestSent('service', 't_service')},
-          ${latestSent('user_id', 't_user')},
-          ${latestSent('tags', 't_tags')},
-          argMax(source, version) AS t_source,
-          countIf(${isRoot}) > 0 AS t_has_root,
-          if(t_has_root, if(${rootValue('status')} = 'error', 'error', 'completed'), 'running') AS t_status,
-          if(t_has_root, ${rootValue('kind')}, '') AS t_kind,
-          min(start_time) AS t_start,
-          if(t_has_root, toNullable(${rootValue('end_time')}), NULL) AS t_end,
-          if(t_has_root, toNullable(${rootValue('duration_ms')}), NULL) AS t_duration,
-          argMaxIf(model, ${modelRank}, ${isLlm}) AS t_model,
-          argMaxIf(provider, ${modelRank}, ${isLlm}) AS t_provider,
-          ${usage('input_tokens')} AS t_input_tokens,
-          ${usage('output_tokens')} AS t_output_tokens,
-          ${usage('total_tokens')} AS t_total_tokens,
-          ${usage('cost_usd')} AS t_cost_usd,
-          toUInt32(count()) AS t_span_count,
-          toUInt32(countIf(status = 'error')) AS t_error_count,
-          countIf(${isLlm}) > 0 AS t_has_llm,
-          ${spanGroupAggregates('t_')},
-          -- Time to first token of each span that has one, with its keys (stats and analytics TTFT).
-          groupArrayIf((toString(model), toString(provider), toString(kind), assumeNotNull(ttft_ms)), ttft_ms IS NOT NULL) AS t_ttfts
-        FROM (
-          SELECT workspace_id, trace_id, span_id, version, is_deleted, trace_name, session_id, environment, service, user_id, tags, source,
-            parent_span_id, status, kind, start_time, end_time, duration_ms, model, provider,
-            input_tokens, output_tokens, total_tokens, cost_usd, ttft_ms
-          FROM spans
-          WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
-          ORDER BY version DESC
-          LIMIT 1 BY trace_id, span_id
-        )
-        WHERE is_deleted = 0
-        GROUP BY workspace_id, trace_id
-      ) AS s
-      LEFT JOIN (
-        SELECT trace_id, name, session_id, environment, service, user_id, tags, version
-        FROM (
-          SELECT trace_id, name, session_id, environment, service, user_id, tags, version, is_deleted
-          FROM traces
-          WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
-          ORDER BY version DESC
-          LIMIT 1 BY trace_id
-        )
-        WHERE is_deleted = 0
-      ) AS previous ON previous.trace_id = s.trace_id`,
-    query_params: { workspaceId, traceIds, version: nextVersion().toString() },
+        SELECT trace_id, span_id, version, is_deleted, trace_name, session_id, environment, service, user_id, tags, source,
+          parent_span_id, status, kind, start_time, end_time, duration_ms, model, provider,
+          input_tokens, output_tokens, total_tokens, cost_usd, ttft_ms
+        FROM spans
+        WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
+        ORDER BY version DESC
+        LIMIT 1 BY trace_id, span_id
+      )
+      WHERE is_deleted = 0 ${keyReadSettings}`,
+    query_params: { workspaceId, traceIds },
+    format: 'JSONCompactEachRow',
   });
+  const [row] = await result.json<[PreviousTuple[], SpanTuple[]]>();
+  const rows = summarizeTraces(workspaceId, (row?.[1] ?? []).map(spanFactsOf), (row?.[0] ?? []).map(previousOf), nextVersion().toString());
+  if (rows.length > 0) await clickhouse.insert({ table: 'traces', values: rows, format: 'JSONEachRow' });
+}
+
+type PreviousTuple = [string, string, string, string, string, string, string, string[]];
+type SpanTuple = [
+  string, string, string, string, string, string, string, string, string[], string, string, string, string, string, string,
+  number, string, string, number | null, number | null, number | null, number | null, number | null,
+];
+
+const previousOf = ([trace_id, version, name, session_id, environment, service, user_id, tags]: PreviousTuple): PreviousSummary => ({
+  trace_id, version, name, session_id, environment, service, user_id, tags,
+});
+
+function spanFactsOf(t: SpanTuple): SpanFacts {
+  const [trace_id, span_id, version, trace_name, session_id, environment, service, user_id, tags, source, parent_span_id, status, kind] = t;
+  return {
+    trace_id, span_id, version, trace_name, session_id, environment, service, user_id, tags, source, parent_span_id, status, kind,
+    start_time: t[13], end_time: t[14], duration_ms: t[15], model: t[16], provider: t[17],
+    input_tokens: t[18], output_tokens: t[19], total_tokens: t[20], cost_usd: t[21], ttft_ms: t[22],
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import { toStoredTime } from './rows.js';
  *
  * Span-level figures (by model, provider or kind) read the `by_model`, `by_provider` and
  * `by_kind` columns of the trace summaries (clickhouse/0001): each trace's spans already
- * grouped per dimension when the summary was recomputed at ingest, usage counted by the rule
+ * grouped per dimension when the summary was recomputed at ingest (summary.ts), usage counted by the rule
  * of DESIGN.md (generation spans only, other kinds only in a trace without one). So a span
  * belongs to a range by its trace's start time and to a session by its trace's session, like
  * the trace-level figures, and a wide aggregate reads one row per trace, not one per span.
@@ -33,8 +33,6 @@ export interface CompiledQuery {
   params: Record<string, unknown>;
 }
 
-export const isLlm = "startsWith(kind, 'llm.')";
-export const usageColumns = ['input_tokens', 'output_tokens', 'total_tokens', 'cost_usd'] as const;
 
 /**
  * The WHERE clause over the workspace's live trace summaries, as parameterized fragments: the
@@ -92,41 +90,3 @@ export function traceFigures(levels: string): string {
  * exact like the latencies; `values` is an array expression per trace row.
  */
 export const ttftPercentiles = (values: string) => `quantilesExactInclusiveArray(0.5, 0.95)(${values}) AS ttftPercentiles`;
-
-const dimensions = ['model', 'provider', 'kind'] as const;
-const usage = ['ifNull(input_tokens, 0)', 'ifNull(output_tokens, 0)', 'ifNull(total_tokens, 0)', 'ifNull(cost_usd, 0)'];
-
-/**
- * Aggregates to add to a per-trace GROUP BY over its deduplicated spans: per dimension one
- * sumMap (keys sorted by the engine) of the span count, the error count, the generation spans'
- * usage and every span's usage; and the spans' durations with their three keys. One pass over
- * the spans; `spanGroupsOf` assembles the groups from them.
- */
-export function spanGroupAggregates(prefix: string): string {
-  const sums = (dimension: Dimension) =>
-    `sumMap([toString(${dimension})], [toUInt32(1)], [toUInt32(status = 'error')], ` +
-    `${usage.map((u) => `[if(${isLlm}, ${u}, 0)]`).join(', ')}, ${usage.map((u) => `[${u}]`).join(', ')}) AS ${prefix}${dimension}_sums`;
-  return [
-    ...dimensions.map(sums),
-    `groupArray((toString(model), toString(provider), toString(kind), duration_ms)) AS ${prefix}durations`,
-  ].join(',\n');
-}
-
-const groupType =
-  'Tuple(key LowCardinality(String), spans UInt32, errors UInt32, input_tokens Float64, output_tokens Float64, ' +
-  'total_tokens Float64, cost_usd Float64, durations Array(Float64))';
-
-/**
- * A trace's spans grouped by one dimension, from the aggregates of `spanGroupAggregates`: per
- * group the span and error counts, the usage that counts (a generation span's always, another
- * kind's only when the trace has no generation span: the rule of the trace's own sums), and
- * every duration, for exact quantiles.
- */
-export function spanGroupsOf(dimension: Dimension, prefix: string, traceHasLlm: string): string {
-  const field = dimensions.indexOf(dimension) + 1;
-  const sums = `${prefix}${dimension}_sums`;
-  const counted = ['i', 'o', 't', 'c'].map((u) => `if(${traceHasLlm}, l${u}, a${u})`).join(', ');
-  return `arrayMap((k, n, e, li, lo, lt, lc, ai, ao, at, ac) -> CAST((k, n, e, ${counted},
-      arrayMap(x -> x.4, arrayFilter(x -> x.${field} = k, ${prefix}durations))), '${groupType}'),
-    ${Array.from({ length: 11 }, (_, i) => `${sums}.${i + 1}`).join(', ')})`;
-}

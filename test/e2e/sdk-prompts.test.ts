@@ -63,6 +63,27 @@ describe('SDK prompts against the listening service', () => {
     await loupe.shutdown();
   });
 
+  it('resolves by label, and a span started with the prompt is counted for that version', async () => {
+    const moved = await fetch(`${service.baseUrl}/api/prompt/${baseId}/labels/production`, { method: 'PUT', headers: { 'x-api-key': service.apiKey } });
+    expect(moved.status).toBe(200);
+    const { loupe, requests } = client();
+    const production = await loupe.prompts.get('support-agent', { label: 'production' });
+    expect(production).toMatchObject({ id: baseId, version: '1.0.0', labels: ['production'], isFallback: false });
+    expect(requests.at(-1)).toBe(`${service.baseUrl}/api/prompt/resolve?name=support-agent&label=production`);
+
+    await loupe.withSpan('answer', { kind: 'llm.chat', prompt: production, metrics: { model: 'gpt-4o', totalTokens: 12, costUsd: 0.002, ttftMs: 30 } }, () => 'ok');
+    const fallback = await loupe.prompts.get('not-there', { label: 'production', fallback: 'x' });
+    loupe.startSpan('fallback', { kind: 'llm.chat', prompt: fallback }).end();
+    await loupe.shutdown();
+
+    const metrics = await service.call('GET', `/api/prompt/${baseId}/metrics`);
+    expect(metrics.status).toBe(200);
+    const byVersion = Object.fromEntries(metrics.body.data.versions.map((v: any) => [v.version, v]));
+    expect(byVersion['1.0.0']).toMatchObject({ calls: 1, totalTokens: 12, errorCount: 0 });
+    expect(byVersion['1.0.0'].costUsd).toBeCloseTo(0.002);
+    expect(byVersion['1.1.0']).toMatchObject({ calls: 0 });
+  });
+
   it('when the service is down: the cached copy is served stale, and an uncached prompt gets its fallback', async () => {
     const { loupe, errors } = client();
     const cached = await loupe.getPrompt('support-agent', { cacheTtlMs: 0 });

@@ -31,6 +31,8 @@ async function loupeFails(...args: string[]) {
   throw new Error('expected the command to fail');
 }
 
+// Each command starts a Node process that loads the service's code: seconds each on a busy
+// machine, so the six-command test gets more than the default minute.
 describe('npx loupe', () => {
   it('creates an organization, a workspace and a key; lists and revokes it', async () => {
     const org = await loupe('orgs', 'create', '--name', 'cli-org', '--plan', 'free');
@@ -52,7 +54,7 @@ describe('npx loupe', () => {
     expect(revoked.revokedAt).toEqual(expect.any(String));
     const after = await ctx.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': key.key } });
     expect(after.statusCode).toBe(401);
-  });
+  }, 180_000);
 
   it('fails with a clear message on bad arguments', async () => {
     const badPlan = await loupeFails('orgs', 'create', '--name', 'x', '--plan', 'gold');

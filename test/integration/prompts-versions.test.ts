@@ -46,6 +46,7 @@ describe('POST /api/prompt', () => {
       version: '1.0.0',
       promptGroupId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       isLatest: true,
+      labels: ['latest'],
       systemPrompt: 'You help {customer}.',
       humanPrompt: 'Question: {question}',
       rawPrompt: null,
@@ -186,7 +187,7 @@ describe('PATCH /api/prompt/:id', () => {
       { version: '1.0.0', isLatest: false },
     ]);
     // The earlier record is unchanged but for its flag.
-    expect((await call('GET', `/api/prompt/${v1.id}`)).body.data).toMatchObject({ ...v1, isLatest: false, updatedAt: expect.any(String) });
+    expect((await call('GET', `/api/prompt/${v1.id}`)).body.data).toMatchObject({ ...v1, isLatest: false, labels: [], updatedAt: expect.any(String) });
   });
 
   it('answers 400 for unknown fields and a bad bump', async () => {

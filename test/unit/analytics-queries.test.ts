@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { compileStatsQuery } from '../../src/traces/stats.js';
 import { bucketStarts, compileCostBreakdownQuery, compileTraceTotalsQuery, resolveRange } from '../../src/traces/analytics.js';
 import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/analytics-schemas.js';
-import { spanGroupAggregates, spanGroupsOf } from '../../src/traces/span-groups.js';
 
 const squash = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 const stats = (query: Record<string, string>) => compileStatsQuery(statsQuerySchema.parse(query));
@@ -65,19 +64,6 @@ describe('analytics queries', () => {
     }
     expect(sql.match(/UNION ALL/g)).toHaveLength(2);
     expect(sql).toContain('costUsd / sum(costUsd) OVER (PARTITION BY dimension)');
-  });
-
-  it('groups a trace\'s spans per dimension in one pass, counting usage by the generation-span rule', () => {
-    const aggregates = squash(spanGroupAggregates('t_'));
-    expect(aggregates).toContain(
-      "sumMap([toString(provider)], [toUInt32(1)], [toUInt32(status = 'error')], [if(startsWith(kind, 'llm.'), ifNull(input_tokens, 0), 0)]",
-    );
-    expect(aggregates).toContain('AS t_provider_sums');
-    expect(aggregates).toContain('groupArray((toString(model), toString(provider), toString(kind), duration_ms)) AS t_durations');
-    const groups = squash(spanGroupsOf('provider', 's.t_', 's.t_has_llm'));
-    expect(groups).toContain('if(s.t_has_llm, li, ai), if(s.t_has_llm, lo, ao), if(s.t_has_llm, lt, at), if(s.t_has_llm, lc, ac)');
-    expect(groups).toContain('arrayFilter(x -> x.2 = k, s.t_durations)');
-    expect(groups).toContain('s.t_provider_sums.1, s.t_provider_sums.2');
   });
 });
 

@@ -23,7 +23,16 @@ function client(responder: Responder) {
   return { loupe, errors, ...service };
 }
 
-const listAnswer = (records: PromptRecord[]) => json(200, { data: records, meta: {} });
+/** GET /api/prompt/resolve as the service answers it: the one record, or 404. */
+const resolveFrom = (records: PromptRecord[]) => (url: string) => {
+  const q = new URL(url).searchParams;
+  const found = records.find((r) =>
+    r.name === q.get('name') &&
+    (q.has('label') ? (r.labels ?? []).includes(q.get('label')!) : q.has('version') ? r.version === q.get('version') : r.isLatest),
+  );
+  return found ? json(200, { data: found, meta: {} }) : json(404, { error: { code: 'NOT_FOUND', message: 'none' }, meta: {} });
+};
+const recordAnswer = (r: PromptRecord) => json(200, { data: r, meta: {} });
 
 describe('SDK prompts', () => {
   beforeEach(() => {
@@ -33,20 +42,51 @@ describe('SDK prompts', () => {
     vi.useRealTimers();
   });
 
-  it('getPrompt(name) asks for the latest version; getPrompt(name, {version}) picks that version', async () => {
-    const all = [record('1.1.0', true), record('1.0.0', false)];
-    const { loupe, calls } = client((call) => {
-      const url = new URL(call.url);
-      return listAnswer(url.searchParams.get('isLatest') === 'true' ? all.filter((r) => r.isLatest) : all);
-    });
+  it('getPrompt(name) resolves the latest version; {version} and {label} resolve those, each one request', async () => {
+    const all = [{ ...record('1.1.0', true), labels: ['latest', 'staging'] }, { ...record('1.0.0', false), labels: ['production'] }];
+    const { loupe, calls } = client((call) => resolveFrom(all)(call.url));
     const latest = await loupe.getPrompt('support');
     expect(latest).toMatchObject({ version: '1.1.0', isLatest: true, isFallback: false });
-    expect(calls[0]!.url).toBe('http://loupe.test/api/prompt?name=support&isLatest=true');
+    expect(calls[0]!.url).toBe('http://loupe.test/api/prompt/resolve?name=support');
     expect(calls[0]!.headers['x-api-key']).toBe('lpk_test');
     const old = await loupe.getPrompt('support', { version: '1.0.0' });
     expect(old.version).toBe('1.0.0');
-    expect(calls[1]!.url).toBe('http://loupe.test/api/prompt?name=support&limit=200');
+    expect(calls[1]!.url).toBe('http://loupe.test/api/prompt/resolve?name=support&version=1.0.0');
+    const production = await loupe.prompts.get('support', { label: 'production' });
+    expect(production).toMatchObject({ version: '1.0.0', labels: ['production'] });
+    expect(calls[2]!.url).toBe('http://loupe.test/api/prompt/resolve?name=support&label=production');
+    // Cached per label: a second call makes no request.
+    await loupe.prompts.get('support', { label: 'production' });
+    expect(calls).toHaveLength(3);
     await expect(loupe.getPrompt('support', { version: '9.9.9' })).rejects.toMatchObject({ kind: 'prompt', details: { code: 'NOT_FOUND' } });
+    await expect(loupe.prompts.get('support', { label: 'canary' })).rejects.toMatchObject({ kind: 'prompt', details: { status: 404 } });
+    await expect(loupe.prompts.get('support', { label: 'canary', version: '1.0.0' })).rejects.toBeInstanceOf(LoupeError);
+    await loupe.shutdown();
+  });
+
+  it('a moved label reaches the application after the cache lifetime, served stale meanwhile', async () => {
+    const records = [record('1.1.0', true), record('1.0.0', false)];
+    let holder = '1.0.0';
+    const { loupe, calls } = client((call) =>
+      resolveFrom(records.map((r) => ({ ...r, labels: r.version === holder ? ['production'] : [] })))(call.url),
+    );
+    expect((await loupe.prompts.get('support', { label: 'production' })).version).toBe('1.0.0');
+    holder = '1.1.0';
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect((await loupe.prompts.get('support', { label: 'production' })).version).toBe('1.0.0'); // stale, refresh started
+    await vi.advanceTimersByTimeAsync(0);
+    expect((await loupe.prompts.get('support', { label: 'production' })).version).toBe('1.1.0');
+    expect(calls).toHaveLength(2);
+    await loupe.shutdown();
+  });
+
+  it('serves the fallback for a label when the service is down', async () => {
+    const { loupe, errors } = client(() => {
+      throw new TypeError('connect ECONNREFUSED');
+    });
+    const fallback = await loupe.prompts.get('support', { label: 'production', fallback: 'Be helpful.' });
+    expect(fallback).toMatchObject({ name: 'support', systemPrompt: 'Be helpful.', isFallback: true, labels: [] });
+    expect(errors).toHaveLength(1);
     await loupe.shutdown();
   });
 
@@ -55,7 +95,7 @@ describe('SDK prompts', () => {
     let release: (() => void) | undefined;
     const { loupe, calls } = client(async () => {
       if (release === undefined && calls.length > 1) await new Promise<void>((r) => (release = r));
-      return listAnswer([record(version, true)]);
+      return recordAnswer(record(version, true));
     });
     expect((await loupe.getPrompt('support')).version).toBe('1.0.0');
     await vi.advanceTimersByTimeAsync(59_000);
@@ -76,7 +116,7 @@ describe('SDK prompts', () => {
   });
 
   it('concurrent first fetches share one request', async () => {
-    const { loupe, calls } = client(() => listAnswer([record('1.0.0', true)]));
+    const { loupe, calls } = client(() => recordAnswer(record('1.0.0', true)));
     await Promise.all([loupe.getPrompt('support'), loupe.getPrompt('support')]);
     expect(calls).toHaveLength(1);
     await loupe.shutdown();
@@ -86,7 +126,7 @@ describe('SDK prompts', () => {
     let down = true;
     const { loupe, errors } = client(() => {
       if (down) throw new TypeError('connect ECONNREFUSED');
-      return listAnswer([record('1.0.0', true)]);
+      return recordAnswer(record('1.0.0', true));
     });
     const fallback = await loupe.getPrompt('support', { fallback: 'You are a helpful assistant.' });
     expect(fallback).toMatchObject({ name: 'support', systemPrompt: 'You are a helpful assistant.', isFallback: true });

@@ -1,0 +1,61 @@
+/**
+ * Load drivers of the ingest benchmark: concurrent clients that send request bodies until a
+ * span count or a deadline, recording each request's latency.
+ */
+
+export interface LoadResult {
+  spans: number;
+  seconds: number;
+  requests: number;
+  latenciesMs: number[];
+}
+
+export interface Load {
+  clients: number;
+  /** Spans in one request. */
+  spansPerRequest: number;
+  /** Stop after this many spans, or at the deadline, whichever comes first. */
+  maxSpans: number;
+  maxSeconds: number;
+  /** Sends one request; throws when the answer is not a full success. */
+  send(client: number, request: number): Promise<void>;
+}
+
+export async function drive(load: Load): Promise<LoadResult> {
+  const latenciesMs: number[] = [];
+  let next = 0;
+  let spans = 0;
+  const started = performance.now();
+  const deadline = started + load.maxSeconds * 1000;
+  await Promise.all(
+    Array.from({ length: load.clients }, async (_, client) => {
+      while (spans + load.spansPerRequest <= load.maxSpans && performance.now() < deadline) {
+        const request = next++;
+        const sent = performance.now();
+        await load.send(client, request);
+        latenciesMs.push(performance.now() - sent);
+        spans += load.spansPerRequest;
+      }
+    }),
+  );
+  return { spans, seconds: (performance.now() - started) / 1000, requests: latenciesMs.length, latenciesMs };
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export const median = (values: number[]) => percentile(values, 50);
+
+/** Times `read` repeatedly until `stop()` says so (or `count` reads), one at a time. */
+export async function sampleReads(read: () => Promise<void>, until: { count?: number; stop?: () => boolean }): Promise<number[]> {
+  const times: number[] = [];
+  while ((until.count === undefined || times.length < until.count) && !(until.stop?.() ?? false)) {
+    const started = performance.now();
+    await read();
+    times.push(performance.now() - started);
+  }
+  return times;
+}
