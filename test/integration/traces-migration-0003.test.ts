@@ -87,7 +87,11 @@ beforeAll(async () => {
     ],
     format: 'JSONEachRow',
   });
-  expect(await migrateClickhouse(store.client, ddl)).toEqual(['0003_span_detail_and_trace_item.sql', '0004_usage_details_and_trace_identity.sql']);
+  expect(await migrateClickhouse(store.client, ddl)).toEqual([
+    '0003_span_detail_and_trace_item.sql',
+    '0004_usage_details_and_trace_identity.sql',
+    '0005_genai_log_records_and_ttfts.sql',
+  ]);
 });
 
 afterAll(async () => {
