@@ -72,8 +72,8 @@ export async function run(args: string[]) {
   const { loadConfig } = await import('../src/config.js');
   const { createLogger, openStores, migrate } = await import('../src/server.js');
   const { buildApp } = await import('../src/app.js');
-  const { createRateLimiter } = await import('../src/http/rate-limit.js');
-  const tenancy = await import('../src/admin/tenancy.js');
+  const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
+  const tenancy = await import('../src/tenancy/store.js');
 
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-auth-'));
   const config = loadConfig({ LOUPE_DATA_DIR: dir, LOG_LEVEL: 'warn' });

@@ -26,8 +26,8 @@ async function serverRole() {
   const { loadConfig } = await import('../src/config.js');
   const { createLogger, openStores, migrate } = await import('../src/server.js');
   const { buildApp } = await import('../src/app.js');
-  const { createRateLimiter } = await import('../src/http/rate-limit.js');
-  const tenancy = await import('../src/admin/tenancy.js');
+  const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
+  const tenancy = await import('../src/tenancy/store.js');
   const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, LOG_LEVEL: 'warn' });
   const log = createLogger(config);
   const stores = await openStores(config, log);
@@ -39,10 +39,11 @@ async function serverRole() {
   const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
   const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
   process.send!({ url, key });
-  process.once('message', async () => {
-    await app.close();
-    await stores.close();
-    process.exit(0);
+  process.once('message', () => {
+    void app
+      .close()
+      .then(() => stores.close())
+      .then(() => process.exit(0));
   });
 }
 

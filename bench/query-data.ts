@@ -3,7 +3,9 @@ import type { Trace } from '../src/traces/schemas.js';
 /**
  * The query benchmark's data: traces of 10 spans (an agent root, 4 LLM calls, 3 tool calls,
  * a retrieval, a formatting chain) spread over a time range, 4 models of 3 providers, 2% of
- * traces failing, 3 sources, 3 environments, sessions of 5–20 traces a few minutes apart.
+ * traces failing, 3 sources, 3 environments, sessions of 5–20 traces a few minutes apart, 5,000
+ * users, 1–3 tags of 12 per trace, and one long session (`bigSessionId`): every fifth of the
+ * first 100,000 traces, 20,000 traces over the whole range.
  * Deterministic: trace n is the same in every run. Trace ids start with the trace number in
  * hex, so they sort in arrival order, as time-ordered ids (UUIDv7, ULID) do.
  */
@@ -16,6 +18,12 @@ const models = [
   { model: 'gemini-2.5-pro', provider: 'google', inPerToken: 1.25e-6, outPerToken: 10e-6 },
 ] as const;
 const sources = ['sdk', 'otel', 'langchain'] as const;
+const tags = ['support', 'billing', 'beta', 'mobile', 'web', 'api', 'eu', 'us', 'trial', 'enterprise', 'voice', 'batch'] as const;
+export const users = 5000;
+export const bigSessionId = 'session-long';
+export const bigSessionTraces = 20_000;
+/** Trace n belongs to the long session. */
+const inBigSession = (n: number) => n < bigSessionTraces * 5 && n % 5 === 4;
 const environments = ['production', 'staging', 'development'] as const;
 
 /** mulberry32: a small seeded generator, so a trace number always yields the same trace. */
@@ -94,7 +102,9 @@ export function makeQueryTrace(traceNumber: number, rangeStart: number, rangeMs:
   return {
     traceId: `${traceNumber.toString(16).padStart(8, '0')}${tail}`,
     name: 'account summary',
-    sessionId: session.id,
+    sessionId: inBigSession(traceNumber) ? bigSessionId : session.id,
+    userId: `user-${Math.floor(rand() * users)}`,
+    tags: Array.from(new Set(Array.from({ length: 1 + Math.floor(rand() * 3) }, () => tags[Math.floor(rand() * tags.length)]!))),
     source: sources[traceNumber % sources.length]!,
     environment: environments[Math.floor(rand() * environments.length)]!,
     spans,

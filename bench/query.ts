@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { makeQueryTrace, spansPerTrace } from './query-data.js';
+import { bigSessionId, makeQueryTrace, spansPerTrace } from './query-data.js';
 
 const apiKey = 'bench-query-key-0123456789abcdef';
 const dayMs = 24 * 3600_000;
@@ -39,6 +39,10 @@ function parseOptions(args: string[]): Options {
 /** Not a goal: HTTP, authentication and the envelope without ClickHouse, this run's floor on this machine. */
 const floorCall = 'GET /api/me (no ClickHouse: the floor)';
 
+/** Ten pages of the newest-first list, each after the previous page's nextCursor; the figure is per page. */
+const walkCall = 'cursor walk of GET /api/traces, 10 pages (per page)';
+const walkPages = 10;
+
 /** Goals of the issue, in milliseconds, at 1M and 10M spans. */
 const goals: Record<string, [number, number]> = {
   'GET /api/traces (default)': [50, 100],
@@ -47,15 +51,37 @@ const goals: Record<string, [number, number]> = {
   'GET /api/traces/:id': [20, 30],
   'GET /api/traces/stats?groupBy=model': [150, 600],
   'GET /api/traces/analytics (30 days)': [300, 1200],
+  'GET /api/sessions': [50, 150],
+  'GET /api/sessions/:id (20,000 traces, first page)': [50, 50],
+  'GET /api/users': [50, 150],
+  'GET /api/traces/stats?groupBy=user': [50, 150],
+  'GET /api/traces?userId=…&tag=…&minCostUsd=…': [50, 150],
+  'GET /api/traces?sort=-costUsd': [50, 150],
+  [walkCall]: [50, 150],
 };
 
 /** The first call (cold caches) and the median of the next ones. */
+async function fetchOk(url: string): Promise<string> {
+  const res = await fetch(url, { headers: { 'x-api-key': apiKey } });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${body.slice(0, 300)}`);
+  return body;
+}
+
 async function time(url: string, calls: number): Promise<{ first: number; median: number }> {
   const call = async () => {
     const started = performance.now();
-    const res = await fetch(url, { headers: { 'x-api-key': apiKey } });
-    const body = await res.text();
-    if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${body.slice(0, 300)}`);
+    if (url.startsWith('walk:')) {
+      const first = url.slice('walk:'.length);
+      let next = first;
+      for (let page = 0; page < walkPages; page++) {
+        const cursor: string | null = JSON.parse(await fetchOk(next)).meta.pagination.nextCursor;
+        if (cursor === null) throw new Error(`${first}: the walk ended after ${page + 1} pages`);
+        next = `${first}${first.includes('?') ? '&' : '?'}cursor=${cursor}`;
+      }
+      return (performance.now() - started) / walkPages;
+    }
+    await fetchOk(url);
     return performance.now() - started;
   };
   const first = await call();
@@ -107,6 +133,13 @@ export async function run(args: string[]) {
         'GET /api/traces/:id': `${base}/api/traces/${sample.traceId}`,
         'GET /api/traces/stats?groupBy=model': `${base}/api/traces/stats?groupBy=model`,
         'GET /api/traces/analytics (30 days)': `${base}/api/traces/analytics`,
+        'GET /api/sessions': `${base}/api/sessions`,
+        'GET /api/sessions/:id (20,000 traces, first page)': `${base}/api/sessions/${bigSessionId}`,
+        'GET /api/users': `${base}/api/users`,
+        'GET /api/traces/stats?groupBy=user': `${base}/api/traces/stats?groupBy=user`,
+        'GET /api/traces?userId=…&tag=…&minCostUsd=…': `${base}/api/traces?userId=${encodeURIComponent(sample.userId!)}&tag=${encodeURIComponent(sample.tags![0]!)}&minCostUsd=0.01`,
+        'GET /api/traces?sort=-costUsd': `${base}/api/traces?sort=-costUsd`,
+        [walkCall]: `walk:${base}/api/traces`,
       };
       const figures: Record<string, number> = {};
       for (const [name, url] of Object.entries(urls)) {

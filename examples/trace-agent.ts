@@ -7,7 +7,7 @@
  * coding-assistant session, then prints how to read them back.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Loupe } from 'loupe/sdk';
+import { Loupe } from '@loupe/sdk';
 
 const loupe = new Loupe({
   environment: 'development',

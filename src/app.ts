@@ -9,16 +9,17 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { requestIdFor } from './http/request-id.js';
 import { healthRoutes } from './http/health.js';
-import { createAuthenticator, type BearerVerifier } from './http/auth.js';
-import { registerAuthenticatedScope, type AdmitRequest } from './http/authenticated.js';
-import type { FailedAuthLimiter } from './http/failed-auth.js';
-import { adminRoutes } from './admin/routes.js';
+import { createAuthenticator, type BearerVerifier } from './tenancy/auth.js';
+import { registerAuthenticatedScope, type AdmitRequest } from './tenancy/authenticated.js';
+import type { FailedAuthLimiter } from './tenancy/failed-auth.js';
+import { adminRoutes } from './tenancy/admin-routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
 import { webhookRoutes } from './prompts/webhooks/routes.js';
-import { meRoutes } from './http/me.js';
+import { meRoutes } from './tenancy/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
 import { analyticsRoutes } from './traces/analytics-routes.js';
+import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -70,9 +71,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(meRoutes);
     await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', clickhouse: deps.clickhouse });
     // The path Langfuse SDKs export to: a Langfuse user switches by changing the host (README).
-    await api.register(otlpRoutes, { prefix: '/api/public/otel', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(otlpRoutes, { prefix: '/api/public/otel', clickhouse: deps.clickhouse });
+    await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, clickhouse: deps.clickhouse });
     await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
   });

@@ -54,11 +54,19 @@ export const configSchema = z.object({
     message: 'must be at least 16 characters',
   }),
   LOUPE_BOOTSTRAP_API_KEY: optionalString.refine(
-    (v) => v === undefined || /^[A-Za-z0-9_\-]{20,200}$/.test(v),
+    (v) => v === undefined || /^[A-Za-z0-9_-]{20,200}$/.test(v),
     { message: 'must be 20 to 200 characters of letters, digits, _ or -' },
   ),
   LOUPE_BOOTSTRAP_PLAN: optionalString.pipe(planSchema.optional()).transform((v) => v ?? 'pro'),
   LOUPE_BODY_LIMIT: optionalInt(1024, 1024 * 1024 * 1024).transform((v) => v ?? 10 * 1024 * 1024),
+  /**
+   * Per-statement limits of the trace reads (lists, sessions, users, stats): memory in bytes and
+   * time in milliseconds; a read that hits one answers 422 QUERY_TOO_EXPENSIVE. And the longest
+   * time window a windowed read accepts, in days.
+   */
+  LOUPE_QUERY_MAX_MEMORY_BYTES: optionalInt(1, 2 ** 50).transform((v) => v ?? 2 * 1024 ** 3),
+  LOUPE_QUERY_MAX_EXECUTION_MS: optionalInt(1, 3_600_000).transform((v) => v ?? 15_000),
+  LOUPE_QUERY_MAX_WINDOW_DAYS: optionalInt(1, 36500).transform((v) => v ?? 92),
   LOUPE_OAUTH_JWKS_URL: optionalUrl(['http:', 'https:']),
   LOUPE_OAUTH_ISSUER: optionalString,
   LOUPE_OAUTH_AUDIENCE: optionalString,
@@ -71,7 +79,7 @@ export const configSchema = z.object({
     if (v === 'true') return true;
     if (/^\d+$/.test(v)) return Number(v);
     return v;
-  }).refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:.\/]+$/.test(p.trim())), {
+  }).refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:./]+$/.test(p.trim())), {
     message: 'must be true, false, a hop count, or comma-separated addresses or CIDRs',
   }),
   /** Lets webhooks reach loopback, private and link-local addresses (tests, self-hosted receivers). */

@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, planSchema, type Config } from './config.js';
 import { createLogger, migrate, openStores, startServer } from './server.js';
 import { migratePostgres, openPostgres, type PostgresStore } from './stores/postgres.js';
-import * as tenancy from './admin/tenancy.js';
-import { createApiKeyBody, createOrganizationBody } from './admin/schemas.js';
+import * as tenancy from './tenancy/store.js';
+import { createApiKeyBody, createOrganizationBody } from './tenancy/schemas.js';
 import { AppError } from './http/errors.js';
 
 const usage = `Usage: loupe <command>

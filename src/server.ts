@@ -4,10 +4,10 @@ import type { Config } from './config.js';
 import { buildApp, secretLogPaths } from './app.js';
 import { migratePostgres, openPostgres, type PostgresStore } from './stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from './stores/clickhouse.js';
-import { bootstrap } from './admin/bootstrap.js';
-import { oauthVerifierFromConfig } from './http/oauth.js';
-import { createRateLimiter } from './http/rate-limit.js';
-import { createFailedAuthLimiter } from './http/failed-auth.js';
+import { bootstrap } from './tenancy/bootstrap.js';
+import { oauthVerifierFromConfig } from './tenancy/oauth.js';
+import { createRateLimiter } from './tenancy/rate-limit.js';
+import { createFailedAuthLimiter } from './tenancy/failed-auth.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
 
 export interface Stores {

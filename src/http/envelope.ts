@@ -16,7 +16,7 @@ export const errorEnvelopeSchema = z.object({
 });
 
 /** The success envelope around a payload schema; `meta` may carry more (pagination). */
-export function envelope<T extends z.ZodType, M extends z.ZodRawShape = {}>(data: T, metaExtra?: M) {
+export function envelope<T extends z.ZodType, M extends z.ZodRawShape = Record<never, never>>(data: T, metaExtra?: M) {
   return z.object({
     data,
     meta: metaExtra ? metaSchema.extend(metaExtra) : metaSchema,

@@ -33,8 +33,38 @@ function validationIssues(error: FastifyError): ValidationIssue[] {
   });
 }
 
+/**
+ * ClickHouse's answers to a statement that hit its per-query limits (the SETTINGS of
+ * src/traces/query-limits.ts): the client can narrow the query, so it is told how; never a 500.
+ */
+const queryLimitTypes: Record<string, 'memory' | 'time' | 'size'> = {
+  MEMORY_LIMIT_EXCEEDED: 'memory',
+  TIMEOUT_EXCEEDED: 'time',
+  TOO_SLOW: 'time',
+  TOO_MANY_ROWS: 'size',
+  TOO_MANY_BYTES: 'size',
+  TOO_MANY_ROWS_OR_BYTES: 'size',
+};
+const queryLimitCodes: Record<string, string> = { '241': 'MEMORY_LIMIT_EXCEEDED', '159': 'TIMEOUT_EXCEEDED', '160': 'TOO_SLOW', '158': 'TOO_MANY_ROWS', '307': 'TOO_MANY_BYTES', '396': 'TOO_MANY_ROWS_OR_BYTES' };
+
+export function queryTooExpensive(error: unknown): AppError | undefined {
+  const { type, code } = error as { type?: unknown; code?: unknown };
+  const name = typeof type === 'string' && type in queryLimitTypes ? type : typeof code === 'string' ? queryLimitCodes[code] : undefined;
+  if (name === undefined || (error as Error)?.constructor?.name !== 'ClickHouseError') return undefined;
+  const limit = queryLimitTypes[name]!;
+  const what = limit === 'memory' ? 'more memory than' : limit === 'time' ? 'more time than' : 'more data than';
+  return new AppError(
+    'QUERY_TOO_EXPENSIVE',
+    `The query needed ${what} a query may use. Narrow it: a shorter time window (startAfter/startBefore, or from/to), ` +
+      'a filter such as sessionId or userId, or a smaller limit; page with cursor instead of deep offsets.',
+    { limit },
+  );
+}
+
 export function toAppError(error: unknown): { appError: AppError; internal: boolean } {
   if (error instanceof AppError) return { appError: error, internal: false };
+  const expensive = queryTooExpensive(error);
+  if (expensive) return { appError: expensive, internal: false };
   const fastifyError = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(error) || Array.isArray(fastifyError.validation)) {
     const issues = validationIssues(fastifyError);

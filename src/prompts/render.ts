@@ -1,53 +1,10 @@
-/** Variable names a template may use: `{name}`, `{user_id}`, `{Step2}`. */
-const identifier = /^[A-Za-z_][A-Za-z0-9_]*/;
+import { renderTemplate } from '../contract/index.js';
 
+// The template grammar and its one renderer are the contract's (src/contract/template.ts).
+export { renderTemplate, type RenderedTemplate } from '../contract/index.js';
+
+/** The values the render endpoint takes (its body schema); the renderer takes any value. */
 export type TemplateValue = string | number | boolean;
-
-export interface RenderedTemplate {
-  text: string;
-  /** Placeholder names in order of first appearance, each once. */
-  placeholders: string[];
-  /** Placeholders left as written because no variable was given for them. */
-  missing: string[];
-}
-
-/**
- * Fills `{name}` placeholders. `{{` and `}}` stand for literal braces. A brace that opens no
- * placeholder (JSON examples in a prompt, `{ not a name }`) is kept as text rather than
- * refused: prompts are written by people, and a render must never fail on prose.
- */
-export function renderTemplate(template: string, variables: Readonly<Record<string, TemplateValue>>): RenderedTemplate {
-  let text = '';
-  const placeholders: string[] = [];
-  const missing: string[] = [];
-  let i = 0;
-  while (i < template.length) {
-    const ch = template[i]!;
-    const next = template[i + 1];
-    if ((ch === '{' && next === '{') || (ch === '}' && next === '}')) {
-      text += ch;
-      i += 2;
-      continue;
-    }
-    if (ch === '{') {
-      const name = identifier.exec(template.slice(i + 1, i + 1 + 256))?.[0];
-      if (name !== undefined && template[i + 1 + name.length] === '}') {
-        if (!placeholders.includes(name)) placeholders.push(name);
-        if (Object.hasOwn(variables, name)) {
-          text += String(variables[name]);
-        } else {
-          if (!missing.includes(name)) missing.push(name);
-          text += `{${name}}`;
-        }
-        i += name.length + 2;
-        continue;
-      }
-    }
-    text += ch;
-    i += 1;
-  }
-  return { text, placeholders, missing };
-}
 
 export interface RenderedPrompt {
   systemPrompt: string;

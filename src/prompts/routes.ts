@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { Sql } from '../stores/postgres.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
+import { paginationMeta, paginationOf } from '../http/pagination.js';
 import {
   createPromptBody,
   createVersionBody,
   deletedPromptSchema,
-  listMeta,
   listPromptsQuery,
   promptIdParams,
   promptSchema,
@@ -50,11 +50,11 @@ export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHo
       tags,
       summary: 'List prompt versions: name ascending, then version descending',
       querystring: listPromptsQuery,
-      response: { 200: envelope(z.array(promptSchema), listMeta), ...errors },
+      response: { 200: envelope(z.array(promptSchema), paginationMeta), ...errors },
     },
     handler: async (request, reply) => {
       const { prompts, total } = await versions.listPrompts(sql, request.auth.workspaceId, request.query);
-      return sendData(request, reply, prompts, { meta: { limit: request.query.limit, offset: request.query.offset, total } });
+      return sendData(request, reply, prompts, { meta: { pagination: paginationOf(request.query, prompts.length, total) } });
     },
   });
 

@@ -149,4 +149,3 @@ export const deletedPromptSchema = z.object({
   deletedVersions: z.number().int(),
 });
 
-export const listMeta = { limit: z.number().int(), offset: z.number().int(), total: z.number().int() };

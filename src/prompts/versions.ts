@@ -45,7 +45,7 @@ function versionFrom(text: string): Version {
 /** The base record's content with the given changes laid over it; `null` clears an optional field. */
 function mergeContent(base: Prompt, changes: Omit<VersionChanges, 'isLatest'>): store.PromptContent {
   const pick = <K extends keyof store.PromptContent>(key: K): store.PromptContent[K] =>
-    (changes[key] === undefined ? base[key] : changes[key]) as store.PromptContent[K];
+    changes[key] === undefined ? base[key] : changes[key];
   return {
     systemPrompt: pick('systemPrompt'),
     humanPrompt: pick('humanPrompt'),

@@ -83,7 +83,7 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
   // they do on a server.
   await client.command({ query: `USE ${options.database}` });
   for (const [name, value] of Object.entries(sharedSettings)) {
-    await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : value}` });
+    await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
   return {
     client,

@@ -135,6 +135,7 @@ export async function startEmbeddedPostgres(
   } catch (error) {
     throw new Error(
       `Embedded PostgreSQL did not start in ${absolute}: ${error instanceof Error ? error.message : 'exited early'}\n${lines.slice(-10).join('\n')}`,
+      { cause: error },
     );
   }
   return {

@@ -9,8 +9,10 @@ import { listTracesQuery } from './schemas.js';
 const isoTime = listTracesQuery.shape.startAfter;
 const sessionId = listTracesQuery.shape.sessionId;
 
-export const statsGroupBys = ['model', 'provider', 'kind', 'source', 'service'] as const;
+export const statsGroupBys = ['model', 'provider', 'kind', 'source', 'service', 'user', 'session', 'tag', 'name'] as const;
 export type StatsGroupBy = (typeof statsGroupBys)[number];
+/** Groups with many values (users, sessions, tags, names): read within a window, default the last 30 days. */
+export const windowedGroupBys: ReadonlySet<StatsGroupBy> = new Set(['user', 'session', 'tag', 'name']);
 
 /** `from` after `to` is refused with the field named; equal bounds give an empty range. */
 function rangeInOrder(fromKey: string, toKey: string) {
@@ -29,6 +31,8 @@ export const statsQuerySchema = z
     from: isoTime,
     to: isoTime,
     sessionId,
+    /** The top groups in the answer's order. */
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
   })
   .strict()
   .superRefine(rangeInOrder('from', 'to'));

@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
+import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from './query-limits.js';
 import type { AnalyticsQuery, AnalyticsResult } from './analytics-schemas.js';
 import { traceFigures, traceRows, type CompiledQuery, type TraceFilter } from './span-groups.js';
 import { finiteOrNull, type AggregateRow } from './stats.js';
@@ -139,17 +140,21 @@ export async function getAnalytics(
   workspaceId: string,
   query: AnalyticsQuery,
   now: number = Date.now(),
+  limits: QueryLimits = defaultQueryLimits,
 ): Promise<AnalyticsResult> {
+  const settings = limitSettings(limits);
   const range = resolveRange(query, now);
+  // The range's length against LOUPE_QUERY_MAX_WINDOW_DAYS (400 naming startAfter when longer).
+  resolveWindow(range.startAfter, range.startBefore, limits, undefined, now);
   const totals = compileTraceTotalsQuery(range);
   const breakdown = compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore });
   const [totalsResult, breakdownResult] = await Promise.all([
     clickhouse.query({
-      query: totals.query,
+      query: `${totals.query}\n${settings}`,
       query_params: { ...totals.params, workspaceId, budget: query.budget ?? 0, projectionFactor: range.projectionFactor },
       format: 'JSONEachRow',
     }),
-    clickhouse.query({ query: breakdown.query, query_params: { ...breakdown.params, workspaceId }, format: 'JSONEachRow' }),
+    clickhouse.query({ query: `${breakdown.query}\n${settings}`, query_params: { ...breakdown.params, workspaceId }, format: 'JSONEachRow' }),
   ]);
   const rows = await totalsResult.json<TotalsRow>();
   const shares = await breakdownResult.json<BreakdownRow>();

@@ -1,7 +1,5 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { nextVersion, type SpanRow } from './rows.js';
-import type { ListTracesQuery } from './schemas.js';
-import { traceFilterWhere } from './span-groups.js';
 import { summarizeTraces, type PreviousSummary, type SpanFacts } from './summary.js';
 
 /**
@@ -85,29 +83,6 @@ function spanFactsOf(t: SpanTuple): SpanFacts {
     start_time: t[13], end_time: t[14], duration_ms: t[15], model: t[16], provider: t[17],
     input_tokens: t[18], output_tokens: t[19], total_tokens: t[20], cost_usd: t[21], ttft_ms: t[22],
   };
-}
-
-/**
- * One page of list items, newest first, and the number of matching traces. Never reads
- * spans. The page asks for one row more than its limit: when that row is absent the page
- * tells the count itself (offset + its rows), so filtered lists (a session, say) cost one
- * statement; only a list longer than the page, or a page past the end, is counted by a second.
- */
-export async function listTraceSummaries(clickhouse: ClickHouseClient, workspaceId: string, query: ListTracesQuery) {
-  const { where, params } = traceFilterWhere(query);
-  const query_params = { ...params, workspaceId, fetch: query.limit + 1, offset: query.offset };
-  const page = await clickhouse.query({
-    query: `SELECT trace_id, item FROM traces FINAL WHERE ${where}
-            ORDER BY start_time DESC, trace_id ASC LIMIT {fetch:UInt32} OFFSET {offset:UInt32}`,
-    query_params,
-    format: 'JSONEachRow',
-  });
-  const fetched = await page.json<{ trace_id: string; item: string }>();
-  const rows = fetched.slice(0, query.limit);
-  if (fetched.length <= query.limit && (rows.length > 0 || query.offset === 0)) return { rows, total: query.offset + rows.length };
-  const counted = await clickhouse.query({ query: `SELECT count() AS total FROM traces FINAL WHERE ${where}`, query_params, format: 'JSONEachRow' });
-  const [totalRow] = await counted.json<{ total: number }>();
-  return { rows, total: Number(totalRow?.total ?? 0) };
 }
 
 /** Whether the trace has a live summary: a read of the key columns only. */

@@ -1,20 +1,8 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { notFound } from '../http/errors.js';
-import { findTraceWithSpans, listTraceSummaries, selectSpans, tombstoneTrace, traceExists } from './queries.js';
-import type { ListTracesQuery, TraceDetail, TraceListItem } from './schemas.js';
-import { groupSpansByTrace, toStoredSpan, toTraceListItem } from './tree.js';
-
-/** Newest first; with include=spans each item also carries its flat span list. */
-export async function listTraces(clickhouse: ClickHouseClient, workspaceId: string, query: ListTracesQuery) {
-  const { rows, total } = await listTraceSummaries(clickhouse, workspaceId, query);
-  let items: TraceListItem[] = rows.map((row) => toTraceListItem(row.item));
-  if (query.include === 'spans') {
-    const spans = groupSpansByTrace(await selectSpans(clickhouse, workspaceId, rows.map((r) => r.trace_id)));
-    items = items.map((item) => ({ ...item, spans: spans.get(item.traceId) ?? [] }));
-  }
-  const pagination = { limit: query.limit, offset: query.offset, total, hasMore: query.offset + items.length < total };
-  return { items, pagination };
-}
+import { findTraceWithSpans, tombstoneTrace, traceExists } from './queries.js';
+import type { TraceDetail } from './schemas.js';
+import { toStoredSpan, toTraceListItem } from './tree.js';
 
 export async function getTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string): Promise<TraceDetail> {
   const row = await findTraceWithSpans(clickhouse, workspaceId, traceId);

@@ -1,10 +1,12 @@
+import type { Config } from '../config.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Config } from '../config.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { ingestTraces } from './ingest.js';
-import { deleteTrace, getTrace, listTraces } from './read.js';
+import { deleteTrace, getTrace } from './read.js';
+import { listTraces } from './list.js';
+import { queryLimitsOf } from './query-limits.js';
 import {
   batchIngestBodySchema,
   ingestBodySchema,
@@ -17,10 +19,15 @@ import {
 } from './schemas.js';
 
 const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
+/** Reads over many summaries may hit the per-query limits (query-limits.ts). */
+export const queryTooExpensiveSchema = errorEnvelopeSchema.describe(
+  'QUERY_TOO_EXPENSIVE: the query hit its memory or time limit; narrow the window, add filters or lower the limit',
+);
 const tags = ['traces'];
 
 /** Native ingestion and retrieval; every handler is confined to `request.auth.workspaceId`. */
-export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse }) => {
+export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse, config }) => {
+  const limits = queryLimitsOf(config);
   const ingest = {
     summary: 'Ingest traces with their spans (idempotent upsert by trace and span id)',
     response: { 200: envelope(ingestResultSchema), ...errors },
@@ -41,13 +48,13 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
 
   app.get('/', {
     schema: {
-      summary: 'List traces, newest first',
+      summary: 'List traces, newest first (or by the sort given); filters, offset or cursor pages',
       querystring: listTracesQuery,
-      response: { 200: envelope(z.array(traceListItemSchema), listMetaSchema), ...errors },
+      response: { 200: envelope(z.array(traceListItemSchema), listMetaSchema), ...errors, 422: queryTooExpensiveSchema },
       tags,
     },
     handler: async (request, reply) => {
-      const { items, pagination } = await listTraces(clickhouse, request.auth.workspaceId, request.query);
+      const { items, pagination } = await listTraces(clickhouse, request.auth.workspaceId, request.query, limits);
       return sendData(request, reply, items, { meta: { pagination } });
     },
   });

@@ -1,27 +1,14 @@
 import { z } from 'zod';
+import { SPAN_KINDS } from '../contract/index.js';
+import { paginationMeta } from '../http/pagination.js';
 
 /**
  * Wire shapes of traces and spans, as SPEC.md's tables give them, with the limits the
  * specification leaves open (documented in the README, section Traces).
  */
 
-export const spanKinds = [
-  'llm.chat',
-  'llm.completion',
-  'llm.embedding',
-  'chain',
-  'agent',
-  'graph',
-  'node',
-  'edge',
-  'workflow',
-  'middleware',
-  'tool',
-  'retrieval',
-  'rerank',
-  'guardrail',
-  'custom',
-] as const;
+/** The contract's list (src/contract/span-kinds.ts), shared with the client. */
+export const spanKinds = SPAN_KINDS;
 export const spanKindSchema = z.enum(spanKinds);
 export type SpanKind = z.infer<typeof spanKindSchema>;
 
@@ -51,15 +38,17 @@ export const idSchema = z
   .string()
   .min(1)
   .max(limits.idLength)
-  .regex(/^[A-Za-z0-9._:\-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+  .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
 /** Source and environment: short labels used for grouping and filters. */
 const labelSchema = z
   .string()
   .min(1)
   .max(limits.labelLength)
-  .regex(/^[A-Za-z0-9._:\/\-]+$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : / -');
+  .regex(/^[A-Za-z0-9._:/-]+$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : / -');
+// Control characters are exactly what this pattern is about.
+// eslint-disable-next-line no-control-regex
 const noControl = /^[^\u0000-\u001f\u007f]*$/;
-const sessionIdSchema = z.string().min(1).max(limits.sessionIdLength).regex(noControl, 'must not contain control characters');
+export const sessionIdSchema = z.string().min(1).max(limits.sessionIdLength).regex(noControl, 'must not contain control characters');
 const nameSchema = z.string().min(1).max(limits.nameLength);
 export const userIdSchema = z.string().min(1).max(limits.userIdLength).regex(noControl, 'must not contain control characters');
 export const serviceSchema = z.string().min(1).max(limits.serviceLength).regex(noControl, 'must not contain control characters');
@@ -235,6 +224,16 @@ export type TraceListItem = z.infer<typeof traceListItemSchema>;
 export const traceDetailSchema = traceListItemSchema.extend({ spans: z.array(storedSpanSchema) });
 export type TraceDetail = z.infer<typeof traceDetailSchema>;
 
+/** Offsets past this answer 400: deep pages are walked with `cursor` (README, "Limits of trace reads"). */
+export const maxOffset = 10_000;
+export const traceSorts = ['startTime', '-startTime', 'durationMs', '-durationMs', 'costUsd', '-costUsd'] as const;
+export type TraceSort = (typeof traceSorts)[number];
+/** A query value is text: an empty one is refused rather than read as 0. */
+export const queryAmount = z.string().trim().min(1, 'must be a non-negative number').pipe(z.coerce.number<string>().finite().nonnegative());
+/** Repeatable: `tag=a&tag=b` (every tag must be on the trace). */
+const tagFilter = z.union([tagSchema, z.array(tagSchema).min(1).max(limits.tagsPerTrace)]);
+export const pageCursorSchema = z.string().min(1).max(4096);
+
 export const listTracesQuery = z
   .object({
     sessionId: sessionIdSchema.optional(),
@@ -242,17 +241,34 @@ export const listTracesQuery = z
     source: labelSchema.optional(),
     environment: labelSchema.optional(),
     service: serviceSchema.optional(),
+    userId: userIdSchema.optional(),
+    tag: tagFilter.optional(),
+    name: nameSchema.optional(),
+    model: z.string().min(1).max(limits.modelLength).optional(),
+    minDurationMs: queryAmount.optional(),
+    minCostUsd: queryAmount.optional(),
     startAfter: isoTime.optional(),
     startBefore: isoTime.optional(),
+    sort: z.enum(traceSorts).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
-    offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+    offset: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(maxOffset, `must be at most ${maxOffset}: page further with cursor (meta.pagination.nextCursor)`)
+      .default(0),
+    cursor: pageCursorSchema.optional(),
     include: z.enum(['spans']).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((query, ctx) => {
+    if (query.cursor !== undefined && query.offset > 0) {
+      ctx.addIssue({ code: 'custom', path: ['offset'], message: 'must be 0 (or absent) with cursor' });
+    }
+  });
 export type ListTracesQuery = z.infer<typeof listTracesQuery>;
 
 export const traceParams = z.object({ id: idSchema });
 
-export const listMetaSchema = {
-  pagination: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int(), hasMore: z.boolean() }),
-};
+/** The shared list shape (http/pagination.ts), as the prompt list answers it too. */
+export const listMetaSchema = paginationMeta;

@@ -26,6 +26,14 @@ export interface TraceFilter {
   source?: string | undefined;
   environment?: string | undefined;
   service?: string | undefined;
+  userId?: string | undefined;
+  /** Every one of these tags is on the trace. */
+  tags?: string[] | undefined;
+  name?: string | undefined;
+  /** The trace's model (the one its list item shows). */
+  model?: string | undefined;
+  minDurationMs?: number | undefined;
+  minCostUsd?: number | undefined;
 }
 
 export interface CompiledQuery {
@@ -53,10 +61,25 @@ export function traceFilterWhere(filter: TraceFilter): { where: string; params: 
     clauses.push(`start_time ${operator} {${name}:DateTime64(6, 'UTC')}`);
     params[name] = toStoredTime(value);
   }
-  for (const [name, column] of [['sessionId', 'session_id'], ['status', 'status'], ['source', 'source'], ['environment', 'environment'], ['service', 'service']] as const) {
+  const equal = [
+    ['sessionId', 'session_id'], ['status', 'status'], ['source', 'source'], ['environment', 'environment'],
+    ['userId', 'user_id'], ['name', 'name'], ['model', 'model'], ['service', 'service'],
+  ] as const;
+  for (const [name, column] of equal) {
     const value = filter[name];
     if (value === undefined) continue;
     clauses.push(`${column} = {${name}:String}`);
+    params[name] = value;
+  }
+  if (filter.tags !== undefined && filter.tags.length > 0) {
+    clauses.push('hasAll(tags, {tags:Array(String)})');
+    params.tags = filter.tags;
+  }
+  // A running trace has no duration and a trace without usage no cost: neither passes a minimum.
+  for (const [name, column] of [['minDurationMs', 'duration_ms'], ['minCostUsd', 'cost_usd']] as const) {
+    const value = filter[name];
+    if (value === undefined) continue;
+    clauses.push(`${column} >= {${name}:Float64}`);
     params[name] = value;
   }
   return { where: clauses.join(' AND '), params };

@@ -1,5 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { StatsGroup, StatsQuery, StatsResult } from './analytics-schemas.js';
+import { windowedGroupBys, type StatsGroupBy } from './analytics-schemas.js';
+import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from './query-limits.js';
 import { traceFigures, traceRows, ttftPercentiles, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
 
 /**
@@ -13,11 +15,12 @@ import { traceFigures, traceRows, ttftPercentiles, type CompiledQuery, type Dime
  *
  * Groups by model, provider and kind are over spans (a trace counts in every group one of its
  * spans falls in), read from the span groups each trace summary carries; by source
- * over trace summaries. The range is half-open, `from` ≤ trace
+ * over trace summaries, as are service, user, session, name and tag (a trace counts in each of its tags'
+ * groups). The range is half-open, `from` ≤ trace
  * start < `to`: adjacent ranges never count a trace twice.
  */
 
-const orderGroups = 'ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST';
+const orderGroups = 'ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST LIMIT {limit:UInt32}';
 const levels = '0.5, 0.95, 0.99';
 
 function statsFilter(query: StatsQuery): TraceFilter {
@@ -26,6 +29,16 @@ function statsFilter(query: StatsQuery): TraceFilter {
 
 /** Where each dimension sits in a `traces.ttfts` tuple. */
 const dimensionIndex: Record<Dimension, number> = { model: 1, provider: 2, kind: 3 };
+
+/** The summary column (or tag) each trace-level dimension groups by; '' (not sent) is the null group. */
+const traceDimensions: Record<Exclude<StatsGroupBy, Dimension>, { key: string; arrayJoin?: string }> = {
+  source: { key: 'source' },
+  service: { key: 'service' },
+  user: { key: 'user_id' },
+  session: { key: 'session_id' },
+  name: { key: 'name' },
+  tag: { key: 'tag', arrayJoin: 'LEFT ARRAY JOIN tags AS tag' },
+};
 
 /** Span-level groups: each trace's groups of the dimension (traces.by_<dimension>), summed per value. */
 function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQuery {
@@ -50,12 +63,13 @@ function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQu
   };
 }
 
-/** Trace-level groups (source, service): the deduplicated summaries, one row per trace. */
-function compileTraceStats(column: 'source' | 'service', filter: TraceFilter): CompiledQuery {
-  const rows = traceRows(filter);
+/** Trace-level groups: the deduplicated summaries, one row per trace (per tag of it, by tag). */
+function compileTraceStats(groupBy: Exclude<StatsGroupBy, Dimension>, filter: TraceFilter): CompiledQuery {
+  const { key, arrayJoin } = traceDimensions[groupBy];
+  const rows = traceRows(filter, arrayJoin);
   return {
     query: `
-  SELECT nullIf(${column}, '') AS key,
+  SELECT nullIf(${key}, '') AS key,
     ${traceFigures(levels)}
   FROM ${rows.query}
   GROUP BY key
@@ -66,7 +80,8 @@ function compileTraceStats(column: 'source' | 'service', filter: TraceFilter): C
 
 export function compileStatsQuery(query: StatsQuery): CompiledQuery {
   const filter = statsFilter(query);
-  return query.groupBy === 'source' || query.groupBy === 'service' ? compileTraceStats(query.groupBy, filter) : compileSpanStats(query.groupBy, filter);
+  const { groupBy } = query;
+  return groupBy === 'model' || groupBy === 'provider' || groupBy === 'kind' ? compileSpanStats(groupBy, filter) : compileTraceStats(groupBy, filter);
 }
 
 /** The figures every trace aggregate answers, as the engine returns them (stats groups, analytics totals). */
@@ -107,11 +122,26 @@ function toStatsGroup(row: StatsRow): StatsGroup {
   };
 }
 
-export async function getStats(clickhouse: ClickHouseClient, workspaceId: string, query: StatsQuery): Promise<StatsResult> {
+/**
+ * Groups by user, session, tag or name can number as many as the traces: they read a window
+ * (default the last 30 days, at most LOUPE_QUERY_MAX_WINDOW_DAYS), reported as from and to.
+ * The other groupBys keep their open range (a handful of groups).
+ */
+export async function getStats(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  asked: StatsQuery,
+  limits: QueryLimits = defaultQueryLimits,
+): Promise<StatsResult> {
+  let query = asked;
+  if (windowedGroupBys.has(asked.groupBy)) {
+    const window = resolveWindow(asked.from, asked.to, limits, { from: 'from', to: 'to' });
+    query = { ...asked, from: window.from, to: window.to };
+  }
   const compiled = compileStatsQuery(query);
   const result = await clickhouse.query({
-    query: compiled.query,
-    query_params: { ...compiled.params, workspaceId },
+    query: `${compiled.query}\n  ${limitSettings(limits)}`,
+    query_params: { ...compiled.params, workspaceId, limit: query.limit },
     format: 'JSONEachRow',
   });
   const rows = await result.json<StatsRow>();

@@ -21,7 +21,7 @@ async function call(method: string, url: string, headers: Record<string, string>
     headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: await res.json() };
 }
 
 describe('npm start on a fresh data directory', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Loupe, type FetchLike, type LoupeError } from 'loupe/sdk';
+import { Loupe, type FetchLike, type LoupeError } from '../../packages/sdk/src/index.js';
 import { startListeningService, type ListeningService } from './sdk-server.js';
 
 let service: ListeningService;
@@ -81,6 +81,7 @@ describe('SDK prompts against the listening service', () => {
     const byVersion = Object.fromEntries(metrics.body.data.versions.map((v: any) => [v.version, v]));
     expect(byVersion['1.0.0']).toMatchObject({ calls: 1, totalTokens: 12, errorCount: 0 });
     expect(byVersion['1.0.0'].costUsd).toBeCloseTo(0.002);
+    expect(byVersion['1.0.0'].ttftMs.p50).toBe(30);
     expect(byVersion['1.1.0']).toMatchObject({ calls: 0 });
   });
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import * as tenancy from '../../src/admin/tenancy.js';
+import * as tenancy from '../../src/tenancy/store.js';
 import { openTestStores, type TestStores } from '../support/stores.js';
 
 export interface ListeningService {

@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Loupe, SESSION_EVENTS, type LoupeError, type SpanPayload } from 'loupe/sdk';
+import { Loupe, SESSION_EVENTS, type LoupeError, type SpanPayload } from '../../packages/sdk/src/index.js';
 import { buildApp } from '../../src/app.js';
 import { startListeningService, type ListeningService } from './sdk-server.js';
 
@@ -107,7 +107,7 @@ describe('SDK against the listening service', () => {
       model: 'fake-model-1',
       costUsd: 0.0021,
       output: { messages: [{ role: 'assistant', content: 'It is 42.' }] },
-      metadata: { ttftMs: 1 },
+      ttftMs: 1,
     });
     expect(root.durationMs).toBeGreaterThanOrEqual(byName('chat').durationMs);
     expect(Date.parse(byName('chat').startTime)).toBeGreaterThanOrEqual(Date.parse(root.startTime));

@@ -127,7 +127,10 @@ describe('GET /api/traces/stats', () => {
       ['to=2026-13-01T00:00:00Z', 'querystring.to'],
       ['from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z', 'querystring.from'],
       ['sessionId=', 'querystring.sessionId'],
-      ['limit=3', 'querystring'],
+      // limit is a parameter since stats answer the top groups; out of range it is refused.
+      ['limit=0', 'querystring.limit'],
+      ['limit=1001', 'querystring.limit'],
+      ['bogus=3', 'querystring'],
     ];
     await expectBadQueries(ctx.app, '/api/traces/stats', tenant.headers, cases);
   });

@@ -45,7 +45,7 @@ describe('another workspace cannot reach a prompt', () => {
     for (const url of ['/api/prompt', '/api/prompt?name=private', '/api/prompt?isLatest=true']) {
       const res = await as(stranger, 'GET', url);
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ data: [], meta: { total: 0 } });
+      expect(res.json()).toMatchObject({ data: [], meta: { pagination: { total: 0, hasMore: false } } });
     }
   });
 

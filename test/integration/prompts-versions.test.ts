@@ -15,7 +15,7 @@ type Json = Record<string, any>;
 
 async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) {
   const res = await ctx.app.inject({ method, url, headers: tenant.headers, ...(payload === undefined ? {} : { payload: payload as Json }) });
-  return { status: res.statusCode, body: res.json() as Json };
+  return { status: res.statusCode, body: res.json<Json>() };
 }
 
 let seq = 0;
@@ -209,7 +209,7 @@ describe('GET /api/prompt', () => {
     const all = (await call('GET', '/api/prompt?limit=200')).body;
     const ours = (all.data as Json[]).filter((p) => p.name.startsWith('order-')).map((p) => `${p.name}@${p.version}`);
     expect(ours).toEqual(['order-a@1.10.1', 'order-a@1.10.0', 'order-a@1.9.0', 'order-b@2.0.0', 'order-b@1.0.0']);
-    expect(all.meta).toMatchObject({ limit: 200, offset: 0, total: (all.data as Json[]).length });
+    expect(all.meta.pagination).toEqual({ limit: 200, offset: 0, total: (all.data as Json[]).length, hasMore: false, nextCursor: null });
 
     const latest = (await call('GET', '/api/prompt?isLatest=true&limit=200')).body.data as Json[];
     expect(latest.every((p) => p.isLatest)).toBe(true);
@@ -219,9 +219,12 @@ describe('GET /api/prompt', () => {
 
     const page = (await call('GET', '/api/prompt?name=order-a&limit=1&offset=1')).body;
     expect(page.data.map((p: Json) => p.version)).toEqual(['1.10.0']);
-    expect(page.meta).toMatchObject({ limit: 1, offset: 1, total: 3 });
+    expect(page.meta.pagination).toEqual({ limit: 1, offset: 1, total: 3, hasMore: true, nextCursor: null });
+    const last = (await call('GET', '/api/prompt?name=order-a&limit=1&offset=2')).body;
+    expect(last.meta.pagination).toEqual({ limit: 1, offset: 2, total: 3, hasMore: false, nextCursor: null });
+    expect((await call('GET', '/api/prompt?name=order-a')).body.meta.pagination).toEqual({ limit: 50, offset: 0, total: 3, hasMore: false, nextCursor: null });
     const past = (await call('GET', '/api/prompt?name=order-a&offset=10')).body;
-    expect(past).toMatchObject({ data: [], meta: { total: 3 } });
+    expect(past).toMatchObject({ data: [], meta: { pagination: { limit: 50, offset: 10, total: 3, hasMore: false } } });
     expect((await call('GET', '/api/prompt?name=nothing-here')).body.data).toEqual([]);
   });
 

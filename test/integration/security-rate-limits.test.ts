@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { createRateLimiter, pruneWindows } from '../../src/http/rate-limit.js';
+import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
+import { pruneWindows } from '../../src/tenancy/rate-limit-sql.js';
 import { connectPostgres, type Sql } from '../../src/stores/postgres.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 

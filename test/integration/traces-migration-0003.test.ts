@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
 import { storeTraces } from '../../src/traces/ingest.js';
-import { getTrace, listTraces } from '../../src/traces/read.js';
+import { getTrace } from '../../src/traces/read.js';
+import { listTraces } from '../../src/traces/list.js';
 import { storedSpanOf, toSpanRows } from '../../src/traces/rows.js';
 import { listTracesQuery, type Span, type Trace } from '../../src/traces/schemas.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
@@ -106,7 +107,7 @@ describe('migration 0003 on rows of the earlier schema', () => {
     const detail = await getTrace(store.client, workspaceId, 't-complete');
     expect(detail.spans).toEqual(spans.map((s) => storedSpanOf(s)));
     // Key order too: the JSON the engine wrote is the JSON the ingest writes.
-    expect(detail.spans.map((s) => JSON.stringify(s))).toEqual(detail.spans.map((s) => JSON.stringify(storedSpanOf(s as Span))));
+    expect(detail.spans.map((s) => JSON.stringify(s))).toEqual(detail.spans.map((s) => JSON.stringify(storedSpanOf(s))));
     expect(detail.spans[1]).toMatchObject({ startTime: '2026-03-01T10:00:00.000123Z', endTime: '2026-03-01T10:00:01.000456Z' });
   });
 

@@ -53,7 +53,7 @@ describe('GET /api/traces', () => {
     const res = await get(ctx, tenant, '/api/traces');
     expect(res.statusCode).toBe(200);
     expect(ids(res)).toEqual([...t].reverse());
-    expect(res.json().meta.pagination).toEqual({ limit: 20, offset: 0, total: 5, hasMore: false });
+    expect(res.json().meta.pagination).toEqual({ limit: 20, offset: 0, total: 5, hasMore: false, nextCursor: null });
     const item = res.json().data[0];
     expect(item).toMatchObject({ traceId: t[4], status: 'completed', traceKind: 'tool', spanCount: 1, errorCount: 0, sessionId: null, name: null });
     expect(item.spans).toBeUndefined();
@@ -81,14 +81,14 @@ describe('GET /api/traces', () => {
   it('pages with limit and offset, ties broken by traceId', async () => {
     const page = await get(ctx, tenant, '/api/traces?limit=2&offset=2');
     expect(ids(page)).toEqual([t[2], t[1]]);
-    expect(page.json().meta.pagination).toEqual({ limit: 2, offset: 2, total: 5, hasMore: true });
+    expect(page.json().meta.pagination).toEqual({ limit: 2, offset: 2, total: 5, hasMore: true, nextCursor: expect.any(String) });
     const last = await get(ctx, tenant, '/api/traces?limit=2&offset=4');
-    expect(last.json().meta.pagination).toEqual({ limit: 2, offset: 4, total: 5, hasMore: false });
+    expect(last.json().meta.pagination).toEqual({ limit: 2, offset: 4, total: 5, hasMore: false, nextCursor: null });
     const exact = await get(ctx, tenant, '/api/traces?limit=5');
-    expect(exact.json().meta.pagination).toEqual({ limit: 5, offset: 0, total: 5, hasMore: false });
+    expect(exact.json().meta.pagination).toEqual({ limit: 5, offset: 0, total: 5, hasMore: false, nextCursor: null });
     expect(ids(exact)).toHaveLength(5);
     const short = await get(ctx, tenant, '/api/traces?limit=4');
-    expect(short.json().meta.pagination).toEqual({ limit: 4, offset: 0, total: 5, hasMore: true });
+    expect(short.json().meta.pagination).toEqual({ limit: 4, offset: 0, total: 5, hasMore: true, nextCursor: expect.any(String) });
     expect(ids(short)).toHaveLength(4);
     // A page past the end still counts the matching traces.
     const past = await get(ctx, tenant, '/api/traces?limit=2&offset=10');

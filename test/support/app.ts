@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.js';
-import * as tenancy from '../../src/admin/tenancy.js';
+import * as tenancy from '../../src/tenancy/store.js';
 import type { Plan } from '../../src/config.js';
-import { createRateLimiter } from '../../src/http/rate-limit.js';
-import { createFailedAuthLimiter } from '../../src/http/failed-auth.js';
+import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
+import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
 import { openTestStores, type TestStores } from './stores.js';
 
 export interface Tenant {

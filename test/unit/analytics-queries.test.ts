@@ -15,7 +15,7 @@ describe('compileStatsQuery', () => {
       expect(sql).toContain(`FROM traces FINAL ARRAY JOIN by_${dimension} AS g WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 GROUP BY g.key`);
       expect(sql).toContain('sum(g.cost_usd) AS costUsd');
       expect(sql).toContain('quantilesExactInclusiveArray(0.5, 0.95, 0.99)(g.durations)');
-      expect(sql).toMatch(/GROUP BY g.key ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST$/);
+      expect(sql).toMatch(/GROUP BY g.key ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST LIMIT \{limit:UInt32\}$/);
       expect(sql).not.toContain('FROM spans');
       expect(params).toEqual({});
     });

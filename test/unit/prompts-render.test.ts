@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderPromptTemplates, renderTemplate } from '../../src/prompts/render.js';
+import { renderTemplate } from '../../src/contract/index.js';
+import { renderPromptTemplates } from '../../src/prompts/render.js';
 
 describe('renderTemplate', () => {
   it('fills placeholders', () => {

@@ -1,4 +1,4 @@
-import type { FetchLike, SpanPayload, TracePayload } from 'loupe/sdk';
+import type { FetchLike, SpanPayload, TracePayload } from '../../packages/sdk/src/index.js';
 
 export interface RecordedCall {
   url: string;

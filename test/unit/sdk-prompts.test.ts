@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Loupe, LoupeError, render, renderTemplate, type PromptRecord } from 'loupe/sdk';
+import { Loupe, LoupeError, render, renderTemplate, type PromptRecord } from '../../packages/sdk/src/index.js';
 import { fakeFetch, json, type Responder } from './sdk-fake-service.js';
 
 const record = (version: string, isLatest: boolean, systemPrompt = `You are v${version}. Help {user}.`): PromptRecord => ({
@@ -157,10 +157,10 @@ describe('SDK prompts', () => {
 
 describe('SDK render', () => {
   it('fills {placeholders}; {{ and }} are literal braces', () => {
-    expect(renderTemplate('Hi {name}, {{name}} is literal; JSON {{"a": {n}}}', { name: 'Ann', n: 1 })).toBe(
+    expect(renderTemplate('Hi {name}, {{name}} is literal; JSON {{"a": {n}}}', { name: 'Ann', n: 1 }).text).toBe(
       'Hi Ann, {name} is literal; JSON {"a": 1}',
     );
-    expect(renderTemplate('{ not a placeholder } {x}', { x: { a: 1 } })).toBe('{ not a placeholder } {"a":1}');
+    expect(renderTemplate('{ not a placeholder } {x}', { x: { a: 1 } }).text).toBe('{ not a placeholder } {"a":1}');
   });
 
   it('renders system and human templates into messages and names every missing variable', () => {

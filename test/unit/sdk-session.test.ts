@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Loupe, SESSION_EVENTS, type SpanPayload } from 'loupe/sdk';
+import { Loupe, SESSION_EVENTS, type SpanPayload } from '../../packages/sdk/src/index.js';
 import { fakeFetch } from './sdk-fake-service.js';
 
 async function runSession() {

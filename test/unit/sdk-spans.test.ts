@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { Loupe, type SpanPayload } from 'loupe/sdk';
+import { Loupe, type SpanPayload } from '../../packages/sdk/src/index.js';
 import { fakeFetch } from './sdk-fake-service.js';
 
 function client() {
@@ -39,8 +39,9 @@ describe('SDK spans and context', () => {
       outputTokens: 4,
       totalTokens: 7,
       costUsd: 0.01,
+      ttftMs: 5,
       attributes: { a: 1, b: 'two' },
-      metadata: { ttftMs: 5, latencyMs: s.durationMs },
+      metadata: { latencyMs: s.durationMs },
     });
     expect(s.events).toEqual([{ name: 'first-token', timestamp: expect.stringMatching(/Z$/), attributes: { at: 1 } }]);
   });
@@ -160,6 +161,8 @@ describe('SDK spans and context', () => {
       throw new TypeError('bad input');
     }, { name: 'broken', kind: 'tool' });
     const thrower = loupe.wrap(() => {
+      // A thrown non-Error is what this case is about.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw 'plain string';
     }, { name: 'thrower', captureInput: false });
     expect(add(2, 3)).toBe(5);

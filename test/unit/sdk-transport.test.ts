@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Loupe, type LoupeError } from 'loupe/sdk';
+import { Loupe, type LoupeError } from '../../packages/sdk/src/index.js';
 import { acceptAll, fakeFetch, json, type Responder } from './sdk-fake-service.js';
 
 function client(responder?: Responder, options: Partial<ConstructorParameters<typeof Loupe>[0]> = {}) {

@@ -106,7 +106,7 @@ export function convertAiSdkMessages(value: unknown, out: ConvertedMessages = em
       out.messages.push({ role, content: message.content });
       continue;
     }
-    const parts = Array.isArray(message.content) ? message.content : [];
+    const parts: unknown[] = Array.isArray(message.content) ? message.content : [];
     convertParts(
       parts.map((p) => {
         if (!isRecord(p)) return p;

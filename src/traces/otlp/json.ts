@@ -118,7 +118,7 @@ export function decodeJsonRequest(
     return { ok: false, issues: [{ path: 'body', message: 'is not an ExportTraceServiceRequest: expected {"resourceSpans": [...]}' }] };
   }
   const parsed = otlpJsonRequestSchema.safeParse(body);
-  if (parsed.success) return { ok: true, request: parsed.data as PlainExportRequest };
+  if (parsed.success) return { ok: true, request: parsed.data };
   return {
     ok: false,
     issues: parsed.error.issues.slice(0, 20).map((issue) => ({

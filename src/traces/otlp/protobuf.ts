@@ -35,7 +35,7 @@ export function decodeProtobufRequest(body: Buffer): PlainExportRequest {
   } catch (error) {
     throw new ProtobufDecodeError(`Body is not a protobuf ExportTraceServiceRequest: ${(error as Error).message}`);
   }
-  return schema.request.toObject(message, toObjectOptions) as PlainExportRequest;
+  return schema.request.toObject(message, toObjectOptions);
 }
 
 export function encodeProtobufResponse(rejectedSpans: number, errorMessage: string | undefined): Buffer {

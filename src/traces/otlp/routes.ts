@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Config } from '../../config.js';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
@@ -89,7 +88,7 @@ function decodeLogsBody(body: OtlpBody | undefined): PlainLogsRequest {
  * JSON and protobuf, plain or gzip (decompressed, within the body limit, by the app's body
  * hook); the answer is an ExportTraceServiceResponse in the request's encoding.
  */
-export const otlpRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse }) => {
+export const otlpRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient }> = async (app, { clickhouse }) => {
   // Only these two encodings, in this scope only: anything else answers 415.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {

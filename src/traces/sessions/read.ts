@@ -1,0 +1,130 @@
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import { notFound, validationError } from '../../http/errors.js';
+import { decodeCursor, encodeCursor, queryDigest, type CursorState } from '../cursor.js';
+import { pageTraces } from '../list.js';
+import { resolveWindow, type QueryLimits, type Window } from '../query-limits.js';
+import { fromStoredTime } from '../rows.js';
+import { toTraceListItem } from '../tree.js';
+import { selectGroups, type SessionRow, type UserRow } from './queries.js';
+import type { SessionQuery, SessionSummary, SessionsQuery, UserQuery, UserSummary, UsersQuery } from './schemas.js';
+
+/**
+ * Sessions and users: pages of groups of trace summaries within a window (default the last 30
+ * days, at most LOUPE_QUERY_MAX_WINDOW_DAYS), and one session's traces in start order.
+ * A cursor keeps the window of its first page, so "now" does not move under a walk.
+ */
+
+const usage = (row: SessionRow | UserRow) => ({
+  inputTokens: row.inputTokens,
+  outputTokens: row.outputTokens,
+  totalTokens: row.totalTokens,
+  costUsd: row.costUsd,
+  errorCount: Number(row.errorCount),
+  traceErrorCount: Number(row.traceErrorCount),
+});
+
+const toSessionSummary = (row: SessionRow): SessionSummary => ({
+  sessionId: row.id,
+  traceCount: Number(row.traceCount),
+  firstStartTime: fromStoredTime(row.firstStart),
+  lastEndTime: row.lastEnd === null ? null : fromStoredTime(row.lastEnd),
+  durationMs: row.durationMs,
+  userIds: row.userIds,
+  ...usage(row),
+});
+
+const toUserSummary = (row: UserRow): UserSummary => ({
+  userId: row.id,
+  traceCount: Number(row.traceCount),
+  sessionCount: Number(row.sessionCount),
+  ...usage(row),
+  firstSeen: fromStoredTime(row.firstStart),
+  lastSeen: fromStoredTime(row.activityKey),
+});
+
+const storedTimePattern = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?$/;
+
+/** The cursor of a page query, checked against the query's other parameters. */
+function cursorOf(cursor: string | undefined, digest: string): CursorState | undefined {
+  if (cursor === undefined) return undefined;
+  const state = decodeCursor(cursor, digest);
+  if (!storedTimePattern.test(state.k) || state.w === undefined) {
+    throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [{ path: 'querystring.cursor', message: 'is not a cursor of this list' }]);
+  }
+  return state;
+}
+
+function windowOf(query: { startAfter?: string | undefined; startBefore?: string | undefined }, state: CursorState | undefined, limits: QueryLimits): Window {
+  return state?.w ? { from: state.w[0], to: state.w[1] } : resolveWindow(query.startAfter, query.startBefore, limits);
+}
+
+function pageOf<R extends { activityKey: string; id: string }>(rows: R[], limit: number, digest: string, window: Window) {
+  const page = rows.slice(0, limit);
+  const more = rows.length > limit;
+  const last = page.at(-1);
+  const nextCursor = more && last ? encodeCursor({ q: digest, k: last.activityKey, id: last.id, w: [window.from, window.to] }) : null;
+  return { page, pagination: { limit, hasMore: more, nextCursor } };
+}
+
+export async function listSessions(clickhouse: ClickHouseClient, workspaceId: string, query: SessionsQuery, limits: QueryLimits) {
+  const digest = queryDigest(query);
+  const state = cursorOf(query.cursor, digest);
+  const window = windowOf(query, state, limits);
+  const rows = await selectGroups(clickhouse, workspaceId, 'session', {
+    filter: { startAfter: window.from, startBefore: window.to },
+    withUser: query.userId,
+    limit: query.limit + 1,
+    after: state && { key: state.k, id: state.id },
+    limits,
+  });
+  const { page, pagination } = pageOf(rows, query.limit, digest, window);
+  return { items: page.map(toSessionSummary), pagination };
+}
+
+/** The session's figures in the window and one page of its traces in start order. */
+export async function getSession(clickhouse: ClickHouseClient, workspaceId: string, sessionId: string, query: SessionQuery, limits: QueryLimits) {
+  const digest = queryDigest({ ...query, sessionId });
+  const state = query.cursor !== undefined ? decodeCursor(query.cursor, digest) : undefined;
+  if (state && (!storedTimePattern.test(state.k) || state.w === undefined)) {
+    throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [{ path: 'querystring.cursor', message: 'is not a cursor of this session' }]);
+  }
+  const window = windowOf(query, state, limits);
+  const filter = { startAfter: window.from, startBefore: window.to, sessionId };
+  // Independent reads: a server runs them side by side (the embedded engine one after the other).
+  const [[summary], { rows, more }] = await Promise.all([
+    selectGroups(clickhouse, workspaceId, 'session', { filter, limit: 1, limits }),
+    pageTraces(clickhouse, workspaceId, { filter, sort: 'startTime', limit: query.limit, offset: 0, after: state && { key: state.k, id: state.id }, limits }),
+  ]);
+  if (!summary) throw notFound('Session', { sessionId });
+  const last = rows.at(-1);
+  const nextCursor = more && last ? encodeCursor({ q: digest, k: last.k, id: last.trace_id, w: [window.from, window.to] }) : null;
+  return {
+    session: { ...toSessionSummary(summary), traces: rows.map((row) => toTraceListItem(row.item)) },
+    pagination: { limit: query.limit, hasMore: more, nextCursor },
+  };
+}
+
+export async function listUsers(clickhouse: ClickHouseClient, workspaceId: string, query: UsersQuery, limits: QueryLimits) {
+  const digest = queryDigest(query);
+  const state = cursorOf(query.cursor, digest);
+  const window = windowOf(query, state, limits);
+  const rows = await selectGroups(clickhouse, workspaceId, 'user', {
+    filter: { startAfter: window.from, startBefore: window.to },
+    limit: query.limit + 1,
+    after: state && { key: state.k, id: state.id },
+    limits,
+  });
+  const { page, pagination } = pageOf(rows, query.limit, digest, window);
+  return { items: page.map(toUserSummary), pagination };
+}
+
+export async function getUser(clickhouse: ClickHouseClient, workspaceId: string, userId: string, query: UserQuery, limits: QueryLimits): Promise<UserSummary> {
+  const window = resolveWindow(query.startAfter, query.startBefore, limits);
+  const [row] = await selectGroups(clickhouse, workspaceId, 'user', {
+    filter: { startAfter: window.from, startBefore: window.to, userId },
+    limit: 1,
+    limits,
+  });
+  if (!row) throw notFound('User', { userId });
+  return toUserSummary(row);
+}

@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Config } from '../../config.js';
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { queryLimitsOf } from '../query-limits.js';
+import { queryTooExpensiveSchema } from '../routes.js';
+import { getSession, getUser, listSessions, listUsers } from './read.js';
+import {
+  cursorPageMeta,
+  sessionDetailSchema,
+  sessionParams,
+  sessionQuery,
+  sessionSummarySchema,
+  sessionsQuery,
+  userParams,
+  userQuery,
+  userSummarySchema,
+  usersQuery,
+} from './schemas.js';
+
+const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 422: queryTooExpensiveSchema };
+const notFound = { 404: errorEnvelopeSchema };
+
+/** GET /api/sessions…; every read is confined to `request.auth.workspaceId`. */
+export const sessionRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse, config }) => {
+  const limits = queryLimitsOf(config);
+  const tags = ['sessions'];
+
+  app.get('/', {
+    schema: {
+      summary: 'Sessions of the window (default the last 30 days), most recent activity first; cursor pages',
+      querystring: sessionsQuery,
+      response: { 200: envelope(z.array(sessionSummarySchema), cursorPageMeta), ...errors },
+      tags,
+    },
+    handler: async (request, reply) => {
+      const { items, pagination } = await listSessions(clickhouse, request.auth.workspaceId, request.query, limits);
+      return sendData(request, reply, items, { meta: { pagination } });
+    },
+  });
+
+  app.get('/:sessionId', {
+    schema: {
+      summary: "A session's figures and one page of its traces in start order",
+      params: sessionParams,
+      querystring: sessionQuery,
+      response: { 200: envelope(sessionDetailSchema, cursorPageMeta), ...errors, ...notFound },
+      tags,
+    },
+    handler: async (request, reply) => {
+      const { session, pagination } = await getSession(clickhouse, request.auth.workspaceId, request.params.sessionId, request.query, limits);
+      return sendData(request, reply, session, { meta: { pagination } });
+    },
+  });
+};
+
+/** GET /api/users…; every read is confined to `request.auth.workspaceId`. */
+export const userRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse, config }) => {
+  const limits = queryLimitsOf(config);
+  const tags = ['users'];
+
+  app.get('/', {
+    schema: {
+      summary: 'Users of the window (default the last 30 days), most recent activity first; cursor pages',
+      querystring: usersQuery,
+      response: { 200: envelope(z.array(userSummarySchema), cursorPageMeta), ...errors },
+      tags,
+    },
+    handler: async (request, reply) => {
+      const { items, pagination } = await listUsers(clickhouse, request.auth.workspaceId, request.query, limits);
+      return sendData(request, reply, items, { meta: { pagination } });
+    },
+  });
+
+  app.get('/:userId', {
+    schema: {
+      summary: "A user's traces, sessions, tokens, cost, errors, first and last seen in the window",
+      params: userParams,
+      querystring: userQuery,
+      response: { 200: envelope(userSummarySchema), ...errors, ...notFound },
+      tags,
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await getUser(clickhouse, request.auth.workspaceId, request.params.userId, request.query, limits)),
+  });
+};
