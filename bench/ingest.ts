@@ -116,7 +116,7 @@ async function serverRole() {
   const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
   const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
   process.send!({ type: 'ready', url, key });
-  process.on('message', async (message: { type: string }) => {
+  const onMessage = async (message: { type: string }) => {
     if (message.type === 'parts') {
       const result = await clickhouse.query({
         query: `SELECT table, count() AS parts FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('spans', 'traces') GROUP BY table`,
@@ -128,7 +128,8 @@ async function serverRole() {
       await stores.close();
       process.exit(0);
     }
-  });
+  };
+  process.on('message', (message: { type: string }) => void onMessage(message));
 }
 
 interface Server {

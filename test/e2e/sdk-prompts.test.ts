@@ -71,7 +71,7 @@ describe('SDK prompts against the listening service', () => {
     expect(production).toMatchObject({ id: baseId, version: '1.0.0', labels: ['production'], isFallback: false });
     expect(requests.at(-1)).toBe(`${service.baseUrl}/api/prompt/resolve?name=support-agent&label=production`);
 
-    await loupe.withSpan('answer', { kind: 'llm.chat', prompt: production, metrics: { model: 'gpt-4o', totalTokens: 12, costUsd: 0.002, ttftMs: 30 } }, () => 'ok');
+    loupe.withSpan('answer', { kind: 'llm.chat', prompt: production, metrics: { model: 'gpt-4o', totalTokens: 12, costUsd: 0.002, ttftMs: 30 } }, () => 'ok');
     const fallback = await loupe.prompts.get('not-there', { label: 'production', fallback: 'x' });
     loupe.startSpan('fallback', { kind: 'llm.chat', prompt: fallback }).end();
     await loupe.shutdown();

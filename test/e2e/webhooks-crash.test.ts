@@ -42,7 +42,7 @@ async function call(method: string, url: string, body?: unknown) {
     headers: { 'x-api-key': apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: await res.json() };
 }
 
 const deliveryRows = () => sql<{ status: string; attempts: number }[]>`select status, attempts from webhook_deliveries`;

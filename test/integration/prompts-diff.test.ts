@@ -15,7 +15,7 @@ type Json = Record<string, any>;
 
 async function call(method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json) {
   const res = await ctx.app.inject({ method, url, headers: tenant.headers, ...(payload ? { payload } : {}) });
-  return { status: res.statusCode, body: res.json() as Json };
+  return { status: res.statusCode, body: res.json<Json>() };
 }
 
 describe('GET /api/prompt/:id/diff', () => {

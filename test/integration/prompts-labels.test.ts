@@ -17,7 +17,7 @@ type Json = Record<string, any>;
 
 async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: Json, who: Tenant = tenant) {
   const res = await ctx.app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) });
-  return { status: res.statusCode, body: res.json() as Json };
+  return { status: res.statusCode, body: res.json<Json>() };
 }
 
 /** A prompt with versions 1.0.0 … 1.(n-1).0; answers their records, oldest first. */

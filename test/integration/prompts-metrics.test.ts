@@ -40,7 +40,7 @@ afterAll(async () => {
 type Json = Record<string, any>;
 async function call(method: 'GET' | 'POST', url: string, payload?: Json, who?: Tenant) {
   const res = await ctx.app.inject({ method, url, headers: (who ?? tenant).headers, ...(payload ? { payload } : {}) });
-  return { status: res.statusCode, body: res.json() as Json };
+  return { status: res.statusCode, body: res.json<Json>() };
 }
 
 describe('GET /api/prompt/:id/metrics', () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
-import { get, post, span } from './traces-fixtures.js';
+import { get } from './traces-fixtures.js';
 import { seedSessions, window } from './traces-sessions-fixtures.js';
 
 /**

@@ -26,7 +26,7 @@ const SECRET = 'test-secret-0123456789abcdef';
 
 async function call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: Json) {
   const res = await ctx.app.inject({ method, url, headers: tenant.headers, ...(payload ? { payload } : {}) });
-  return { status: res.statusCode, body: res.json() as Json };
+  return { status: res.statusCode, body: res.json<Json>() };
 }
 
 async function receiver(answer?: (index: number, request: ReceivedRequest) => Answer) {

@@ -18,7 +18,7 @@ type Json = Record<string, any>;
 
 async function call(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Json, who: Tenant = tenant) {
   const res = await ctx.app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}) });
-  return { status: res.statusCode, body: res.json() as Json };
+  return { status: res.statusCode, body: res.json<Json>() };
 }
 
 describe('webhook endpoints', () => {
@@ -86,7 +86,7 @@ describe('webhook endpoints', () => {
   });
 
   it('the OpenAPI document describes the new routes with their errors', async () => {
-    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Json;
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json<Json>();
     for (const [path, method] of [
       ['/api/webhooks/', 'post'],
       ['/api/webhooks/{id}/deliveries', 'get'],
