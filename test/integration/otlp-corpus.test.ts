@@ -74,7 +74,7 @@ async function loadTrace(folder: string, owner: Tenant): Promise<{ trace: Trace;
 /** The spans in start order, named by their part in the script. */
 function calls(trace: Trace, c: WeatherCase) {
   const spans = [...trace.spans].sort((a, b) => a.startTime.localeCompare(b.startTime) || a.spanId.localeCompare(b.spanId));
-  const [root, chat, stream, toolCall, tool, followUp, embedding, bad, boom] = spans as Span[];
+  const [root, chat, stream, toolCall, tool, followUp, embedding, bad, boom] = spans;
   return { root: root!, chat: chat!, stream: stream!, toolCall: toolCall!, tool: tool!, followUp: followUp!, embedding: embedding!, bad: bad!, boom: c.has500 ? boom : undefined, all: spans };
 }
 

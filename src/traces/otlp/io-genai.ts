@@ -159,7 +159,7 @@ export function convertOpenAiMessages(value: unknown, out: ConvertedMessages = e
     const { role, exact } = message.role === undefined ? { role: defaultRole, exact: true } : toRole(message.role);
     if (!exact) out.extras.push({ message: index, role: message.role });
     const calls = convertAiSdkToolCalls(message.tool_calls);
-    let content = '';
+    let content: string;
     if (Array.isArray(message.content)) {
       const text: string[] = [];
       for (const part of message.content) {

@@ -135,7 +135,7 @@ export function decodeJsonLogsRequest(
     return { ok: false, issues: [{ path: 'body', message: 'is not an ExportLogsServiceRequest: expected {"resourceLogs": [...]}' }] };
   }
   const parsed = otlpJsonLogsRequestSchema.safeParse(body);
-  if (parsed.success) return { ok: true, request: parsed.data as PlainLogsRequest };
+  if (parsed.success) return { ok: true, request: parsed.data };
   return {
     ok: false,
     issues: parsed.error.issues.slice(0, 20).map((issue) => ({ path: ['body', ...issue.path.map(String)].join('.'), message: issue.message })),

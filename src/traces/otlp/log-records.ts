@@ -117,7 +117,7 @@ export function takesLogContent(span: Pick<Span, 'kind' | 'input' | 'output' | '
 }
 
 /** The span with its messages rebuilt from all its records (the same span for the same records). */
-export function withLogContent<S extends Span | StoredSpan>(span: S, records: { name: string; body: unknown }[]): S {
+export function withLogContent<S extends Span>(span: S, records: { name: string; body: unknown }[]): S {
   const { input, output } = messagesFromEvents(records);
   const next = { ...span };
   const side = (io: Span['input'], converted: typeof input) => {
@@ -130,7 +130,7 @@ export function withLogContent<S extends Span | StoredSpan>(span: S, records: { 
   const outputIO = side(span.output, output);
   if (inputIO) next.input = inputIO;
   if (outputIO) next.output = outputIO;
-  const metadata = (span.metadata ?? {}) as Record<string, unknown>;
+  const metadata = (span.metadata ?? {});
   const otel = (metadata.otel ?? {}) as Record<string, unknown>;
   next.metadata = { ...metadata, otel: { ...otel, contentFrom: 'logs', logRecords: records.length } };
   return next;
@@ -226,7 +226,7 @@ export async function storeLogRecords(clickhouse: ClickHouseClient, workspaceId:
       ...(row.user_id ? { userId: row.user_id } : {}),
       ...(row.tags.length > 0 ? { tags: row.tags } : {}),
     };
-    rows.push(toSpanRow(workspaceId, trace, withLogContent(span, found) as Span, rewriteVersion));
+    rows.push(toSpanRow(workspaceId, trace, withLogContent(span, found), rewriteVersion));
   }
   await writeBatcherFor(clickhouse).write(workspaceId, rows, [...new Set(rows.map((r) => r.trace_id))]);
   return rows.length;

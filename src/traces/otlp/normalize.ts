@@ -4,7 +4,7 @@ import { otelSpanKinds, type Attributes, type NativeSpan, type NativeTrace, type
 import { firstTokenEvents, isGenAiContentEvent, messagesFromEvents } from './conventions/genai-events.js';
 import { langfuseStatus } from './conventions/langfuse.js';
 import { toSpanIO } from './io-genai.js';
-import { trimAttributes, type Trim } from './trim.js';
+import { sizeOfValue, trimAttributes, type Trim } from './trim.js';
 import { limits } from '../schemas.js';
 
 export interface SpanRejection {
@@ -92,7 +92,7 @@ function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string 
   const { fields, consumed: metricKeys } = noMetrics ? { fields: {}, consumed: [] } : mapMetrics(attributes, { startMs });
   const { input: mappedInput, output: mappedOutput, consumed: ioKeys, duplicates, trims } = mapIO(attributes);
   const traceFields = mapTraceFields(attributes, context.resource);
-  const trimmed: Trim[] = [...trims, ...duplicates.map((key) => ({ key, reason: 'repeats the mapped messages', chars: String(attributes[key]).length }))];
+  const trimmed: Trim[] = [...trims, ...duplicates.map((key) => ({ key, reason: 'repeats the mapped messages', chars: sizeOfValue(attributes[key]) }))];
   // A fresh object of the keys left, rather than deletes (which slow every later access).
   const consumed = new Set([...kindKeys, ...metricKeys, ...ioKeys]);
   let rest: Attributes | undefined;

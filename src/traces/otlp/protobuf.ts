@@ -62,7 +62,7 @@ export function decodeProtobufLogsRequest(body: Buffer): PlainLogsRequest {
   } catch (error) {
     throw new ProtobufDecodeError(`Body is not a protobuf ExportLogsServiceRequest: ${(error as Error).message}`);
   }
-  return schema.logsRequest.toObject(message, toObjectOptions) as PlainLogsRequest;
+  return schema.logsRequest.toObject(message, toObjectOptions);
 }
 
 export function encodeProtobufLogsResponse(rejectedLogRecords: number, errorMessage: string | undefined): Buffer {

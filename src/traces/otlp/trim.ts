@@ -23,7 +23,9 @@ const isNumberList = (value: AttributeValue): value is number[] => Array.isArray
 /** The marker a trimmed vector leaves. */
 export const vectorMarker = (length: number) => `[vector of ${length} numbers not stored]`;
 
-function sizeOf(value: AttributeValue): number {
+/** Characters of a value as stored: text as is, structures as JSON. */
+export function sizeOfValue(value: AttributeValue | undefined): number {
+  if (value === undefined) return 0;
   if (typeof value === 'string') return value.length;
   if (value === null || typeof value !== 'object') return 0;
   return JSON.stringify(value).length;
@@ -41,7 +43,7 @@ export function trimAttributes(attributes: Attributes, prefix: string, trims: Tr
     } else if (typeof value === 'string' && value.length > maxValueChars) {
       replacement = `${value.slice(0, maxValueChars)}… [${value.length - maxValueChars} more characters not stored]`;
       trims.push({ key: prefix + key, reason: 'value too long', chars: value.length });
-    } else if (typeof value === 'object' && value !== null && sizeOf(value) > maxValueChars) {
+    } else if (typeof value === 'object' && value !== null && sizeOfValue(value) > maxValueChars) {
       const text = JSON.stringify(value);
       replacement = `${text.slice(0, maxValueChars)}… [${text.length - maxValueChars} more characters not stored]`;
       trims.push({ key: prefix + key, reason: 'value too long', chars: text.length });

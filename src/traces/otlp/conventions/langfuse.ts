@@ -26,9 +26,9 @@ const count = (record: Record<string, unknown>, ...keys: string[]) => {
   }
   return undefined;
 };
-const nested = (record: Record<string, unknown>, key: string) => (isRecord(record[key]) ? (record[key] as Record<string, unknown>) : {});
+const nested = (record: Record<string, unknown>, key: string) => (isRecord(record[key]) ? (record[key]) : {});
 const defined = (fields: MetricFields): MetricFields =>
-  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as MetricFields;
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 
 /**
  * `usage_details`: OpenAI's usage object as the wrapper sends it (`prompt_tokens` including
