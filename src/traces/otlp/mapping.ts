@@ -61,13 +61,11 @@ export const fieldRows: FieldRow[] = [
 
 const textFields = new Set(['model', 'provider', 'promptName', 'promptVersion']);
 
-function plainValue(row: FieldRow, value: unknown): MetricFields | undefined {
-  if (textFields.has(row.field)) {
-    const text = asString(value);
-    return text ? { [row.field]: text } : undefined;
-  }
+/** A plain row's value: text for text fields, a non-negative number for the rest. */
+function plainValue(field: string, value: unknown): string | number | undefined {
+  if (textFields.has(field)) return asString(value) || undefined;
   const n = asNumber(value);
-  return n === undefined || n < 0 ? undefined : { [row.field]: n };
+  return n === undefined || n < 0 ? undefined : n;
 }
 
 /**
@@ -79,15 +77,24 @@ function plainValue(row: FieldRow, value: unknown): MetricFields | undefined {
 export function mapMetrics(attrs: Attrs, context: FieldContext = { startMs: 0 }): { fields: MetricFields; consumed: string[] } {
   const fields: MetricFields = {};
   const consumed: string[] = [];
+  const out = fields as Record<string, unknown>;
   for (const row of fieldRows) {
     const raw = attrs[row.key];
-    if (raw === undefined || (fields as Record<string, unknown>)[row.field] !== undefined) continue;
-    const values = row.read ? row.read(raw, context) : plainValue(row, raw);
+    if (raw === undefined || out[row.field] !== undefined) continue;
+    if (!row.read) {
+      // Most rows: one attribute, one field, no object in between (this runs for every span).
+      const value = plainValue(row.field, raw);
+      if (value === undefined) continue;
+      out[row.field] = value;
+      consumed.push(row.key);
+      continue;
+    }
+    const values = row.read(raw, context);
     if (!values) continue;
     let used = false;
     for (const [field, value] of Object.entries(values)) {
-      if (value === undefined || (fields as Record<string, unknown>)[field] !== undefined) continue;
-      (fields as Record<string, unknown>)[field] = value;
+      if (value === undefined || out[field] !== undefined) continue;
+      out[field] = value;
       used = true;
     }
     if (used) consumed.push(row.key);
@@ -119,9 +126,14 @@ function asTags(value: unknown): string[] | undefined {
   return tags.length > 0 ? [...new Set(tags)] : undefined;
 }
 
-export function mapTraceFields(span: Attributes, resource: Attributes): TraceFields {
+/**
+ * Trace fields of a span, span attributes before resource attributes. `resourceFields`, when
+ * given, is `mapTraceFields({}, resource)` worked out once for all the spans of a resource.
+ */
+export function mapTraceFields(span: Attributes, resource: Attributes, resourceFields?: TraceFields): TraceFields {
   const out: TraceFields = {};
-  for (const [attrs, from] of [[span, 'span'], [resource, 'resource']] as const) {
+  const sources = resourceFields ? ([[span, 'span']] as const) : ([[span, 'span'], [resource, 'resource']] as const);
+  for (const [attrs, from] of sources) {
     for (const row of traceFieldRows) {
       if (out[row.field] !== undefined || (row.from !== undefined && row.from !== from)) continue;
       const raw = attrs[row.key];
@@ -137,6 +149,7 @@ export function mapTraceFields(span: Attributes, resource: Attributes): TraceFie
       out[row.field] = value;
     }
   }
+  if (resourceFields) for (const key in resourceFields) (out as Record<string, unknown>)[key] ??= (resourceFields as Record<string, unknown>)[key];
   return out;
 }
 

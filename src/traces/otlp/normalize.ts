@@ -85,13 +85,19 @@ const statuses = ['unset', 'ok', 'error'] as const;
 const toMs = (time: UnixNanos) => time.seconds * 1000 + time.nanos / 1e6;
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
-function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string }, start: UnixNanos, end: UnixNanos, context: { resource: Attributes; scope: Record<string, unknown> }) {
+function buildSpan(
+  span: PlainSpan,
+  ids: { spanId: string; parentSpanId: string },
+  start: UnixNanos,
+  end: UnixNanos,
+  context: { resource: Attributes; resourceFields: TraceFields; scope: Record<string, unknown> },
+) {
   const attributes = fromKeyValues(span.attributes);
   const startMs = toMs(start);
   const { kind, consumed: kindKeys, noMetrics } = mapKind(attributes);
   const { fields, consumed: metricKeys } = noMetrics ? { fields: {}, consumed: [] } : mapMetrics(attributes, { startMs });
   const { input: mappedInput, output: mappedOutput, consumed: ioKeys, duplicates, trims } = mapIO(attributes);
-  const traceFields = mapTraceFields(attributes, context.resource);
+  const traceFields = mapTraceFields(attributes, context.resource, context.resourceFields);
   const trimmed: Trim[] = [...trims, ...duplicates.map((key) => ({ key, reason: 'repeats the mapped messages', chars: sizeOfValue(attributes[key]) }))];
   // A fresh object of the keys left, rather than deletes (which slow every later access).
   const consumed = new Set([...kindKeys, ...metricKeys, ...ioKeys]);
@@ -213,6 +219,7 @@ export function normalizeExport(request: PlainExportRequest): NormalizedExport {
   let spanCount = 0;
   for (const resourceSpans of request.resourceSpans ?? []) {
     const resource = fromKeyValues(resourceSpans.resource?.attributes);
+    const resourceFields = mapTraceFields({}, resource);
     for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
       const scopeInfo = scopeSpans.scope ?? {};
       const scope: Record<string, unknown> = { name: scopeInfo.name ?? '', ...(scopeInfo.version ? { version: scopeInfo.version } : {}) };
@@ -234,7 +241,7 @@ export function normalizeExport(request: PlainExportRequest): NormalizedExport {
         else if (end === undefined) reject('endTimeUnixNano is missing or out of range');
         else if (nanosBetween(start, end) < 0) reject('endTimeUnixNano is before startTimeUnixNano');
         else {
-          const { native, traceFields } = buildSpan(span, { spanId, parentSpanId }, start, end, { resource, scope });
+          const { native, traceFields } = buildSpan(span, { spanId, parentSpanId }, start, end, { resource, resourceFields, scope });
           let entry = traces.get(traceId);
           if (!entry) traces.set(traceId, (entry = { trace: { traceId, source: 'otel', spans: [] }, fromRoot: new Set(), bySpanId: new Map() }));
           // A span sent twice in one export (a retried batch) is one span: the last copy wins.
