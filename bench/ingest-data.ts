@@ -57,10 +57,15 @@ export function makeTrace(traceId: string, base: number): Trace {
   return { traceId, name: 'quarterly summary', sessionId: `session-${traceId.slice(-3)}`, source: 'sdk', environment: 'production', spans };
 }
 
-/** One request body as JSON text with a `@@nnn` placeholder per trace id. */
-export function makeBodyTemplate(traces: number): string {
+/**
+ * One request body as JSON text with a `@@nnn` placeholder per trace id. `withoutCost`: the
+ * LLM spans send no cost (as OpenTelemetry instrumentations do), so ingest prices them.
+ */
+export function makeBodyTemplate(traces: number, withoutCost = false): string {
   const base = Date.parse('2025-06-01T12:00:00.000Z');
-  return JSON.stringify({ traces: Array.from({ length: traces }, (_, i) => makeTrace(`@@${String(i).padStart(3, '0')}`, base + i * 1000)) });
+  const made = Array.from({ length: traces }, (_, i) => makeTrace(`@@${String(i).padStart(3, '0')}`, base + i * 1000));
+  if (withoutCost) for (const t of made) for (const s of t.spans) delete s.costUsd;
+  return JSON.stringify({ traces: made });
 }
 
 /** Random 32-hex trace ids, as OpenTelemetry makes them: a batch's traces spread over the whole key space. */

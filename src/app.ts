@@ -19,6 +19,10 @@ import { webhookRoutes } from './prompts/webhooks/routes.js';
 import { meRoutes } from './tenancy/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
 import { analyticsRoutes } from './traces/analytics-routes.js';
+import { attachIngestPricing } from './traces/cost/pricing.js';
+import { modelRoutes } from './traces/cost/routes.js';
+import { PriceBook } from './traces/cost/workspace-prices.js';
+import { sqlRoutes } from './sql/routes.js';
 import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 
 /** Credentials never reach a log line. */
@@ -65,6 +69,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
+  // Ingest (native and OTLP) prices spans with the workspace's prices, kept in memory.
+  const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
+  attachIngestPricing(deps.clickhouse, { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook });
+
   const authenticate = createAuthenticator(deps.sql, deps.verifyBearer);
   await app.register(async (api) => {
     registerAuthenticatedScope(api, { authenticate, admit: deps.admit, failedAuth: deps.failedAuth });
@@ -78,6 +86,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, clickhouse: deps.clickhouse });
     await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
+    await api.register(modelRoutes, { prefix: '/api/models', sql: deps.sql, clickhouse: deps.clickhouse, book: priceBook, config: deps.config });
+    await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
   });
 
   return app;

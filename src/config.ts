@@ -82,6 +82,30 @@ export const configSchema = z.object({
   }).refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:./]+$/.test(p.trim())), {
     message: 'must be true, false, a hop count, or comma-separated addresses or CIDRs',
   }),
+  /**
+   * Whether ingest prices generation spans that sent no cost (src/traces/cost/). Off, spans keep
+   * only the cost they sent; the ingest benchmark compares both.
+   */
+  LOUPE_COST_AT_INGEST: optionalString
+    .pipe(z.enum(['true', 'false']).optional())
+    .transform((v) => v !== 'false'),
+  /** How long a replica reuses a workspace's prices before reading them again (a change made through this replica applies at once). */
+  LOUPE_PRICE_CACHE_MS: optionalInt(0, 3_600_000).transform((v) => v ?? 15_000),
+  /**
+   * Limits of one POST /api/sql query (src/sql/): time, memory, rows and bytes read, rows and
+   * bytes answered; past any of them the query stops and answers 422 QUERY_TOO_EXPENSIVE.
+   */
+  LOUPE_SQL_MAX_EXECUTION_MS: optionalInt(1, 3_600_000).transform((v) => v ?? 10_000),
+  LOUPE_SQL_MAX_MEMORY_BYTES: optionalInt(1024, 2 ** 50).transform((v) => v ?? 1024 ** 3),
+  LOUPE_SQL_MAX_ROWS_TO_READ: optionalInt(1, 2 ** 50).transform((v) => v ?? 100_000_000),
+  LOUPE_SQL_MAX_BYTES_TO_READ: optionalInt(1, 2 ** 50).transform((v) => v ?? 10 * 1024 ** 3),
+  LOUPE_SQL_MAX_RESULT_ROWS: optionalInt(1, 2 ** 40).transform((v) => v ?? 100_000),
+  LOUPE_SQL_MAX_RESULT_BYTES: optionalInt(1, 2 ** 50).transform((v) => v ?? 100 * 1024 ** 2),
+  /** SQL queries one organization may run at once on one instance; more answer 429. */
+  LOUPE_SQL_MAX_CONCURRENT: optionalInt(1, 1000).transform((v) => v ?? 2),
+  /** `npx loupe sql`: the service to ask and the key to ask with. */
+  LOUPE_URL: optionalUrl(['http:', 'https:']).transform((v) => v ?? 'http://127.0.0.1:3000'),
+  LOUPE_API_KEY: optionalString,
   /** Lets webhooks reach loopback, private and link-local addresses (tests, self-hosted receivers). */
   LOUPE_WEBHOOK_ALLOW_PRIVATE: optionalString
     .pipe(z.enum(['true', 'false']).optional())

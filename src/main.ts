@@ -5,6 +5,7 @@ import { migratePostgres, openPostgres, type PostgresStore } from './stores/post
 import * as tenancy from './tenancy/store.js';
 import { createApiKeyBody, createOrganizationBody } from './tenancy/schemas.js';
 import { AppError } from './http/errors.js';
+import { runSqlCommand } from './sql/cli.js';
 
 const usage = `Usage: loupe <command>
 
@@ -15,6 +16,8 @@ const usage = `Usage: loupe <command>
   keys create --org ORG_ID (--workspace WS_ID | --scope organization | --user USER_ID) [--name N]
   keys list --org ORG_ID
   keys revoke KEY_ID
+  sql "SELECT …" [--csv | --format jsonl] [--param name=value …] [--workspace WS_ID]
+                                          query a running service (LOUPE_URL, LOUPE_API_KEY)
 
 Configuration comes from the environment (see README.md).`;
 
@@ -32,7 +35,7 @@ function print(value: unknown) {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-function required(values: Record<string, string | boolean | undefined>, name: string): string {
+function required(values: Record<string, string | string[] | boolean | undefined>, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '') throw new AppError('VALIDATION_ERROR', `--${name} is required`);
   return value;
@@ -56,6 +59,9 @@ async function runCli(argv: string[]): Promise<number> {
       scope: { type: 'string' },
       'per-minute': { type: 'string' },
       'per-day': { type: 'string' },
+      csv: { type: 'boolean' },
+      format: { type: 'string' },
+      param: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -63,6 +69,16 @@ async function runCli(argv: string[]): Promise<number> {
   if (values.help || command === 'help') {
     process.stdout.write(`${usage}\n`);
     return 0;
+  }
+  if (command === 'sql') {
+    if (!sub) throw new AppError('VALIDATION_ERROR', 'sql needs the query: loupe sql "SELECT …"');
+    const format = values.csv ? 'csv' : (values.format ?? 'table');
+    if (format !== 'table' && format !== 'csv' && format !== 'jsonl') throw new AppError('VALIDATION_ERROR', '--format takes table, csv or jsonl');
+    return runSqlCommand(
+      { baseUrl: config.LOUPE_URL, apiKey: config.LOUPE_API_KEY, query: sub, format, parameters: values.param ?? [], workspaceId: values.workspace },
+      process.stdout,
+      process.stderr,
+    );
   }
   switch (`${command}${sub ? ` ${sub}` : ''}`) {
     case 'start': {

@@ -96,6 +96,32 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
 }
 
 /**
+ * A second client whose unqualified table names resolve in `database` (the SQL endpoint runs
+ * callers' queries in an empty one, src/sql/session.ts). On a server that is the client's
+ * database; in the embedded engine a second session on the same directory, which keeps its
+ * own USE and its own SETs apart from the main session's.
+ */
+export async function openClickhouseSession(options: ClickhouseOptions, database: string): Promise<ClickhouseStore> {
+  if (options.url) {
+    const client = createClient({
+      clickhouse_settings: sharedSettings,
+      url: options.url,
+      username: options.user ?? 'default',
+      password: options.password ?? '',
+      database,
+    });
+    return { client, database, embedded: false, close: () => client.close() };
+  }
+  const connection = await createEmbeddedConnection(path.resolve(options.dataDir, 'clickhouse'));
+  const client = createClient({ connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database });
+  await client.command({ query: `USE ${database}` });
+  for (const [name, value] of Object.entries(sharedSettings)) {
+    await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
+  }
+  return { client, database, embedded: true, close: () => client.close() };
+}
+
+/**
  * Applies the numbered files of `clickhouse/` that are not yet recorded, up to `until` when
  * given (tests of a migration start from the schema before it). Callers run this under the
  * PostgreSQL migration lock, so two instances never apply a file twice.

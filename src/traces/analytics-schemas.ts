@@ -89,6 +89,8 @@ export const analyticsResultSchema = z.object({
     errorCount: z.number().int(),
     errorRate: z.number(),
     ...tokens,
+    /** Counted generation spans of the range that found no price (their cost is missing from costUsd). */
+    unpricedSpanCount: z.number().int(),
   }),
   latencyMs: z.object({
     avg: z.number().nullable(),
@@ -98,7 +100,13 @@ export const analyticsResultSchema = z.object({
     p99: z.number().nullable(),
   }),
   ttftMs: ttftSchema,
-  costBreakdown: z.object({ byModel: z.array(costShare), byProvider: z.array(costShare), byKind: z.array(costShare) }),
+  costBreakdown: z.object({
+    byModel: z.array(costShare),
+    byProvider: z.array(costShare),
+    byKind: z.array(costShare),
+    /** Cost sent by clients (`provided`) and computed from prices (`computed`), always both, in that order. */
+    bySource: z.array(costShare.extend({ key: z.enum(['provided', 'computed']) })),
+  }),
   tokenUsageOverTime: z.object({
     interval: z.enum(['hour', 'day']),
     points: z.array(z.object({ bucket: z.string(), ...tokens, traceCount: z.number().int() })),

@@ -71,7 +71,11 @@ export function compileTraceTotalsQuery(range: AnalyticsRange): CompiledQuery {
       toUnixTimestamp(${bucketExpression[range.interval]}) AS bucket,
       ${traceFigures('0.5, 0.9, 0.95, 0.99')},
       -- Successful traces: completed without error; running ones are not (yet) successes.
-      countIf(status = 'completed') AS completedCount
+      countIf(status = 'completed') AS completedCount,
+      -- How complete the cost is (clickhouse/0006): by source, and the spans without a price.
+      sum(cost_provided) AS costProvided,
+      sum(cost_computed) AS costComputed,
+      sum(unpriced_spans) AS unpricedSpanCount
     FROM ${rows.query}
     GROUP BY GROUPING SETS ((), (bucket))
   )
@@ -116,6 +120,9 @@ interface TotalsRow extends AggregateRow {
   utilization: number | null;
   exceeded: boolean | number;
   projectedUsd: number;
+  costProvided: number;
+  costComputed: number;
+  unpricedSpanCount: number | string;
 }
 
 interface BreakdownRow {
@@ -162,6 +169,12 @@ export async function getAnalytics(
   return shape(range, total, rows, shares, query.budget);
 }
 
+function bySource(total: TotalsRow) {
+  const sum = total.costProvided + total.costComputed;
+  const entry = (key: 'provided' | 'computed', costUsd: number) => ({ key, costUsd, share: sum === 0 ? 0 : costUsd / sum });
+  return [entry('provided', total.costProvided), entry('computed', total.costComputed)];
+}
+
 function shape(range: AnalyticsRange, total: TotalsRow, rows: TotalsRow[], shares: BreakdownRow[], budget: number | undefined): AnalyticsResult {
   const byBucket = new Map(rows.filter((r) => Number(r.isTotal) === 0).map((r) => [Number(r.bucket) * 1000, r]));
   const points = bucketStarts(range).map((start) => {
@@ -189,6 +202,7 @@ function shape(range: AnalyticsRange, total: TotalsRow, rows: TotalsRow[], share
       outputTokens: total.outputTokens,
       totalTokens: total.totalTokens,
       costUsd: total.costUsd,
+      unpricedSpanCount: Number(total.unpricedSpanCount),
     },
     latencyMs: {
       avg: finiteOrNull(total.latencyAvg),
@@ -198,7 +212,7 @@ function shape(range: AnalyticsRange, total: TotalsRow, rows: TotalsRow[], share
       p99: finiteOrNull(p99),
     },
     ttftMs: { p50: finiteOrNull(total.ttftPercentiles[0]), p95: finiteOrNull(total.ttftPercentiles[1]) },
-    costBreakdown: { byModel: part('model'), byProvider: part('provider'), byKind: part('kind') },
+    costBreakdown: { byModel: part('model'), byProvider: part('provider'), byKind: part('kind'), bySource: bySource(total) },
     tokenUsageOverTime: { interval: range.interval, points },
     costEfficiency: {
       costPerTrace: finiteOrNull(total.costPerTrace),

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { issuePath } from '../http/errors.js';
+import { spanPricerFor } from './cost/pricing.js';
 import { toSpanRows } from './rows.js';
 import { writeBatcherFor } from './write-batcher.js';
 import { limits, traceSchema, type IngestResult, type Trace } from './schemas.js';
@@ -31,9 +32,12 @@ export async function ingestTraces(clickhouse: ClickHouseClient, workspaceId: st
  * Stores already-validated traces: their spans inserted, then the touched summaries recomputed
  * inside the engine, together with the writes of concurrent requests (write-batcher.ts).
  * Re-sent spans replace earlier ones (a newer version of the same key); a trace may arrive
- * over many calls. Resolves once the traces are readable.
+ * over many calls. Generation spans without a cost are priced on the way (cost/pricing.ts).
+ * Resolves once the traces are readable.
  */
 export async function storeTraces(clickhouse: ClickHouseClient, workspaceId: string, traces: Trace[]): Promise<void> {
   if (traces.length === 0) return;
-  await writeBatcherFor(clickhouse).write(workspaceId, toSpanRows(workspaceId, traces), [...new Set(traces.map((t) => t.traceId))]);
+  const price = await spanPricerFor(clickhouse, workspaceId);
+  const rows = toSpanRows(workspaceId, traces, price);
+  await writeBatcherFor(clickhouse).write(workspaceId, rows, [...new Set(traces.map((t) => t.traceId))]);
 }

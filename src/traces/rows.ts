@@ -1,3 +1,4 @@
+import type { SpanCost } from './cost/pricing.js';
 import type { Span, StoredSpan, Trace } from './schemas.js';
 
 /**
@@ -28,10 +29,15 @@ export interface SpanRow {
   cache_write_tokens: number | null;
   reasoning_tokens: number | null;
   ttft_ms: number | null;
+  /** 'provided' | 'computed' | 'none', '' for a span without a cost that was not priced (cost/pricing.ts). */
+  cost_source: string;
   prompt_name: string;
   prompt_version: string;
   /** The StoredSpan as JSON text (storedSpanOf). */
   detail: string;
+  /** attributes and metadata as string maps (stringMapOf), for queries by key (clickhouse/0008). */
+  attributes_map: Record<string, string>;
+  metadata_map: Record<string, string>;
   trace_name: string;
   session_id: string;
   source: string;
@@ -81,10 +87,17 @@ export function fromStoredTime(stored: string): string {
 
 /**
  * A span as the API returns it: the fields it was sent with, in the order of SPEC.md's span
- * table, times in UTC as stored (fromStoredTime). Migration 0003 builds the same JSON in SQL
- * for older rows (wire-sql.ts spanDetailFromColumns).
+ * table, times in UTC as stored (fromStoredTime), and the cost found at ingest (`cost`: a
+ * computed costUsd, its costSource and pricing, which a client cannot send). Migration 0003
+ * builds the same JSON in SQL for older rows (wire-sql.ts spanDetailFromColumns).
  */
-export function storedSpanOf(span: Span, startTime = toStoredTime(span.startTime), endTime = toStoredTime(span.endTime)): StoredSpan {
+export function storedSpanOf(
+  span: Span,
+  startTime = toStoredTime(span.startTime),
+  endTime = toStoredTime(span.endTime),
+  cost: SpanCost = {},
+): StoredSpan {
+  const costUsd = span.costUsd ?? cost.costUsd;
   return {
     spanId: span.spanId,
     ...(span.parentSpanId !== undefined && { parentSpanId: span.parentSpanId }),
@@ -103,7 +116,9 @@ export function storedSpanOf(span: Span, startTime = toStoredTime(span.startTime
     ...(span.cacheReadTokens !== undefined && { cacheReadTokens: span.cacheReadTokens }),
     ...(span.cacheWriteTokens !== undefined && { cacheWriteTokens: span.cacheWriteTokens }),
     ...(span.reasoningTokens !== undefined && { reasoningTokens: span.reasoningTokens }),
-    ...(span.costUsd !== undefined && { costUsd: span.costUsd }),
+    ...(costUsd !== undefined && { costUsd }),
+    ...(cost.costSource !== undefined && { costSource: cost.costSource }),
+    ...(cost.pricing !== undefined && { pricing: cost.pricing }),
     ...(span.ttftMs !== undefined && { ttftMs: span.ttftMs }),
     status: span.status,
     ...(span.statusMessage !== undefined && { statusMessage: span.statusMessage }),
@@ -116,7 +131,22 @@ export function storedSpanOf(span: Span, startTime = toStoredTime(span.startTime
   };
 }
 
-export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version: string): SpanRow {
+/**
+ * A JSON object as a map of strings: strings as they are, any other value as its JSON text,
+ * exactly as the DEFAULT of the map columns computes it from `detail` (clickhouse/0008).
+ */
+export function stringMapOf(object: Record<string, unknown> | undefined): Record<string, string> {
+  const map: Record<string, string> = {};
+  if (object === undefined) return map;
+  for (const [key, value] of Object.entries(object)) {
+    // JSON text leaves undefined members out; so does the map.
+    if (value !== undefined) map[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return map;
+}
+
+export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version: string, cost: SpanCost = provisionalCost(span)): SpanRow {
+
   const startTime = toStoredTime(span.startTime);
   const endTime = toStoredTime(span.endTime);
   return {
@@ -136,14 +166,17 @@ export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version
     input_tokens: span.inputTokens ?? null,
     output_tokens: span.outputTokens ?? null,
     total_tokens: span.totalTokens ?? null,
-    cost_usd: span.costUsd ?? null,
+    cost_usd: span.costUsd ?? cost.costUsd ?? null,
     cache_read_tokens: span.cacheReadTokens ?? null,
     cache_write_tokens: span.cacheWriteTokens ?? null,
     reasoning_tokens: span.reasoningTokens ?? null,
     ttft_ms: span.ttftMs ?? null,
+    cost_source: cost.costSource ?? '',
     prompt_name: span.promptName ?? '',
     prompt_version: span.promptVersion ?? '',
-    detail: JSON.stringify(storedSpanOf(span, startTime, endTime)),
+    detail: JSON.stringify(storedSpanOf(span, startTime, endTime, cost)),
+    attributes_map: stringMapOf(span.attributes),
+    metadata_map: stringMapOf(span.metadata),
     trace_name: trace.name ?? '',
     session_id: trace.sessionId ?? '',
     source: trace.source,
@@ -155,12 +188,18 @@ export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version
   };
 }
 
-/** Every span row of a list of traces; later traces get later versions (the last one sent wins). */
-export function toSpanRows(workspaceId: string, traces: Trace[]): SpanRow[] {
+/** Without pricing (turned off, or rows built outside ingest), a sent cost is still marked provided. */
+const provisionalCost = (span: Span): SpanCost => (span.costUsd === undefined ? {} : { costSource: 'provided' });
+
+/**
+ * Every span row of a list of traces; later traces get later versions (the last one sent
+ * wins). `price` (cost/pricing.ts spanPricerFor) gives each span its cost at ingest.
+ */
+export function toSpanRows(workspaceId: string, traces: Trace[], price: (span: Span) => SpanCost = provisionalCost): SpanRow[] {
   const rows: SpanRow[] = [];
   for (const trace of traces) {
     const version = nextVersion().toString();
-    for (const span of trace.spans) rows.push(toSpanRow(workspaceId, trace, span, version));
+    for (const span of trace.spans) rows.push(toSpanRow(workspaceId, trace, span, version, price(span)));
   }
   return rows;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SPAN_KINDS } from '../contract/index.js';
 import { paginationMeta } from '../http/pagination.js';
+import { costSourceSchema, pricingSchema } from './cost/schemas.js';
 
 /**
  * Wire shapes of traces and spans, as SPEC.md's tables give them, with the limits the
@@ -191,8 +192,18 @@ export const ingestResultSchema = z.object({
 });
 export type IngestResult = z.infer<typeof ingestResultSchema>;
 
-/** A span as returned: exactly the fields it was sent with. */
-export const storedSpanSchema = z.object(spanFields);
+/**
+ * A span as returned: exactly the fields it was sent with, and how its cost was found
+ * (`costSource`, `pricing`: output only; a client that sends them has them ignored, like any
+ * field the span table does not name).
+ */
+const { ttftMs, status, statusMessage, attributes, events, metadata, promptName, promptVersion, ...throughCost } = spanFields;
+export const storedSpanSchema = z.object({
+  ...throughCost,
+  costSource: costSourceSchema.optional(),
+  pricing: pricingSchema.optional(),
+  ttftMs, status, statusMessage, attributes, events, metadata, promptName, promptVersion,
+});
 export type StoredSpan = z.infer<typeof storedSpanSchema>;
 
 export const traceListItemSchema = z.object({

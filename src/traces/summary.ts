@@ -39,6 +39,8 @@ export interface SpanFacts {
   output_tokens: number | null;
   total_tokens: number | null;
   cost_usd: number | null;
+  /** 'provided' | 'computed' | 'none' | '' (cost/pricing.ts). */
+  cost_source: string;
   ttft_ms: number | null;
 }
 
@@ -86,6 +88,11 @@ export interface TraceSummaryRow {
   output_tokens: number | null;
   total_tokens: number | null;
   cost_usd: number | null;
+  /** Parts of cost_usd by source (clickhouse/0006): sent by clients (also '' on older rows), computed from prices. */
+  cost_provided: number;
+  cost_computed: number;
+  /** Counted generation spans that found no price. */
+  unpriced_spans: number;
   span_count: number;
   error_count: number;
   item: string;
@@ -172,11 +179,40 @@ function rootSpan(spans: SpanFacts[]): SpanFacts | undefined {
 }
 
 /**
- * The trace's spans grouped by one dimension, keys in byte order: span and error counts, the
- * usage that counts (a generation span's always, another kind's only when the trace has no
- * generation span: the rule of the trace's own sums), and every duration, for exact quantiles.
+ * The spans whose usage the trace counts (DESIGN.md, docs/decisions/060-cost-and-prices.md):
+ * with any generation span, the generation spans that wrap none of their kind; else every span.
+ * A generation span with a direct child generation span of the same kind is a wrapper
+ * repeating its children's usage: the Vercel AI SDK's `ai.generateText` around
+ * `ai.generateText.doGenerate`, an embeddings call around another. Agent spans that repeat
+ * their children's usage (`invoke_agent`) are not generation spans, so never counted beside them.
  */
-function spanGroups(spans: SpanFacts[], dimension: 'model' | 'provider' | 'kind', traceHasLlm: boolean): SpanGroup[] {
+function countedSpans(spans: SpanFacts[]): Set<SpanFacts> {
+  const llm = spans.filter(isLlm);
+  if (llm.length === 0) return new Set(spans);
+  const wrapped = new Set<string>();
+  for (const span of llm) if (span.parent_span_id !== '') wrapped.add(`${span.parent_span_id}\u0000${span.kind}`);
+  return new Set(llm.filter((span) => !wrapped.has(`${span.span_id}\u0000${span.kind}`)));
+}
+
+/** Cost of the counted spans by source: a computed cost, and any other (sent; '' on rows older than costs computed). */
+function costBySource(counted: Iterable<SpanFacts>) {
+  let provided = 0;
+  let computed = 0;
+  let unpriced = 0;
+  for (const span of counted) {
+    if (span.cost_source === 'computed') computed += span.cost_usd ?? 0;
+    else provided += span.cost_usd ?? 0;
+    if (span.cost_source === 'none') unpriced += 1;
+  }
+  return { cost_provided: provided, cost_computed: computed, unpriced_spans: unpriced };
+}
+
+/**
+ * The trace's spans grouped by one dimension, keys in byte order: span and error counts, the
+ * usage that counts (the counted spans', the rule of the trace's own sums), and every
+ * duration, for exact quantiles.
+ */
+function spanGroups(spans: SpanFacts[], dimension: 'model' | 'provider' | 'kind', counted: Set<SpanFacts>): SpanGroup[] {
   const groups = new Map<string, SpanGroup>();
   for (const span of spans) {
     const key = span[dimension];
@@ -187,7 +223,7 @@ function spanGroups(spans: SpanFacts[], dimension: 'model' | 'provider' | 'kind'
     }
     group.spans += 1;
     if (span.status === 'error') group.errors += 1;
-    if (!traceHasLlm || isLlm(span)) for (const usage of usageKeys) group[usage] += span[usage] ?? 0;
+    if (counted.has(span)) for (const usage of usageKeys) group[usage] += span[usage] ?? 0;
     group.durations.push(span.duration_ms);
   }
   return [...groups.values()].sort((a, b) => compareText(a.key, b.key));
@@ -225,8 +261,8 @@ function listItem(row: Omit<TraceSummaryRow, 'item'>): string {
 export function summarizeTrace(workspaceId: string, spans: SpanFacts[], previous: PreviousSummary | undefined, version: string): TraceSummaryRow {
   const first = spans[0]!;
   const root = rootSpan(spans);
-  const llm = spans.filter(isLlm);
-  const counted = llm.length > 0 ? llm : spans;
+  const countedSet = countedSpans(spans);
+  const counted = [...countedSet];
   const model = modelSpan(spans);
   const before = previous?.version ?? '0';
   const text = (field: TextField, previousValue: string | undefined) =>
@@ -260,11 +296,12 @@ export function summarizeTrace(workspaceId: string, spans: SpanFacts[], previous
     output_tokens: sumSent(counted, 'output_tokens'),
     total_tokens: sumSent(counted, 'total_tokens'),
     cost_usd: sumSent(counted, 'cost_usd'),
+    ...costBySource(counted),
     span_count: spans.length,
     error_count: errors,
-    by_model: spanGroups(spans, 'model', llm.length > 0),
-    by_provider: spanGroups(spans, 'provider', llm.length > 0),
-    by_kind: spanGroups(spans, 'kind', llm.length > 0),
+    by_model: spanGroups(spans, 'model', countedSet),
+    by_provider: spanGroups(spans, 'provider', countedSet),
+    by_kind: spanGroups(spans, 'kind', countedSet),
     ttfts: spans.flatMap((s) => (s.ttft_ms === null ? [] : [{ model: s.model, provider: s.provider, kind: s.kind, ttft_ms: s.ttft_ms }])),
     version,
     is_deleted: 0,

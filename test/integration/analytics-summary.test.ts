@@ -131,9 +131,14 @@ describe('GET /api/traces/analytics', () => {
   it('answers zeros and nulls for an empty workspace', async () => {
     const empty = await ctx.tenant();
     const data = await analytics(`${threeDays}&budget=10`, empty);
-    expect(data.totals).toEqual({ traceCount: 0, spanCount: 0, errorCount: 0, errorRate: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: 0 });
+    expect(data.totals).toEqual({ traceCount: 0, spanCount: 0, errorCount: 0, errorRate: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: 0, unpricedSpanCount: 0 });
     expect(data.latencyMs).toEqual({ avg: null, p50: null, p90: null, p95: null, p99: null });
-    expect(data.costBreakdown).toEqual({ byModel: [], byProvider: [], byKind: [] });
+    expect(data.costBreakdown).toEqual({
+      byModel: [],
+      byProvider: [],
+      byKind: [],
+      bySource: [{ key: 'provided', costUsd: 0, share: 0 }, { key: 'computed', costUsd: 0, share: 0 }],
+    });
     expect(data.costEfficiency).toEqual({ costPerTrace: null, costPer1kTokens: null, tokensPerTrace: null, costPerSuccessfulTrace: null });
     expect(data.budget).toMatchObject({ spentUsd: 0, remainingUsd: 10, utilization: 0, exceeded: false, projectedUsd: 0 });
     expect(data.tokenUsageOverTime.points.every((p: any) => p.traceCount === 0)).toBe(true);

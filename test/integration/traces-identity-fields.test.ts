@@ -44,9 +44,10 @@ describe('trace identity and usage details', () => {
     expect((await post(ctx, tenant, [t])).json().data.accepted).toBe(1);
     const detail = await item(tenant, t.traceId);
     expect(detail.spans[0]).toMatchObject(generation);
+    // No cost sent: priced at ingest (test/integration/cost-ingest.test.ts).
     expect(Object.keys(detail.spans[0])).toEqual([
       'spanId', 'name', 'kind', 'startTime', 'endTime', 'durationMs', 'model', 'provider', 'inputTokens', 'outputTokens',
-      'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'ttftMs', 'status', 'promptName', 'promptVersion',
+      'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'costUsd', 'costSource', 'pricing', 'ttftMs', 'status', 'promptName', 'promptVersion',
     ]);
   });
 

@@ -59,7 +59,8 @@ describe('POST /api/traces', () => {
       costUsd: 0.0012, spanCount: 2, errorCount: 1,
     });
     const root = detail.spans.find((s: { spanId: string }) => s.spanId === 'root-1');
-    expect(root).toEqual({ ...fullSpan, endTime: '2025-01-01T10:00:02.500Z', events: [{ name: 'first-token', timestamp: '2025-01-01T10:00:00.5Z', attributes: { n: 1 } }] });
+    // A sent cost is returned as provided (costSource is output only).
+    expect(root).toEqual({ ...fullSpan, costSource: 'provided', endTime: '2025-01-01T10:00:02.500Z', events: [{ name: 'first-token', timestamp: '2025-01-01T10:00:00.5Z', attributes: { n: 1 } }] });
     const child = detail.spans.find((s: { spanId: string }) => s.spanId === 'child');
     expect(Object.keys(child).sort()).toEqual(['durationMs', 'endTime', 'kind', 'name', 'parentSpanId', 'spanId', 'startTime', 'status']);
   });

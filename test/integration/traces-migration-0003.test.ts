@@ -88,11 +88,8 @@ beforeAll(async () => {
     ],
     format: 'JSONEachRow',
   });
-  expect(await migrateClickhouse(store.client, ddl)).toEqual([
-    '0003_span_detail_and_trace_item.sql',
-    '0004_usage_details_and_trace_identity.sql',
-    '0005_genai_log_records_and_ttfts.sql',
-  ]);
+  // Later migrations (0004 on) run too: the rows must read back as before after all of them.
+  expect(await migrateClickhouse(store.client, ddl)).toContain('0003_span_detail_and_trace_item.sql');
 });
 
 afterAll(async () => {

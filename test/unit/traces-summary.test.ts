@@ -8,7 +8,7 @@ function span(overrides: Partial<SpanFacts> = {}): SpanFacts {
     trace_id: 't1', span_id: `s${String(n).padStart(3, '0')}`, version: '1000', trace_name: '', session_id: '', environment: '',
     service: '', user_id: '', tags: [], source: 'sdk', parent_span_id: 'root', status: 'ok', kind: 'tool',
     start_time: '2025-01-01 10:00:00.000000', end_time: '2025-01-01 10:00:01.000000', duration_ms: 1000, model: '', provider: '',
-    input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, ttft_ms: null,
+    input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, cost_source: '', ttft_ms: null,
     ...overrides,
   };
 }

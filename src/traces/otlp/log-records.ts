@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { nextVersion, toSpanRow, type SpanRow } from '../rows.js';
+import { nextVersion } from '../rows.js';
+import { storeTraces } from '../ingest.js';
 import type { Span, StoredSpan, Trace } from '../schemas.js';
-import { writeBatcherFor } from '../write-batcher.js';
 import { fromAnyValue, fromKeyValues } from './any-value.js';
 import { isGenAiContentEvent, messagesFromEvents } from './conventions/genai-events.js';
 import { toSpanIO } from './io-genai.js';
@@ -154,12 +154,19 @@ export async function attachStoredContent(clickhouse: ClickHouseClient, workspac
     });
     if (spans.length > 0) rewritten.push({ ...trace, spans });
   }
-  const rows: SpanRow[] = [];
-  for (const trace of rewritten) {
-    const version = nextVersion().toString();
-    for (const span of trace.spans) rows.push(toSpanRow(workspaceId, trace, span, version));
-  }
-  await writeBatcherFor(clickhouse).write(workspaceId, rows, rewritten.map((t) => t.traceId));
+  // The native store path again: priced and written like the first copy, a newer version.
+  await storeTraces(clickhouse, workspaceId, rewritten);
+}
+
+/**
+ * The span as its client sent it, from its stored detail: a cost the store computed (and its
+ * source and pricing, output-only fields) is left out, so storing it again prices it again
+ * rather than taking the computed figure for one the client sent.
+ */
+function sentFields(stored: StoredSpan): Span {
+  const { costSource, pricing: _pricing, ...span } = stored;
+  if (costSource !== undefined && costSource !== 'provided') delete span.costUsd;
+  return span;
 }
 
 interface StoredRow {
@@ -210,24 +217,29 @@ export async function storeLogRecords(clickhouse: ClickHouseClient, workspaceId:
     .filter(({ span }) => takesLogContent(span));
   if (candidates.length === 0) return 0;
   const records = await readRecords(clickhouse, workspaceId, candidates.map(({ row }) => ({ traceId: row.trace_id, spanId: row.span_id })));
-  const rows: SpanRow[] = [];
-  const rewriteVersion = nextVersion().toString();
+  const rewritten = new Map<string, Trace>();
   for (const { row, span } of candidates) {
     const found = records.get(`${row.trace_id}/${row.span_id}`);
     if (!found) continue;
-    const trace: Trace = {
-      traceId: row.trace_id,
-      source: row.source,
-      spans: [],
-      ...(row.trace_name ? { name: row.trace_name } : {}),
-      ...(row.session_id ? { sessionId: row.session_id } : {}),
-      ...(row.environment ? { environment: row.environment } : {}),
-      ...(row.service ? { service: row.service } : {}),
-      ...(row.user_id ? { userId: row.user_id } : {}),
-      ...(row.tags.length > 0 ? { tags: row.tags } : {}),
-    };
-    rows.push(toSpanRow(workspaceId, trace, withLogContent(span, found), rewriteVersion));
+    let trace = rewritten.get(row.trace_id);
+    if (!trace) {
+      trace = {
+        traceId: row.trace_id,
+        source: row.source,
+        spans: [],
+        ...(row.trace_name ? { name: row.trace_name } : {}),
+        ...(row.session_id ? { sessionId: row.session_id } : {}),
+        ...(row.environment ? { environment: row.environment } : {}),
+        ...(row.service ? { service: row.service } : {}),
+        ...(row.user_id ? { userId: row.user_id } : {}),
+        ...(row.tags.length > 0 ? { tags: row.tags } : {}),
+      };
+      rewritten.set(row.trace_id, trace);
+    }
+    trace.spans.push(withLogContent(sentFields(span), found));
   }
-  await writeBatcherFor(clickhouse).write(workspaceId, rows, [...new Set(rows.map((r) => r.trace_id))]);
-  return rows.length;
+  const traces = [...rewritten.values()];
+  // The native store path again: priced and written like the first copy, a newer version.
+  await storeTraces(clickhouse, workspaceId, traces);
+  return traces.reduce((n, t) => n + t.spans.length, 0);
 }

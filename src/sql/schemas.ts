@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** Wire shapes of POST /api/sql. */
+
+/** Longer queries are refused before the engine parses them (its own cap is 256 KiB with the wrapper). */
+export const maxQueryLength = 100_000;
+
+/** `{name:Type}` placeholders; names with two leading underscores are the service's own. */
+const parameterName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be a letter then up to 63 letters, digits or _');
+
+const parameterValue: z.ZodType<unknown> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(parameterValue), z.record(z.string(), parameterValue)]),
+);
+
+export const sqlFormats = ['json', 'csv', 'jsonl', 'parquet'] as const;
+
+export const sqlBodySchema = z.object({
+  query: z
+    .string()
+    .trim()
+    .min(1, 'is empty')
+    .max(maxQueryLength, `is longer than ${maxQueryLength} characters`)
+    .describe('One SELECT (or WITH … SELECT) over the views spans and traces; {name:Type} placeholders take `parameters`'),
+  parameters: z
+    .record(parameterName, parameterValue)
+    .optional()
+    .describe("Values of the query's {name:Type} placeholders, bound by the engine, never pasted into the text"),
+  format: z.enum(sqlFormats).default('json').describe('json (the envelope); csv, jsonl or parquet answer the file itself, for export'),
+});
+export type SqlBody = z.infer<typeof sqlBodySchema>;
+
+export const sqlColumnSchema = z.object({ name: z.string(), type: z.string() });
+
+export const sqlStatisticsSchema = z.object({
+  rowsRead: z.number(),
+  bytesRead: z.number(),
+  elapsedMs: z.number(),
+});
+export type SqlStatistics = z.infer<typeof sqlStatisticsSchema>;
+
+export const sqlResultSchema = z.object({
+  columns: z.array(sqlColumnSchema),
+  /** One array per row, values in the order of `columns`, as the engine writes them in JSON. */
+  rows: z.array(z.array(z.unknown())),
+});
+export type SqlResult = z.infer<typeof sqlResultSchema>;
+
+export const sqlMetaSchema = { statistics: sqlStatisticsSchema, rowCount: z.number() };
