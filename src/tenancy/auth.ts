@@ -112,6 +112,21 @@ export async function authenticateApiKey(sql: Sql, request: FastifyRequest, key:
   return { ...resolved, principal };
 }
 
+/**
+ * The secret of HTTP Basic credentials, `base64(publicKey:secretKey)`: what Langfuse SDKs send.
+ * The secret part is a Loupe API key; the public part is not checked (the key alone names the
+ * workspace). Undefined when the credentials are not of that shape.
+ */
+export function basicSecret(encoded: string): string | undefined {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const secret = colon === -1 ? '' : decoded.slice(colon + 1);
+  return secret === '' ? undefined : secret;
+}
+
+/** Paths served for Langfuse SDKs, where Basic credentials are accepted. */
+const basicAuthPrefix = '/api/public/';
+
 export type BearerVerifier = (request: FastifyRequest, token: string) => Promise<AuthContext>;
 
 export function createAuthenticator(sql: Sql, verifyBearer?: BearerVerifier) {
@@ -120,6 +135,14 @@ export function createAuthenticator(sql: Sql, verifyBearer?: BearerVerifier) {
     if (key !== undefined) return await authenticateApiKey(sql, request, key);
     const authorization = headerValue(request, 'authorization');
     if (authorization !== undefined) {
+      const basic = /^Basic\s+(\S+)$/i.exec(authorization);
+      if (basic && request.url.startsWith(basicAuthPrefix)) {
+        const secret = basicSecret(basic[1]!);
+        if (secret === undefined) {
+          throw new AppError('UNAUTHORIZED', 'Basic credentials must be base64(publicKey:secretKey) with a Loupe API key as the secret', { reason: 'malformed_authorization' });
+        }
+        return await authenticateApiKey(sql, request, secret);
+      }
       const match = /^Bearer\s+(\S+)$/i.exec(authorization);
       if (!match) {
         throw new AppError('UNAUTHORIZED', 'Authorization must be "Bearer <token>"', { reason: 'malformed_authorization' });

@@ -9,7 +9,7 @@ import { listTracesQuery } from './schemas.js';
 const isoTime = listTracesQuery.shape.startAfter;
 const sessionId = listTracesQuery.shape.sessionId;
 
-export const statsGroupBys = ['model', 'provider', 'kind', 'source', 'user', 'session', 'tag', 'name'] as const;
+export const statsGroupBys = ['model', 'provider', 'kind', 'source', 'service', 'user', 'session', 'tag', 'name'] as const;
 export type StatsGroupBy = (typeof statsGroupBys)[number];
 /** Groups with many values (users, sessions, tags, names): read within a window, default the last 30 days. */
 export const windowedGroupBys: ReadonlySet<StatsGroupBy> = new Set(['user', 'session', 'tag', 'name']);
@@ -56,6 +56,8 @@ const tokens = {
   costUsd: z.number(),
 };
 
+const ttftSchema = z.object({ p50: z.number().nullable(), p95: z.number().nullable() });
+
 export const statsGroupSchema = z.object({
   /** null for spans or traces that carry no value of the dimension (a tool span has no model). */
   key: z.string().nullable(),
@@ -64,6 +66,8 @@ export const statsGroupSchema = z.object({
   errorCount: z.number().int(),
   ...tokens,
   latencyMs: z.object({ avg: z.number().nullable(), p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() }),
+  /** Time to first token of the group's spans that have one (streamed generations); null when none. */
+  ttftMs: ttftSchema,
 });
 export type StatsGroup = z.infer<typeof statsGroupSchema>;
 
@@ -95,6 +99,7 @@ export const analyticsResultSchema = z.object({
     p95: z.number().nullable(),
     p99: z.number().nullable(),
   }),
+  ttftMs: ttftSchema,
   costBreakdown: z.object({
     byModel: z.array(costShare),
     byProvider: z.array(costShare),

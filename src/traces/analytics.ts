@@ -211,6 +211,7 @@ function shape(range: AnalyticsRange, total: TotalsRow, rows: TotalsRow[], share
       p95: finiteOrNull(p95),
       p99: finiteOrNull(p99),
     },
+    ttftMs: { p50: finiteOrNull(total.ttftPercentiles[0]), p95: finiteOrNull(total.ttftPercentiles[1]) },
     costBreakdown: { byModel: part('model'), byProvider: part('provider'), byKind: part('kind'), bySource: bySource(total) },
     tokenUsageOverTime: { interval: range.interval, points },
     costEfficiency: {

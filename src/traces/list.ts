@@ -99,6 +99,7 @@ function listFilter(query: ListTracesQuery, window: Window | undefined): TraceFi
     status: query.status,
     source: query.source,
     environment: query.environment,
+    service: query.service,
     userId: query.userId,
     tags: tagsOf(query.tag),
     name: query.name,

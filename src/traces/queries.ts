@@ -47,11 +47,11 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
          WHERE is_deleted = 0) AS previous,
         groupArray(tuple(trace_id, span_id, toString(version), trace_name, session_id, environment, service, user_id, tags,
           source, parent_span_id, status, kind, toString(start_time), toString(end_time), duration_ms, model, provider,
-          input_tokens, output_tokens, total_tokens, cost_usd, cost_source)) AS spans
+          input_tokens, output_tokens, total_tokens, cost_usd, cost_source, ttft_ms)) AS spans
       FROM (
         SELECT trace_id, span_id, version, is_deleted, trace_name, session_id, environment, service, user_id, tags, source,
           parent_span_id, status, kind, start_time, end_time, duration_ms, model, provider,
-          input_tokens, output_tokens, total_tokens, cost_usd, cost_source
+          input_tokens, output_tokens, total_tokens, cost_usd, cost_source, ttft_ms
         FROM spans
         WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
         ORDER BY version DESC
@@ -69,7 +69,7 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
 type PreviousTuple = [string, string, string, string, string, string, string, string[]];
 type SpanTuple = [
   string, string, string, string, string, string, string, string, string[], string, string, string, string, string, string,
-  number, string, string, number | null, number | null, number | null, number | null, string,
+  number, string, string, number | null, number | null, number | null, number | null, string, number | null,
 ];
 
 const previousOf = ([trace_id, version, name, session_id, environment, service, user_id, tags]: PreviousTuple): PreviousSummary => ({
@@ -81,7 +81,7 @@ function spanFactsOf(t: SpanTuple): SpanFacts {
   return {
     trace_id, span_id, version, trace_name, session_id, environment, service, user_id, tags, source, parent_span_id, status, kind,
     start_time: t[13], end_time: t[14], duration_ms: t[15], model: t[16], provider: t[17],
-    input_tokens: t[18], output_tokens: t[19], total_tokens: t[20], cost_usd: t[21], cost_source: t[22],
+    input_tokens: t[18], output_tokens: t[19], total_tokens: t[20], cost_usd: t[21], cost_source: t[22], ttft_ms: t[23],
   };
 }
 

@@ -124,6 +124,7 @@ export function storedSpanOf(
     ...(span.statusMessage !== undefined && { statusMessage: span.statusMessage }),
     ...(span.attributes !== undefined && { attributes: span.attributes }),
     ...(span.events !== undefined && { events: span.events }),
+    ...(span.droppedEvents !== undefined && { droppedEvents: span.droppedEvents }),
     ...(span.metadata !== undefined && { metadata: span.metadata }),
     ...(span.promptName !== undefined && { promptName: span.promptName }),
     ...(span.promptVersion !== undefined && { promptVersion: span.promptVersion }),

@@ -83,13 +83,15 @@ const durationMs = z.number().min(0).max(limits.maxDurationMs);
  */
 function payloadSchemas(json: <T extends z.ZodType>(schema: T) => T) {
   const jsonObject = json(z.record(z.string(), z.unknown()));
+  const toolCall = z.object({ id: z.string(), name: z.string(), arguments: jsonObject, result: json(z.unknown()).optional() });
+  /** A message in conversation order; an assistant turn that called tools carries its `toolCalls`. */
   const message = z.object({
     role: z.enum(['system', 'user', 'assistant', 'tool']),
     content: z.string(),
     name: z.string().optional(),
     toolCallId: z.string().optional(),
+    toolCalls: z.array(toolCall).optional(),
   });
-  const toolCall = z.object({ id: z.string(), name: z.string(), arguments: jsonObject, result: json(z.unknown()).optional() });
   const document = z.object({ content: z.string(), metadata: jsonObject.optional(), score: z.number().optional() });
   const io = z.object({
     messages: z.array(message).optional(),
@@ -140,6 +142,8 @@ const spanFields = {
   statusMessage: z.string().max(limits.statusMessageLength).optional(),
   attributes: accepted.jsonObject.optional(),
   events: z.array(spanEventSchema).max(limits.eventsPerSpan).optional(),
+  /** Events not stored: past the per-span limit (the first ones are kept) or dropped by the sender. */
+  droppedEvents: z.number().int().nonnegative().optional(),
   metadata: accepted.jsonObject.optional(),
   promptName: z.string().min(1).max(limits.promptNameLength).regex(noControl, 'must not contain control characters').optional(),
   promptVersion: z.string().min(1).max(limits.labelLength).regex(noControl, 'must not contain control characters').optional(),
@@ -239,6 +243,7 @@ export const storedSpanSchema = z.object({
   statusMessage: z.string().optional(),
   attributes: returned.jsonObject.optional(),
   events: z.array(z.object({ name: z.string(), timestamp: z.string(), attributes: returned.jsonObject.optional() })).optional(),
+  droppedEvents: z.number().optional(),
   metadata: returned.jsonObject.optional(),
   promptName: z.string().optional(),
   promptVersion: z.string().optional(),
@@ -290,6 +295,7 @@ export const listTracesQuery = z
     status: traceStatusSchema.optional(),
     source: labelSchema.optional(),
     environment: labelSchema.optional(),
+    service: serviceSchema.optional(),
     userId: userIdSchema.optional(),
     tag: tagFilter.optional(),
     name: nameSchema.optional(),

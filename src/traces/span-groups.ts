@@ -25,6 +25,7 @@ export interface TraceFilter {
   status?: string | undefined;
   source?: string | undefined;
   environment?: string | undefined;
+  service?: string | undefined;
   userId?: string | undefined;
   /** Every one of these tags is on the trace. */
   tags?: string[] | undefined;
@@ -62,7 +63,7 @@ export function traceFilterWhere(filter: TraceFilter): { where: string; params: 
   }
   const equal = [
     ['sessionId', 'session_id'], ['status', 'status'], ['source', 'source'], ['environment', 'environment'],
-    ['userId', 'user_id'], ['name', 'name'], ['model', 'model'],
+    ['userId', 'user_id'], ['name', 'name'], ['model', 'model'], ['service', 'service'],
   ] as const;
   for (const [name, column] of equal) {
     const value = filter[name];
@@ -103,5 +104,12 @@ export function traceFigures(levels: string): string {
     sum(ifNull(total_tokens, 0)) AS totalTokens,
     sum(ifNull(cost_usd, 0)) AS costUsd,
     avg(duration_ms) AS latencyAvg,
-    quantilesExactInclusive(${levels})(duration_ms) AS latencyPercentiles`;
+    quantilesExactInclusive(${levels})(duration_ms) AS latencyPercentiles,
+    ${ttftPercentiles('arrayMap(x -> x.4, ttfts)')}`;
 }
+
+/**
+ * TTFT p50 and p95 over the spans' times to first token (`traces.ttfts`, clickhouse/0005),
+ * exact like the latencies; `values` is an array expression per trace row.
+ */
+export const ttftPercentiles = (values: string) => `quantilesExactInclusiveArray(0.5, 0.95)(${values}) AS ttftPercentiles`;

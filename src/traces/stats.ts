@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { StatsGroup, StatsQuery, StatsResult } from './analytics-schemas.js';
 import { windowedGroupBys, type StatsGroupBy } from './analytics-schemas.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from './query-limits.js';
-import { traceFigures, traceRows, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
+import { traceFigures, traceRows, ttftPercentiles, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
 
 /**
  * GET /api/traces/stats as one aggregate query per call.
@@ -15,7 +15,7 @@ import { traceFigures, traceRows, type CompiledQuery, type Dimension, type Trace
  *
  * Groups by model, provider and kind are over spans (a trace counts in every group one of its
  * spans falls in), read from the span groups each trace summary carries; by source
- * over trace summaries, as are user, session, name and tag (a trace counts in each of its tags'
+ * over trace summaries, as are service, user, session, name and tag (a trace counts in each of its tags'
  * groups). The range is half-open, `from` ≤ trace
  * start < `to`: adjacent ranges never count a trace twice.
  */
@@ -27,9 +27,13 @@ function statsFilter(query: StatsQuery): TraceFilter {
   return { startFrom: query.from, startBefore: query.to, sessionId: query.sessionId };
 }
 
+/** Where each dimension sits in a `traces.ttfts` tuple. */
+const dimensionIndex: Record<Dimension, number> = { model: 1, provider: 2, kind: 3 };
+
 /** The summary column (or tag) each trace-level dimension groups by; '' (not sent) is the null group. */
 const traceDimensions: Record<Exclude<StatsGroupBy, Dimension>, { key: string; arrayJoin?: string }> = {
   source: { key: 'source' },
+  service: { key: 'service' },
   user: { key: 'user_id' },
   session: { key: 'session_id' },
   name: { key: 'name' },
@@ -50,7 +54,8 @@ function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQu
     sum(g.total_tokens) AS totalTokens,
     sum(g.cost_usd) AS costUsd,
     avgArray(g.durations) AS latencyAvg,
-    quantilesExactInclusiveArray(${levels})(g.durations) AS latencyPercentiles
+    quantilesExactInclusiveArray(${levels})(g.durations) AS latencyPercentiles,
+    ${ttftPercentiles(`arrayMap(x -> x.4, arrayFilter(x -> toString(x.${dimensionIndex[dimension]}) = toString(g.key), ttfts))`)}
   FROM ${rows.query}
   GROUP BY g.key
   ${orderGroups}`,
@@ -90,6 +95,7 @@ export interface AggregateRow {
   costUsd: number;
   latencyAvg: number | null;
   latencyPercentiles: Array<number | null>;
+  ttftPercentiles: Array<number | null>;
 }
 
 interface StatsRow extends AggregateRow {
@@ -122,6 +128,7 @@ function toStatsGroup(row: StatsRow): StatsGroup {
     totalTokens: finiteSum(row.totalTokens),
     costUsd: finiteSum(row.costUsd),
     latencyMs: { avg: finiteOrNull(row.latencyAvg), p50: finiteOrNull(p50), p95: finiteOrNull(p95), p99: finiteOrNull(p99) },
+    ttftMs: { p50: finiteOrNull(row.ttftPercentiles[0]), p95: finiteOrNull(row.ttftPercentiles[1]) },
   };
 }
 

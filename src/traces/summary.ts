@@ -41,6 +41,7 @@ export interface SpanFacts {
   cost_usd: number | null;
   /** 'provided' | 'computed' | 'none' | '' (cost/pricing.ts). */
   cost_source: string;
+  ttft_ms: number | null;
 }
 
 /** The trace-level fields of the newest previous summary row, which payloads may have left out since. */
@@ -98,6 +99,8 @@ export interface TraceSummaryRow {
   by_model: SpanGroup[];
   by_provider: SpanGroup[];
   by_kind: SpanGroup[];
+  /** Time to first token of each span that has one, with its keys (clickhouse/0005): stats and analytics TTFT. */
+  ttfts: { model: string; provider: string; kind: string; ttft_ms: number }[];
   version: string;
   is_deleted: 0;
 }
@@ -306,6 +309,7 @@ export function summarizeTrace(workspaceId: string, spans: SpanFacts[], previous
     by_model: spanGroups(spans, 'model', countedSet),
     by_provider: spanGroups(spans, 'provider', countedSet),
     by_kind: spanGroups(spans, 'kind', countedSet),
+    ttfts: spans.flatMap((s) => (s.ttft_ms === null ? [] : [{ model: s.model, provider: s.provider, kind: s.kind, ttft_ms: s.ttft_ms }])),
     version,
     is_deleted: 0,
   };

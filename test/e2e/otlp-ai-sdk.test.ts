@@ -120,10 +120,19 @@ describe('GenAI spans of an instrumented library (the ai SDK telemetry, mock mod
       expect(call).toMatchObject({ parentSpanId: root.spanId, model: 'mock-model', provider: 'mock-provider' });
     }
     const [first, second] = [...calls].sort((a: any, b: any) => a.startTime.localeCompare(b.startTime));
-    expect(first).toMatchObject({ inputTokens: 20, outputTokens: 8, totalTokens: 28, output: { toolCalls: [{ id: 'call-1', name: 'weather', arguments: { city: 'Oslo' } }] } });
+    const call = { id: 'call-1', name: 'weather', arguments: { city: 'Oslo' } };
+    expect(first).toMatchObject({ inputTokens: 20, outputTokens: 8, totalTokens: 28, output: { messages: [{ role: 'assistant', content: '', toolCalls: [call] }] } });
     expect(first.input.messages).toContainEqual({ role: 'user', content: 'Weather in Oslo?' });
     expect(second).toMatchObject({ inputTokens: 40, outputTokens: 10, output: { messages: [{ role: 'assistant', content: 'It is 3 degrees in Oslo.' }] } });
-    expect(second.input.toolCalls).toEqual([{ id: 'call-1', name: 'weather', arguments: { city: 'Oslo' }, result: { city: 'Oslo', celsius: 3 } }]);
+    // The call after the tool call keeps the conversation in order: the assistant turn with its calls, then the answer.
+    expect(second.input.messages.slice(-2)).toEqual([
+      { role: 'assistant', content: '', toolCalls: [call] },
+      { role: 'tool', content: '{"city":"Oslo","celsius":3}', toolCallId: 'call-1' },
+    ]);
+    // The wrapper span repeats its children's model and usage: they stay attributes, so no extra model group.
+    expect(root.kind).toBe('chain');
+    expect(root.model).toBeUndefined();
+    expect(root.inputTokens).toBeUndefined();
     expect(toolSpan).toMatchObject({
       parentSpanId: root.spanId,
       input: { toolCalls: [{ id: 'call-1', name: 'weather', arguments: { city: 'Oslo' } }] },

@@ -124,7 +124,7 @@ async function expectAgentRun(run: { spans: ReadableSpan[]; traceId: string }, e
     totalTokens: 150,
     status: 'ok',
     input: { messages: [{ role: 'system', content: 'You are helpful.' }, { role: 'user', content: 'Weather in Oslo?' }] },
-    output: { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+    output: { messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } }] }] },
     attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.operation.name': 'chat' },
     events: [{ name: 'gen_ai.first_token', attributes: { 'gen_ai.latency_ms': 85 } }],
     metadata: { resource: { 'service.name': 'e2e-agent' }, scope: { name: 'e2e-instrumentation', version: '0.1.0' } },

@@ -6,7 +6,7 @@ function span(span_id: string, parent_span_id: string, kind: string, overrides: 
   return {
     trace_id: 't', span_id, version: '1', trace_name: '', session_id: '', environment: '', service: '', user_id: '', tags: [],
     source: 'sdk', parent_span_id, status: 'ok', kind, start_time: '2026-01-01 00:00:00.000000', end_time: '2026-01-01 00:00:01.000000',
-    duration_ms: 1000, model: '', provider: '', input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, cost_source: '',
+    duration_ms: 1000, model: '', provider: '', input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, cost_source: '', ttft_ms: null,
     ...overrides,
   };
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fieldRows, ioRows, kindRows, mapIO, mapKind, mapMetrics, mapTraceFields, traceFieldRows } from '../../src/traces/otlp/mapping.js';
 
@@ -12,7 +13,7 @@ const kindCases: Record<string, { attrs: Record<string, unknown>; kind: string }
   'gen_ai.operation.name=execute_tool': { attrs: { 'gen_ai.operation.name': 'execute_tool' }, kind: 'tool' },
   'gen_ai.operation.name=invoke_agent': { attrs: { 'gen_ai.operation.name': 'invoke_agent' }, kind: 'agent' },
   'gen_ai.operation.name=create_agent': { attrs: { 'gen_ai.operation.name': 'create_agent' }, kind: 'agent' },
-  'gen_ai.operation.name=retrieval': { attrs: { 'gen_ai.operation.name': 'retrieval', 'openinference.span.kind': 'CHAIN' }, kind: 'retrieval' },
+  'gen_ai.operation.name=retrieval': { attrs: { 'gen_ai.operation.name': 'retrieval', 'llm.request.type': 'chat' }, kind: 'retrieval' },
   'openinference.span.kind=LLM?': { attrs: { 'openinference.span.kind': 'LLM', 'llm.prompts.0.prompt.text': 'Once' }, kind: 'llm.completion' },
   'openinference.span.kind=LLM': { attrs: { 'openinference.span.kind': 'LLM' }, kind: 'llm.chat' },
   'openinference.span.kind=EMBEDDING': { attrs: { 'openinference.span.kind': 'EMBEDDING' }, kind: 'llm.embedding' },
@@ -35,6 +36,27 @@ const kindCases: Record<string, { attrs: Record<string, unknown>; kind: string }
   'ai.operationId=ai.streamText': { attrs: { 'ai.operationId': 'ai.streamText' }, kind: 'chain' },
   'ai.operationId=ai.generateObject': { attrs: { 'ai.operationId': 'ai.generateObject' }, kind: 'chain' },
   'ai.operationId=ai.streamObject': { attrs: { 'ai.operationId': 'ai.streamObject' }, kind: 'chain' },
+  'ai.operationId=ai.embed': { attrs: { 'ai.operationId': 'ai.embed' }, kind: 'chain' },
+  'ai.operationId=ai.embedMany': { attrs: { 'ai.operationId': 'ai.embedMany' }, kind: 'chain' },
+  'ai.operationId=ai.rerank': { attrs: { 'ai.operationId': 'ai.rerank' }, kind: 'chain' },
+  // Langfuse's explicit observation type comes before OpenInference and GenAI.
+  'langfuse.observation.type=generation': { attrs: { 'langfuse.observation.type': 'generation', 'openinference.span.kind': 'CHAIN' }, kind: 'llm.chat' },
+  'langfuse.observation.type=embedding': { attrs: { 'langfuse.observation.type': 'embedding' }, kind: 'llm.embedding' },
+  'langfuse.observation.type=agent': { attrs: { 'langfuse.observation.type': 'agent' }, kind: 'agent' },
+  'langfuse.observation.type=tool': { attrs: { 'langfuse.observation.type': 'tool' }, kind: 'tool' },
+  'langfuse.observation.type=chain': { attrs: { 'langfuse.observation.type': 'chain' }, kind: 'chain' },
+  'langfuse.observation.type=retriever': { attrs: { 'langfuse.observation.type': 'retriever' }, kind: 'retrieval' },
+  'langfuse.observation.type=guardrail': { attrs: { 'langfuse.observation.type': 'guardrail' }, kind: 'guardrail' },
+  'langfuse.observation.type=evaluator': { attrs: { 'langfuse.observation.type': 'evaluator', 'gen_ai.operation.name': 'chat' }, kind: 'custom' },
+  // OpenLLMetry comes after gen_ai.operation.name.
+  'llm.request.type=chat': { attrs: { 'llm.request.type': 'chat', 'traceloop.span.kind': 'task' }, kind: 'llm.chat' },
+  'llm.request.type=completion': { attrs: { 'llm.request.type': 'completion' }, kind: 'llm.completion' },
+  'llm.request.type=embedding': { attrs: { 'llm.request.type': 'embedding' }, kind: 'llm.embedding' },
+  'llm.request.type=rerank': { attrs: { 'llm.request.type': 'rerank' }, kind: 'rerank' },
+  'traceloop.span.kind=workflow': { attrs: { 'traceloop.span.kind': 'workflow' }, kind: 'workflow' },
+  'traceloop.span.kind=task': { attrs: { 'traceloop.span.kind': 'task' }, kind: 'chain' },
+  'traceloop.span.kind=agent': { attrs: { 'traceloop.span.kind': 'agent' }, kind: 'agent' },
+  'traceloop.span.kind=tool': { attrs: { 'traceloop.span.kind': 'tool', 'ai.operationId': 'ai.generateText' }, kind: 'tool' },
 };
 const kindRowName = (r: (typeof kindRows)[number]) => `${r.key}=${r.value}${r.when ? '?' : ''}`;
 
@@ -49,40 +71,96 @@ describe('kind rows', () => {
     expect(mapKind({ 'http.method': 'GET' }).kind).toBe('custom');
     expect(mapKind({ 'loupe.span.kind': 'banana', 'gen_ai.operation.name': 'chat' }).kind).toBe('llm.chat');
   });
+  it('marks the ai SDK wrappers so their repeated model and usage stay attributes', () => {
+    expect(mapKind({ 'ai.operationId': 'ai.generateText' }).noMetrics).toBe(true);
+    expect(mapKind({ 'ai.operationId': 'ai.generateText.doGenerate' }).noMetrics).toBeUndefined();
+  });
   it('consumes loupe.span.kind only (the others say more than the kind)', () => {
     expect(mapKind({ 'loupe.span.kind': 'graph' }).consumed).toEqual(['loupe.span.kind']);
     expect(mapKind({ 'gen_ai.operation.name': 'chat' }).consumed).toEqual([]);
   });
 });
 
-const fieldValues: Record<string, unknown> = { model: 'm-1', provider: 'p-1', inputTokens: 11, outputTokens: 22, totalTokens: 33, costUsd: 0.25 };
+const fieldValues: Record<string, unknown> = {
+  model: 'm-1', provider: 'p-1', inputTokens: 11, outputTokens: 22, totalTokens: 33, costUsd: 0.25,
+  cacheReadTokens: 5, cacheWriteTokens: 6, reasoningTokens: 7, ttftMs: 120, promptName: 'support', promptVersion: '3',
+};
+const plainRows = fieldRows.filter((r) => !r.read);
+const start = Date.parse('2026-01-01T00:00:00Z');
+
+// Rows that convert their value: one case each (a test below checks none is missing).
+const readCases: Record<string, { value: unknown; fields: Record<string, unknown> }> = {
+  'langfuse.observation.usage_details': {
+    value: '{"completion_tokens": 11, "prompt_tokens": 23, "total_tokens": 34, "completion_tokens_details": {"reasoning_tokens": 2}, "prompt_tokens_details": {"cached_tokens": 4}}',
+    fields: { inputTokens: 23, outputTokens: 11, totalTokens: 34, cacheReadTokens: 4, reasoningTokens: 2 },
+  },
+  'langfuse.observation.cost_details': { value: '{"input": 0.5, "output": 0.25}', fields: { costUsd: 0.75 } },
+  'langfuse.observation.completion_start_time': { value: '"2026-01-01T00:00:00.150250Z"', fields: { ttftMs: 150.25 } },
+  'gen_ai.response.time_to_first_chunk': { value: 0.25, fields: { ttftMs: 250 } },
+  'gen_ai.response.time_to_first_token': { value: '0.5', fields: { ttftMs: 500 } },
+  'gen_ai.server.time_to_first_token': { value: 1, fields: { ttftMs: 1000 } },
+  'llm.invocation_parameters': { value: '{"model": "bad-model", "temperature": 0}', fields: { model: 'bad-model' } },
+  'embedding.invocation_parameters': { value: '{"model": "text-embedding-3-small"}', fields: { model: 'text-embedding-3-small' } },
+};
 
 describe('metric rows', () => {
-  it.each(fieldRows.map((r) => [`${r.field} ← ${r.key}`, r] as const))('%s', (_name, row) => {
+  it.each(plainRows.map((r) => [`${r.field} ← ${r.key}`, r] as const))('%s', (_name, row) => {
     const value = fieldValues[row.field];
     // Each row alone yields its field; numbers also arrive as text.
     const { fields, consumed } = mapMetrics({ [row.key]: typeof value === 'number' ? String(value) : value });
-    expect(fields[row.field]).toBe(value);
+    expect((fields as Record<string, unknown>)[row.field]).toBe(value);
     expect(consumed).toEqual([row.key]);
     // A row above it for the same field wins, and the loser stays an attribute.
-    const above = fieldRows.slice(0, fieldRows.indexOf(row)).find((r) => r.field === row.field);
+    const above = plainRows.slice(0, plainRows.indexOf(row)).find((r) => r.field === row.field);
     if (above) {
       const winner = typeof value === 'number' ? value + 1 : `${String(value)}-above`;
       const both = mapMetrics({ [row.key]: value, [above.key]: winner });
-      expect(both.fields[row.field]).toBe(winner);
+      expect((both.fields as Record<string, unknown>)[row.field]).toBe(winner);
       expect(both.consumed).not.toContain(row.key);
     }
   });
-  it('sums total tokens when only input and output are given, skips bad numbers', () => {
+  it('has a case for every converting row', () => {
+    expect(fieldRows.filter((r) => r.read).map((r) => r.key).sort()).toEqual(Object.keys(readCases).sort());
+  });
+  it.each(Object.entries(readCases))('%s', (key, { value, fields }) => {
+    const mapped = mapMetrics({ [key]: value }, { startMs: start });
+    expect(mapped.fields).toMatchObject(fields);
+    expect(mapped.consumed).toEqual([key]);
+  });
+  it('reads Langfuse usage buckets as parts of the main counts', () => {
+    const usage = '{"input": 10, "output": 5, "cache_read_input_tokens": 90, "cache_creation_input_tokens": 20, "output_reasoning_tokens": 3}';
+    expect(mapMetrics({ 'langfuse.observation.usage_details': usage }).fields).toEqual({
+      inputTokens: 120, outputTokens: 8, totalTokens: 128, cacheReadTokens: 90, cacheWriteTokens: 20, reasoningTokens: 3,
+    });
+    expect(mapMetrics({ 'langfuse.observation.usage_details': '{"input": 7}' }).fields).toEqual({ inputTokens: 7, totalTokens: 7 });
+  });
+  it('takes the invocation parameters model only when no other row names one', () => {
+    expect(mapMetrics({ 'llm.invocation_parameters': '{"model": "asked"}', 'llm.model_name': 'answered' }).fields.model).toBe('answered');
+    expect(mapMetrics({ 'gen_ai.request.model': 'asked', 'ai.response.model': 'answered' }).fields.model).toBe('answered');
+  });
+  it('normalizes the provider', () => {
+    expect(mapMetrics({ 'ai.model.provider': 'openai.chat' }).fields.provider).toBe('openai');
+    expect(mapMetrics({ 'gen_ai.provider.name': 'az.ai.openai' }).fields.provider).toBe('azure');
+  });
+  it('derives total tokens when absent (input alone for embeddings), skips bad numbers', () => {
     expect(mapMetrics({ 'gen_ai.usage.input_tokens': 3, 'gen_ai.usage.output_tokens': 4 }).fields.totalTokens).toBe(7);
+    expect(mapMetrics({ 'ai.usage.tokens': 9 }).fields).toEqual({ inputTokens: 9, totalTokens: 9 });
     expect(mapMetrics({ 'gen_ai.usage.input_tokens': 'many', 'llm.token_count.prompt': -1 }).fields.inputTokens).toBeUndefined();
   });
 });
 
 describe('trace field rows', () => {
   it.each(traceFieldRows.map((r) => [`${r.field} ← ${r.key}`, r] as const))('%s', (_name, row) => {
-    expect(mapTraceFields({ [row.key]: 'v1' }, {})[row.field]).toBe('v1');
-    expect(mapTraceFields({}, { [row.key]: 'v2' })[row.field]).toBe('v2');
+    const expected = (v: string) => (row.field === 'tags' ? [v] : v);
+    if (row.from !== 'resource') expect(mapTraceFields({ [row.key]: 'v1' }, {})[row.field]).toEqual(expected('v1'));
+    else expect(mapTraceFields({ [row.key]: 'v1' }, {})[row.field]).toBeUndefined();
+    if (row.from !== 'span') expect(mapTraceFields({}, { [row.key]: 'v2' })[row.field]).toEqual(expected('v2'));
+  });
+  it('reads tags as a list or JSON text of one, and skips the SDK default service name', () => {
+    expect(mapTraceFields({ 'langfuse.trace.tags': ['a', 'b', 'a'] }, {}).tags).toEqual(['a', 'b']);
+    expect(mapTraceFields({ tags: '["x","y"]' }, {}).tags).toEqual(['x', 'y']);
+    expect(mapTraceFields({}, { 'service.name': 'unknown_service:python' }).service).toBeUndefined();
+    expect(mapTraceFields({}, { 'service.name': 'checkout' }).service).toBe('checkout');
   });
   it('prefers the span over the resource', () => {
     expect(mapTraceFields({ 'deployment.environment': 'a' }, { 'deployment.environment.name': 'b' }).environment).toBe('a');
@@ -105,9 +183,9 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
     input: {
       messages: [
         { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'weather', arguments: { city: 'Oslo' } }] },
         { role: 'tool', content: '{"temp":3}', toolCallId: 'c1' },
       ],
-      toolCalls: [{ id: 'c1', name: 'weather', arguments: { city: 'Oslo' }, result: { temp: 3 } }],
     },
   },
   'gen_ai.output.messages': {
@@ -153,7 +231,7 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
       'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'lookup',
       'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"id":7}',
     },
-    output: { toolCalls: [{ id: 'x1', name: 'lookup', arguments: { id: 7 } }] },
+    output: { messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'x1', name: 'lookup', arguments: { id: 7 } }] }] },
   },
   'retrieval.documents': {
     attrs: { 'retrieval.documents.0.document.content': 'Doc A', 'retrieval.documents.0.document.score': 0.9, 'retrieval.documents.0.document.id': 'a' },
@@ -181,16 +259,57 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
       messages: [
         { role: 'system', content: 'S' },
         { role: 'user', content: 'Q' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'k', name: 'f', arguments: { x: 1 } }] },
         { role: 'tool', content: '{"y":2}', toolCallId: 'k' },
       ],
-      toolCalls: [{ id: 'k', name: 'f', arguments: { x: 1 }, result: { y: 2 } }],
     },
   },
   'ai.prompt': { attrs: { 'ai.prompt': '{"system":"S","prompt":"P"}' }, input: { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'P' }] } },
-  'ai.response.text': { attrs: { 'ai.response.text': 'A' }, output: { messages: [{ role: 'assistant', content: 'A' }] } },
-  'ai.response.toolCalls': {
-    attrs: { 'ai.response.toolCalls': '[{"toolCallId":"q","toolName":"g","input":"{\\"z\\":3}"}]' },
-    output: { toolCalls: [{ id: 'q', name: 'g', arguments: { z: 3 } }] },
+  'ai.response': {
+    attrs: { 'ai.response.text': 'A', 'ai.response.toolCalls': '[{"toolCallId":"q","toolName":"g","input":"{\\"z\\":3}"}]' },
+    output: { messages: [{ role: 'assistant', content: 'A', toolCalls: [{ id: 'q', name: 'g', arguments: { z: 3 } }] }] },
+  },
+  'ai.values': { attrs: { 'ai.values': ['one', 'two'] }, input: { documents: [{ content: 'one' }, { content: 'two' }] } },
+  'embedding.embeddings': {
+    attrs: { 'embedding.embeddings.0.embedding.text': 'Loupe traces embeddings' },
+    input: { text: 'Loupe traces embeddings' },
+  },
+  'gen_ai.prompt': {
+    attrs: {
+      'gen_ai.prompt.0.role': 'user',
+      'gen_ai.prompt.0.content': 'Weather in Paris?',
+      'gen_ai.prompt.1.role': 'assistant',
+      'gen_ai.prompt.1.tool_calls.0.id': 'call_1',
+      'gen_ai.prompt.1.tool_calls.0.name': 'get_weather',
+      'gen_ai.prompt.1.tool_calls.0.arguments': '{"city": "Paris"}',
+      'gen_ai.prompt.2.role': 'tool',
+      'gen_ai.prompt.2.content': '{"temperature": 18}',
+      'gen_ai.prompt.2.tool_call_id': 'call_1',
+    },
+    input: {
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }] },
+        { role: 'tool', content: '{"temperature": 18}', toolCallId: 'call_1' },
+      ],
+    },
+  },
+  'gen_ai.completion': {
+    attrs: { 'gen_ai.completion.0.role': 'assistant', 'gen_ai.completion.0.content': 'Sunny.', 'gen_ai.completion.0.finish_reason': 'stop' },
+    output: { messages: [{ role: 'assistant', content: 'Sunny.' }], raw: { 'gen_ai.completion': [{ message: 0, finish_reason: 'stop' }] } },
+  },
+  'traceloop.entity': {
+    attrs: { 'traceloop.entity.input': '{"args": [], "kwargs": {"q": 1}}', 'traceloop.entity.output': '"done"' },
+    input: { text: '{"args": [], "kwargs": {"q": 1}}' },
+    output: { text: 'done' },
+  },
+  'langfuse.observation.input': {
+    attrs: { 'langfuse.observation.input': '{"tools": [{"type": "function"}], "messages": [{"role": "user", "content": "Hi"}]}' },
+    input: { messages: [{ role: 'user', content: 'Hi' }], raw: { tools: [{ type: 'function' }] } },
+  },
+  'langfuse.observation.output': {
+    attrs: { 'langfuse.observation.output': '{"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{\\"a\\": 1}"}}]}' },
+    output: { messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: { a: 1 } }] }] },
   },
   'input.value': { attrs: { 'input.value': 'hello', 'input.mime_type': 'text/plain' }, input: { text: 'hello' } },
   'output.value': { attrs: { 'output.value': '{"a":1}', 'output.mime_type': 'application/json' }, output: { text: '{"a":1}' } },
@@ -215,8 +334,38 @@ describe('input and output rows', () => {
       'gen_ai.input.messages': [{ message: 0, role: 'developer' }, ...messages[0]!.parts.map((part) => ({ message: 0, part }))],
     });
   });
+  it('keeps OpenInference raw input.value only when nothing better was mapped (else it is a recorded duplicate)', () => {
+    const mapped = mapIO({ 'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'Hi', 'input.value': '{"messages":[]}' });
+    expect(mapped.input).toEqual({ messages: [{ role: 'user', content: 'Hi' }] });
+    expect(mapped.duplicates).toEqual(['input.value']);
+    expect(mapped.consumed).toContain('input.value');
+  });
+  it('maps a traceloop tool span as its call', () => {
+    const mapped = mapIO({ 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'get_weather', 'traceloop.entity.input': '{"args": [], "kwargs": {"city": "Paris"}}', 'traceloop.entity.output': '"{\\"sky\\": \\"sunny\\"}"' });
+    expect(mapped.input).toEqual({ toolCalls: [{ id: '', name: 'get_weather', arguments: { city: 'Paris' } }] });
+    expect(mapped.output).toEqual({ toolCalls: [{ id: '', name: 'get_weather', arguments: { city: 'Paris' }, result: { sky: 'sunny' } }] });
+  });
+  it('maps a Langfuse generation whose output is plain text as the assistant message', () => {
+    const mapped = mapIO({ 'langfuse.observation.type': 'generation', 'langfuse.observation.output': 'Fake answer' });
+    expect(mapped.output).toEqual({ messages: [{ role: 'assistant', content: 'Fake answer' }] });
+    expect(mapIO({ 'langfuse.observation.type': 'tool', 'langfuse.observation.output': '{"a": 1}' }).output).toEqual({ text: '{"a":1}' });
+  });
   it('merges gen_ai system instructions before the input messages', () => {
     const mapped = mapIO({ 'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'U' }] }], 'gen_ai.system_instructions': [{ type: 'text', content: 'S' }] });
     expect(mapped.input?.messages).toEqual([{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }]);
+  });
+});
+
+describe('the README lists every rule', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const otlp = readme.slice(readme.indexOf('## OpenTelemetry (OTLP)'), readme.indexOf('## Send traces from your app'));
+  it.each([
+    ...kindRows.map((r) => r.key),
+    ...kindRows.filter((r) => r.value !== '*').map((r) => r.value),
+    ...fieldRows.map((r) => r.key),
+    ...traceFieldRows.map((r) => r.key),
+    ...ioRows.flatMap((r) => r.keys.map((k) => k.replace(/\.$/, ''))),
+  ].filter((v, i, all) => all.indexOf(v) === i))('%s', (key) => {
+    expect(otlp).toContain(key);
   });
 });

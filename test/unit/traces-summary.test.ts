@@ -8,7 +8,7 @@ function span(overrides: Partial<SpanFacts> = {}): SpanFacts {
     trace_id: 't1', span_id: `s${String(n).padStart(3, '0')}`, version: '1000', trace_name: '', session_id: '', environment: '',
     service: '', user_id: '', tags: [], source: 'sdk', parent_span_id: 'root', status: 'ok', kind: 'tool',
     start_time: '2025-01-01 10:00:00.000000', end_time: '2025-01-01 10:00:01.000000', duration_ms: 1000, model: '', provider: '',
-    input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, cost_source: '',
+    input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null, cost_source: '', ttft_ms: null,
     ...overrides,
   };
 }
@@ -86,5 +86,19 @@ describe('summarizeTrace', () => {
       { trace_id: 'b', version: '1', name: 'B', session_id: '', environment: '', service: '', user_id: '', tags: [] },
     ], '5');
     expect(rows.map((r) => [r.trace_id, r.span_count, r.name])).toEqual([['a', 2, ''], ['b', 1, 'B']]);
+  });
+});
+
+describe('summarizeTrace ttfts', () => {
+  it('lists the time to first token of each span that has one, with its model, provider and kind', () => {
+    const spans = [
+      span({ kind: 'llm.chat', model: 'gpt-4o', provider: 'openai', ttft_ms: 150 }),
+      span({ kind: 'llm.chat', model: 'gpt-4o', provider: 'openai' }),
+      span({ kind: 'llm.chat', model: 'claude', provider: 'anthropic', ttft_ms: 90.5 }),
+    ];
+    expect(summarizeTrace('ws', spans, undefined, '5').ttfts).toEqual([
+      { model: 'gpt-4o', provider: 'openai', kind: 'llm.chat', ttft_ms: 150 },
+      { model: 'claude', provider: 'anthropic', kind: 'llm.chat', ttft_ms: 90.5 },
+    ]);
   });
 });

@@ -1,8 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../http/errors.js';
-import { ingestTraces } from '../ingest.js';
+import { storeTraces } from '../ingest.js';
+import { limits, spanSchema, tagSchema, traceSchema, type Span, type Trace } from '../schemas.js';
+import { attachStoredContent } from './log-records.js';
 import type { WriteBatcher } from '../write-batcher.js';
-import type { IngestResult } from '../schemas.js';
+import { repairLoneSurrogates } from '../../http/json-bounds.js';
 import type { NativeTrace, PlainExportRequest } from './model.js';
 import { normalizeExport, type SpanRejection } from './normalize.js';
 
@@ -17,7 +19,6 @@ export interface ExportResult {
 }
 
 const listedErrors = 50;
-const repairRounds = 5;
 
 /**
  * A small cap on exports in flight per process: past it, exporters are told to come back
@@ -39,22 +40,64 @@ export class ExportGate {
   }
 }
 
-/** `traces.3.spans.7.name` → span 7 of trace 3; `traces.3.environment` → a trace field. */
-function issueTarget(path: string): { span: number } | { field: string } | undefined {
-  const m = /^traces\.\d+\.(?:spans\.(\d+)(?:\.|$)|(name|sessionId|environment)(?:\.|$))/.exec(path);
-  if (!m) return undefined;
-  return m[1] !== undefined ? { span: Number(m[1]) } : { field: m[2]! };
-}
+const traceFieldSchemas = {
+  name: traceSchema.shape.name,
+  sessionId: traceSchema.shape.sessionId,
+  environment: traceSchema.shape.environment,
+  service: traceSchema.shape.service,
+  userId: traceSchema.shape.userId,
+} as const;
 
-/** A reason without the trace's index: `spans.2.name: Too small…` reads as span-relative. */
-const reasonOf = (issue: IngestResult['errors'][number]) => `${issue.path.replace(/^traces\.\d+\./, '')}: ${issue.message}`;
+const issueReason = (issues: { path: PropertyKey[]; message: string }[]) => {
+  const first = issues[0]!;
+  return `${first.path.map(String).join('.') || 'span'}: ${first.message}`;
+};
 
 /**
- * Normalizes an OTLP export to native traces and stores them through the native ingest path
- * (its validation, upsert and summaries). A span the native validation rejects is dropped
- * with its reason and the rest of its trace stored; an optional trace field it rejects
- * (a session or environment label the native schema cannot hold) is left out instead, as
- * it stays readable in the span metadata.
+ * Validates the normalized traces once, span by span, with the native schemas. A span the
+ * native schema refuses is turned away with its reason; a trace field it refuses (a session
+ * or environment label the native schema cannot hold) is left out, as it stays readable in the
+ * span attributes and resource. Traces longer than the per-payload span limit are stored in
+ * parts (a trace may arrive over many calls).
+ */
+export function validateTraces(traces: NativeTrace[], rejections: SpanRejection[]): Trace[] {
+  const valid: Trace[] = [];
+  for (const trace of traces) {
+    const fields: Partial<Trace> = {};
+    for (const [field, schema] of Object.entries(traceFieldSchemas) as [keyof typeof traceFieldSchemas, (typeof traceFieldSchemas)[keyof typeof traceFieldSchemas]][]) {
+      const value = trace[field];
+      if (value === undefined) continue;
+      const parsed = schema.safeParse(field === 'name' ? String(value).slice(0, limits.nameLength) : value);
+      if (parsed.success && parsed.data !== undefined) fields[field] = parsed.data;
+    }
+    if (trace.tags) {
+      const tags = trace.tags.filter((t) => tagSchema.safeParse(t).success).slice(0, limits.tagsPerTrace);
+      if (tags.length > 0) fields.tags = tags;
+    }
+    const spans: Span[] = [];
+    for (const span of trace.spans) {
+      const parsed = spanSchema.safeParse(span);
+      if (parsed.success) spans.push(parsed.data);
+      else rejections.push({ traceId: trace.traceId, spanId: span.spanId, reason: issueReason(parsed.error.issues) });
+    }
+    for (let i = 0; i < spans.length; i += limits.spansPerTrace) {
+      valid.push({ traceId: trace.traceId, source: trace.source, ...fields, spans: spans.slice(i, i + limits.spansPerTrace) });
+    }
+  }
+  return valid;
+}
+
+/** The partialSuccess message: how many were turned away and the first distinct reasons. */
+export function summarizeRejections(rejections: SpanRejection[], total: number, what: string): string {
+  if (rejections.length === 0) return '';
+  const reasons = [...new Set(rejections.map((r) => r.reason))];
+  return `${rejections.length} of ${total} ${what} rejected: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? '; …' : ''}`;
+}
+
+/**
+ * Normalizes an OTLP export to native traces, validates each span once, and stores the whole
+ * request with one write (its summaries recomputed together). Generation spans whose content
+ * came first on the logs signal are then given it (log-records.ts).
  */
 export async function exportSpans(
   writer: WriteBatcher,
@@ -63,38 +106,11 @@ export async function exportSpans(
   log: FastifyBaseLogger,
 ): Promise<ExportResult> {
   const { traces, rejections, spanCount } = normalizeExport(request);
-  let pending: NativeTrace[] = traces;
+  // Text with lone surrogates cannot be stored: repaired to U+FFFD, as the native ingest does.
+  const valid = validateTraces(repairLoneSurrogates(traces), rejections);
   try {
-    for (let round = 0; pending.length > 0; round++) {
-      const result = await ingestTraces(writer, workspaceId, pending);
-      if (result.rejected === 0) break;
-      const issues = new Map<number, IngestResult['errors']>();
-      for (const error of result.errors) issues.set(error.index, [...(issues.get(error.index) ?? []), error]);
-      const retry: NativeTrace[] = [];
-      for (const [index, traceIssues] of issues) {
-        const trace = pending[index]!;
-        const targets = traceIssues.map((issue) => ({ issue, target: issueTarget(issue.path) }));
-        // Repair only what the issues pin down; past a few rounds, the trace is rejected whole.
-        if (round >= repairRounds || targets.some((t) => t.target === undefined)) {
-          const reason = reasonOf(traceIssues[0]!);
-          for (const span of trace.spans) rejections.push({ traceId: trace.traceId, spanId: span.spanId, reason });
-          continue;
-        }
-        const repaired: NativeTrace = { ...trace };
-        const badSpans = new Map<number, string>();
-        for (const { issue, target } of targets) {
-          if (target && 'span' in target) badSpans.set(target.span, reasonOf(issue));
-          else if (target) delete (repaired as unknown as Record<string, unknown>)[target.field];
-        }
-        repaired.spans = trace.spans.filter((span, i) => {
-          const reason = badSpans.get(i);
-          if (reason !== undefined) rejections.push({ traceId: trace.traceId, spanId: span.spanId, reason });
-          return reason === undefined;
-        });
-        if (repaired.spans.length > 0) retry.push(repaired);
-      }
-      pending = retry;
-    }
+    await storeTraces(writer, workspaceId, valid);
+    await attachStoredContent(writer, workspaceId, valid);
   } catch (error) {
     if (error instanceof AppError) throw error;
     // A store that failed or is overloaded: exporters retry on 503, so nothing is lost.
@@ -102,12 +118,10 @@ export async function exportSpans(
     throw new AppError('SERVICE_UNAVAILABLE', 'The trace store is unavailable; retry shortly', {}, { 'retry-after': '5' });
   }
   const rejected = rejections.length;
-  const reasons = [...new Set(rejections.map((r) => r.reason))];
   return {
     accepted: spanCount - rejected,
     rejected,
     errors: rejections.slice(0, listedErrors),
-    errorMessage:
-      rejected === 0 ? '' : `${rejected} of ${spanCount} spans rejected: ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? '; …' : ''}`,
+    errorMessage: summarizeRejections(rejections, spanCount, 'spans'),
   };
 }

@@ -20,7 +20,8 @@ export const emptyConversion = (): ConvertedMessages => ({ messages: [], toolCal
 
 function convertParts(parts: unknown[], role: SpanMessage['role'], out: ConvertedMessages, index: number, name?: string) {
   const text: string[] = [];
-  let toolParts = 0;
+  const calls: SpanToolCall[] = [];
+  const responses: SpanMessage[] = [];
   for (const part of parts) {
     if (typeof part === 'string') {
       text.push(part);
@@ -33,20 +34,19 @@ function convertParts(parts: unknown[], role: SpanMessage['role'], out: Converte
     const type = asString(part.type);
     if (type === 'text') text.push(asText(part.content ?? part.text));
     else if (type === 'tool_call') {
-      toolParts++;
-      out.toolCalls.push({ id: asString(part.id) ?? '', name: asString(part.name) ?? '', arguments: asArguments(part.arguments) });
+      calls.push({ id: asString(part.id) ?? '', name: asString(part.name) ?? '', arguments: asArguments(part.arguments) });
     } else if (type === 'tool_call_response') {
-      toolParts++;
       const id = asString(part.id) ?? '';
       const result = part.response !== undefined ? part.response : part.result;
-      out.messages.push({ role: 'tool', content: asText(result), ...(id ? { toolCallId: id } : {}) });
-      const call = out.toolCalls.find((c) => c.id === id && id !== '');
-      if (call) call.result = parseMaybeJson(result);
+      responses.push({ role: 'tool', content: asText(result), ...(id ? { toolCallId: id } : {}) });
     } else out.extras.push({ message: index, part }); // reasoning, blob, file, uri, future types
   }
-  if (text.length > 0 || toolParts === 0) {
-    out.messages.push({ role, content: text.join('\n'), ...(name ? { name } : {}) });
+  // The turn keeps its place in the conversation: an assistant turn that only called tools is
+  // a message with empty content and its toolCalls; each tool response is a tool message.
+  if (text.length > 0 || calls.length > 0 || responses.length === 0) {
+    out.messages.push({ role, content: text.join('\n'), ...(name ? { name } : {}), ...(calls.length > 0 ? { toolCalls: calls } : {}) });
   }
+  out.messages.push(...responses);
 }
 
 export function convertGenAiMessages(value: unknown, out: ConvertedMessages = emptyConversion()) {
@@ -125,15 +125,61 @@ export function convertAiSdkMessages(value: unknown, out: ConvertedMessages = em
   return out;
 }
 
-/** `ai.response.toolCalls`: [{toolCallId, toolName, input | args}]. */
+/** `ai.response.toolCalls` (ai SDK) and OpenAI `tool_calls`: [{toolCallId, toolName, input | args}] or [{id, function: {name, arguments}}]. */
 export function convertAiSdkToolCalls(value: unknown): SpanToolCall[] {
   const parsed = parseMaybeJson(value);
   if (!Array.isArray(parsed)) return [];
-  return parsed.filter(isRecord).map((c) => ({
-    id: asString(c.toolCallId) ?? '',
-    name: asString(c.toolName) ?? '',
-    arguments: asArguments(c.input ?? c.args),
-  }));
+  return parsed.filter(isRecord).map((c) => {
+    const fn = isRecord(c.function) ? c.function : undefined;
+    return {
+      id: asString(c.toolCallId ?? c.id) ?? '',
+      name: asString(c.toolName ?? fn?.name ?? c.name) ?? '',
+      arguments: asArguments(c.input ?? c.args ?? fn?.arguments ?? c.arguments),
+    };
+  });
+}
+
+/**
+ * OpenAI chat messages ([{role, content, tool_calls?, tool_call_id?, name?}], or one such
+ * message): Langfuse's observation input and output, GenAI event bodies. Content given as
+ * parts keeps its text parts; other parts go to the extras.
+ */
+export function convertOpenAiMessages(value: unknown, out: ConvertedMessages = emptyConversion(), defaultRole: SpanMessage['role'] = 'user') {
+  const parsed = parseMaybeJson(value);
+  const list = Array.isArray(parsed) ? parsed : [parsed];
+  list.forEach((message, index) => {
+    if (typeof message === 'string') {
+      out.messages.push({ role: defaultRole, content: message });
+      return;
+    }
+    if (!isRecord(message)) {
+      out.extras.push({ message: index, value: message });
+      return;
+    }
+    const { role, exact } = message.role === undefined ? { role: defaultRole, exact: true } : toRole(message.role);
+    if (!exact) out.extras.push({ message: index, role: message.role });
+    const calls = convertAiSdkToolCalls(message.tool_calls);
+    let content: string;
+    if (Array.isArray(message.content)) {
+      const text: string[] = [];
+      for (const part of message.content) {
+        if (typeof part === 'string') text.push(part);
+        else if (isRecord(part) && (part.type === 'text' || part.type === 'input_text' || part.type === 'output_text')) text.push(asText(part.text ?? part.content));
+        else out.extras.push({ message: index, part });
+      }
+      content = text.join('\n');
+    } else content = asText(message.content);
+    const name = asString(message.name);
+    const toolCallId = asString(message.tool_call_id ?? (role === 'tool' ? message.id : undefined));
+    out.messages.push({
+      role,
+      content,
+      ...(name ? { name } : {}),
+      ...(toolCallId ? { toolCallId } : {}),
+      ...(calls.length > 0 ? { toolCalls: calls } : {}),
+    });
+  });
+  return out;
 }
 
 /** One SpanIO side from converted messages; what they could not hold goes under raw[source]. */

@@ -26,13 +26,12 @@ export function convertOpenInferenceMessages(attrs: Record<string, unknown>, pre
       name: asString(call['tool_call.function.name']) ?? '',
       arguments: asArguments(call['tool_call.function.arguments']),
     }));
-    out.toolCalls.push(...calls);
-    const message: SpanMessage = { role, content: text.join('\n') };
+    const message: SpanMessage = { role, content: text.join('\n'), ...(calls.length > 0 ? { toolCalls: calls } : {}) };
     const name = asString(item['message.name']);
     const toolCallId = asString(item['message.tool_call_id']);
     if (name) message.name = name;
     if (toolCallId) message.toolCallId = toolCallId;
-    if (text.length > 0 || calls.length === 0) out.messages.push(message);
+    out.messages.push(message);
   }
   return { converted: out, keys };
 }

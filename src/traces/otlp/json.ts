@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { jsonProblem } from '../../http/json-bounds.js';
-import type { PlainAnyValue, PlainExportRequest, PlainKeyValue } from './model.js';
+import type { PlainAnyValue, PlainExportRequest, PlainKeyValue, PlainLogsRequest } from './model.js';
 
 /**
  * OTLP/JSON (the protobuf JSON mapping with hex ids): one zod schema for the wire shape.
@@ -66,9 +66,41 @@ export const otlpJsonRequestSchema = z.strictObject({
   ),
 });
 
+const logRecord = z.looseObject({
+  timeUnixNano: int64.optional(),
+  observedTimeUnixNano: int64.optional(),
+  severityNumber: z.number().int().optional(),
+  severityText: z.string().optional(),
+  body: anyValue.optional(),
+  attributes,
+  droppedAttributesCount: uint32.optional(),
+  flags: uint32.optional(),
+  traceId: id.optional(),
+  spanId: id.optional(),
+  eventName: z.string().optional(),
+});
+
+export const otlpJsonLogsRequestSchema = z.strictObject({
+  resourceLogs: z.array(
+    z.looseObject({
+      resource: z.looseObject({ attributes, droppedAttributesCount: uint32.optional() }).optional(),
+      scopeLogs: z
+        .array(
+          z.looseObject({
+            scope: z.looseObject({ name: z.string().optional(), version: z.string().optional(), attributes }).optional(),
+            logRecords: z.array(logRecord).optional(),
+            schemaUrl: z.string().optional(),
+          }),
+        )
+        .optional(),
+      schemaUrl: z.string().optional(),
+    }),
+  ),
+});
+
 // Integer literals of the int64 fields, at a key position (after `{` or `,`). An unescaped
 // quote cannot occur inside a JSON string, so this never matches string content.
-const int64Literal = /([{,]\s*"(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|intValue)"\s*:\s*)(-?\d{16,})(?=\s*[,}])/g;
+const int64Literal = /([{,]\s*"(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|observedTimeUnixNano|intValue)"\s*:\s*)(-?\d{16,})(?=\s*[,}])/g;
 
 /**
  * Parses OTLP/JSON text. Unix nanoseconds sent as JSON numbers exceed 2^53, so they are
@@ -101,5 +133,19 @@ export function decodeJsonRequest(
       path: ['body', ...issue.path.map(String)].join('.'),
       message: issue.message,
     })),
+  };
+}
+
+export function decodeJsonLogsRequest(
+  body: unknown,
+): { ok: true; request: PlainLogsRequest } | { ok: false; issues: OtlpJsonIssue[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('resourceLogs' in body)) {
+    return { ok: false, issues: [{ path: 'body', message: 'is not an ExportLogsServiceRequest: expected {"resourceLogs": [...]}' }] };
+  }
+  const parsed = otlpJsonLogsRequestSchema.safeParse(body);
+  if (parsed.success) return { ok: true, request: parsed.data };
+  return {
+    ok: false,
+    issues: parsed.error.issues.slice(0, 20).map((issue) => ({ path: ['body', ...issue.path.map(String)].join('.'), message: issue.message })),
   };
 }

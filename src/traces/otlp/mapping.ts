@@ -1,72 +1,36 @@
-import type { Attributes, SpanIO, SpanKind, SpanToolCall } from './model.js';
+import type { Attributes, SpanIO, SpanKind } from './model.js';
 import { spanKinds } from './model.js';
-import { asArguments, asNumber, asString, parseMaybeJson } from './io-values.js';
-import { convertAiSdkMessages, convertAiSdkToolCalls, convertGenAiMessages, convertSystemInstructions, toSpanIO } from './io-genai.js';
-import { convertOpenInferenceDocuments, convertOpenInferenceMessages } from './io-openinference.js';
+import { asNumber, asString, parseMaybeJson } from './io-values.js';
+import { normalizeProvider } from './provider.js';
+import type { Trim } from './trim.js';
+import type { Attrs, FieldContext, FieldRow, IORow, KindRow, MetricFields, TraceField, TraceFieldRow } from './table.js';
+import { aiSdk } from './conventions/ai-sdk.js';
+import { genAi } from './conventions/genai.js';
+import { langfuse } from './conventions/langfuse.js';
+import { loupe } from './conventions/loupe.js';
+import { openInference } from './conventions/openinference.js';
+import { openLlmetry } from './conventions/openllmetry.js';
 
 /**
- * How OTel span attributes become native span fields. Every table is ordered most specific
- * first; the first row that yields a value wins. Keys a row turns into a native field are
- * removed from `attributes`; every other attribute (and each losing alternative) stays.
+ * How OTel span attributes become native span fields: one table per convention
+ * (conventions/*.ts), composed here in the order of precedence the README gives: Loupe's own
+ * extension, then the explicit kinds of Langfuse and OpenInference, then OpenTelemetry GenAI
+ * (`gen_ai.operation.name`), then the library heuristics (OpenLLMetry, the ai SDK). Within
+ * a composed table the first row that yields a value wins. Keys a row turns into a native
+ * field are removed from `attributes`; every other attribute (and each losing alternative)
+ * stays.
  */
 
-type Attrs = Record<string, unknown>;
+export type { FieldRow, IORow, KindRow, MetricFields, TraceFieldRow };
+export type { MetricField } from './table.js';
 
 // ---- kind -------------------------------------------------------------------------------
 
-export interface KindRow {
-  key: string;
-  /** Compared case-insensitively; '*' takes any value that names a native kind. */
-  value: string;
-  kind: SpanKind;
-  when?: (attrs: Attrs) => boolean;
-  /** Whether the attribute is wholly expressed by the kind (then it leaves `attributes`). */
-  consumed?: boolean;
-}
-
-const hasPrompts = (a: Attrs) => Object.keys(a).some((k) => k === 'llm.prompts' || k.startsWith('llm.prompts.'));
-const isGraphNode = (a: Attrs) => a['graph.node.id'] !== undefined;
-
-export const kindRows: KindRow[] = [
-  // The native extension: the only way to say graph, edge, workflow or middleware.
-  { key: 'loupe.span.kind', value: '*', kind: 'custom', consumed: true },
-  { key: 'gen_ai.operation.name', value: 'chat', kind: 'llm.chat' },
-  { key: 'gen_ai.operation.name', value: 'generate_content', kind: 'llm.chat' },
-  { key: 'gen_ai.operation.name', value: 'text_completion', kind: 'llm.completion' },
-  { key: 'gen_ai.operation.name', value: 'embeddings', kind: 'llm.embedding' },
-  { key: 'gen_ai.operation.name', value: 'execute_tool', kind: 'tool' },
-  { key: 'gen_ai.operation.name', value: 'invoke_agent', kind: 'agent' },
-  { key: 'gen_ai.operation.name', value: 'create_agent', kind: 'agent' },
-  { key: 'gen_ai.operation.name', value: 'retrieval', kind: 'retrieval' },
-  { key: 'openinference.span.kind', value: 'LLM', kind: 'llm.completion', when: hasPrompts },
-  { key: 'openinference.span.kind', value: 'LLM', kind: 'llm.chat' },
-  { key: 'openinference.span.kind', value: 'EMBEDDING', kind: 'llm.embedding' },
-  { key: 'openinference.span.kind', value: 'TOOL', kind: 'tool' },
-  { key: 'openinference.span.kind', value: 'AGENT', kind: 'agent' },
-  { key: 'openinference.span.kind', value: 'RETRIEVER', kind: 'retrieval' },
-  { key: 'openinference.span.kind', value: 'RERANKER', kind: 'rerank' },
-  { key: 'openinference.span.kind', value: 'GUARDRAIL', kind: 'guardrail' },
-  { key: 'openinference.span.kind', value: 'CHAIN', kind: 'node', when: isGraphNode },
-  { key: 'openinference.span.kind', value: 'CHAIN', kind: 'chain' },
-  // The ai SDK's telemetry names its spans by operation: provider calls, tool calls, and the
-  // wrapping call (a chain, so its repeated usage is not counted twice).
-  { key: 'ai.operationId', value: 'ai.generateText.doGenerate', kind: 'llm.chat' },
-  { key: 'ai.operationId', value: 'ai.streamText.doStream', kind: 'llm.chat' },
-  { key: 'ai.operationId', value: 'ai.generateObject.doGenerate', kind: 'llm.chat' },
-  { key: 'ai.operationId', value: 'ai.streamObject.doStream', kind: 'llm.chat' },
-  { key: 'ai.operationId', value: 'ai.embed.doEmbed', kind: 'llm.embedding' },
-  { key: 'ai.operationId', value: 'ai.embedMany.doEmbed', kind: 'llm.embedding' },
-  { key: 'ai.operationId', value: 'ai.rerank.doRerank', kind: 'rerank' },
-  { key: 'ai.operationId', value: 'ai.toolCall', kind: 'tool' },
-  { key: 'ai.operationId', value: 'ai.generateText', kind: 'chain' },
-  { key: 'ai.operationId', value: 'ai.streamText', kind: 'chain' },
-  { key: 'ai.operationId', value: 'ai.generateObject', kind: 'chain' },
-  { key: 'ai.operationId', value: 'ai.streamObject', kind: 'chain' },
-];
+export const kindRows: KindRow[] = [...loupe.kinds, ...langfuse.kinds, ...openInference.kinds, ...genAi.kinds, ...openLlmetry.kinds, ...aiSdk.kinds];
 
 const nativeKinds = new Set<string>(spanKinds);
 
-export function mapKind(attrs: Attrs): { kind: SpanKind; consumed: string[] } {
+export function mapKind(attrs: Attrs): { kind: SpanKind; consumed: string[]; noMetrics?: boolean } {
   for (const row of kindRows) {
     const value = attrs[row.key];
     if (typeof value !== 'string') continue;
@@ -76,91 +40,122 @@ export function mapKind(attrs: Attrs): { kind: SpanKind; consumed: string[] } {
     }
     if (value.toLowerCase() !== row.value.toLowerCase()) continue;
     if (row.when && !row.when(attrs)) continue;
-    return { kind: row.kind, consumed: row.consumed ? [row.key] : [] };
+    return { kind: row.kind, consumed: row.consumed ? [row.key] : [], ...(row.noMetrics ? { noMetrics: true } : {}) };
   }
   return { kind: 'custom', consumed: [] };
 }
 
 // ---- metrics ----------------------------------------------------------------------------
 
-export type MetricField = 'model' | 'provider' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'costUsd';
-
-export const fieldRows: { field: MetricField; key: string }[] = [
-  { field: 'model', key: 'gen_ai.response.model' },
-  { field: 'model', key: 'gen_ai.request.model' },
-  { field: 'model', key: 'llm.model_name' },
-  { field: 'model', key: 'ai.response.model' },
-  { field: 'model', key: 'ai.model.id' },
-  { field: 'provider', key: 'gen_ai.provider.name' },
-  { field: 'provider', key: 'gen_ai.system' },
-  { field: 'provider', key: 'llm.provider' },
-  { field: 'provider', key: 'llm.system' },
-  { field: 'provider', key: 'ai.model.provider' },
-  { field: 'inputTokens', key: 'gen_ai.usage.input_tokens' },
-  { field: 'inputTokens', key: 'gen_ai.usage.prompt_tokens' },
-  { field: 'inputTokens', key: 'llm.token_count.prompt' },
-  { field: 'inputTokens', key: 'ai.usage.inputTokens' },
-  { field: 'inputTokens', key: 'ai.usage.promptTokens' },
-  { field: 'outputTokens', key: 'gen_ai.usage.output_tokens' },
-  { field: 'outputTokens', key: 'gen_ai.usage.completion_tokens' },
-  { field: 'outputTokens', key: 'llm.token_count.completion' },
-  { field: 'outputTokens', key: 'ai.usage.outputTokens' },
-  { field: 'outputTokens', key: 'ai.usage.completionTokens' },
-  { field: 'totalTokens', key: 'gen_ai.usage.total_tokens' },
-  { field: 'totalTokens', key: 'llm.token_count.total' },
-  { field: 'totalTokens', key: 'ai.usage.totalTokens' },
-  { field: 'costUsd', key: 'loupe.cost_usd' },
-  { field: 'costUsd', key: 'gen_ai.usage.cost' },
-  { field: 'costUsd', key: 'llm.cost.total' },
+export const fieldRows: FieldRow[] = [
+  ...loupe.fields,
+  ...langfuse.fields,
+  ...openInference.fields,
+  ...genAi.fields,
+  ...openLlmetry.fields,
+  ...aiSdk.fields,
+  ...genAi.fallbackFields,
+  ...openInference.fallbackFields,
+  ...aiSdk.fallbackFields,
 ];
 
-export type MetricFields = { model?: string; provider?: string; inputTokens?: number; outputTokens?: number; totalTokens?: number; costUsd?: number };
+const textFields = new Set(['model', 'provider', 'promptName', 'promptVersion']);
 
-export function mapMetrics(attrs: Attrs): { fields: MetricFields; consumed: string[] } {
+/** A plain row's value: text for text fields, a non-negative number for the rest. */
+function plainValue(field: string, value: unknown): string | number | undefined {
+  if (textFields.has(field)) return asString(value) || undefined;
+  const n = asNumber(value);
+  return n === undefined || n < 0 ? undefined : n;
+}
+
+/**
+ * The usage, model, provider, prompt and time-to-first-token fields. Token details are kept
+ * as they are sent: cache reads and writes as part of the input count, reasoning as part of
+ * the output count (OpenTelemetry's rule, which every mapped convention follows or is
+ * converted to). A total that is absent is the sum of input and output.
+ */
+export function mapMetrics(attrs: Attrs, context: FieldContext = { startMs: 0 }): { fields: MetricFields; consumed: string[] } {
   const fields: MetricFields = {};
   const consumed: string[] = [];
+  const out = fields as Record<string, unknown>;
   for (const row of fieldRows) {
-    if (fields[row.field] !== undefined || attrs[row.key] === undefined) continue;
-    const value = row.field === 'model' || row.field === 'provider' ? asString(attrs[row.key]) : asNumber(attrs[row.key]);
-    if (value === undefined || value === '' || (typeof value === 'number' && value < 0)) continue;
-    (fields as Record<string, unknown>)[row.field] = value;
-    consumed.push(row.key);
+    const raw = attrs[row.key];
+    if (raw === undefined || out[row.field] !== undefined) continue;
+    if (!row.read) {
+      // Most rows: one attribute, one field, no object in between (this runs for every span).
+      const value = plainValue(row.field, raw);
+      if (value === undefined) continue;
+      out[row.field] = value;
+      consumed.push(row.key);
+      continue;
+    }
+    const values = row.read(raw, context);
+    if (!values) continue;
+    let used = false;
+    for (const [field, value] of Object.entries(values)) {
+      if (value === undefined || out[field] !== undefined) continue;
+      out[field] = value;
+      used = true;
+    }
+    if (used) consumed.push(row.key);
   }
-  if (fields.totalTokens === undefined && fields.inputTokens !== undefined && fields.outputTokens !== undefined) {
-    fields.totalTokens = fields.inputTokens + fields.outputTokens;
+  if (fields.provider !== undefined) fields.provider = normalizeProvider(fields.provider);
+  if (fields.totalTokens === undefined && (fields.inputTokens !== undefined || fields.outputTokens !== undefined)) {
+    fields.totalTokens = (fields.inputTokens ?? 0) + (fields.outputTokens ?? 0);
   }
   return { fields, consumed };
 }
 
 // ---- trace fields (span attributes first, then resource attributes) ----------------------
 
-export const traceFieldRows: { field: 'environment' | 'sessionId'; key: string }[] = [
-  { field: 'environment', key: 'deployment.environment.name' },
-  { field: 'environment', key: 'deployment.environment' },
-  { field: 'sessionId', key: 'session.id' },
-  { field: 'sessionId', key: 'gen_ai.conversation.id' },
+export const traceFieldRows: TraceFieldRow[] = [
+  ...langfuse.traceFields,
+  ...genAi.traceFields,
+  ...openInference.traceFields,
+  ...openLlmetry.traceFields,
+  ...aiSdk.traceFields,
 ];
 
-export function mapTraceFields(span: Attributes, resource: Attributes): { environment?: string; sessionId?: string } {
-  const out: { environment?: string; sessionId?: string } = {};
-  for (const attrs of [span, resource]) {
+export type TraceFields = Partial<Record<Exclude<TraceField, 'tags'>, string>> & { tags?: string[] };
+
+/** Tags as a list, JSON text of a list, or one tag. */
+function asTags(value: unknown): string[] | undefined {
+  const parsed = parseMaybeJson(value);
+  const list = Array.isArray(parsed) ? parsed : [parsed];
+  const tags = list.map(asString).filter((t): t is string => t !== undefined && t !== '');
+  return tags.length > 0 ? [...new Set(tags)] : undefined;
+}
+
+/**
+ * Trace fields of a span, span attributes before resource attributes. `resourceFields`, when
+ * given, is `mapTraceFields({}, resource)` worked out once for all the spans of a resource.
+ */
+export function mapTraceFields(span: Attributes, resource: Attributes, resourceFields?: TraceFields): TraceFields {
+  const out: TraceFields = {};
+  const sources = resourceFields ? ([[span, 'span']] as const) : ([[span, 'span'], [resource, 'resource']] as const);
+  for (const [attrs, from] of sources) {
     for (const row of traceFieldRows) {
-      if (out[row.field] !== undefined) continue;
-      const value = asString(attrs[row.key]);
-      if (value) out[row.field] = value;
+      if (out[row.field] !== undefined || (row.from !== undefined && row.from !== from)) continue;
+      const raw = attrs[row.key];
+      if (raw === undefined) continue;
+      if (row.field === 'tags') {
+        const tags = asTags(raw);
+        if (tags) out.tags = tags;
+        continue;
+      }
+      const value = asString(raw);
+      // The SDKs' default when no service was named says nothing about the service.
+      if (!value || (row.field === 'service' && value.startsWith('unknown_service'))) continue;
+      out[row.field] = value;
     }
   }
+  if (resourceFields) for (const key in resourceFields) (out as Record<string, unknown>)[key] ??= (resourceFields as Record<string, unknown>)[key];
   return out;
 }
 
 // ---- input and output -------------------------------------------------------------------
 
-export interface IORow {
-  id: string;
-  /** The row runs when one of these keys is present (prefixes end with a dot). */
-  keys: string[];
-  read(attrs: Attrs): { input?: SpanIO; output?: SpanIO; consumed: string[] };
-}
+export const ioRows: IORow[] = [...langfuse.io, ...genAi.io, ...openInference.io, ...openLlmetry.io, ...aiSdk.io, ...openInference.rawIo];
 
 /** Whether a row's trigger key (or a key under a trigger prefix ending in a dot) is left. */
 function present(attrs: Attrs, key: string, consumed: Set<string>): boolean {
@@ -169,89 +164,7 @@ function present(attrs: Attrs, key: string, consumed: Set<string>): boolean {
   return false;
 }
 
-/** One tool call from a span's own attributes (gen_ai execute_tool, ai SDK, OpenInference). */
-function toolCallRow(id: string, keys: { name: string; id: string; args: string; result: string }): IORow {
-  return {
-    id,
-    keys: [keys.name],
-    read(attrs) {
-      const call: SpanToolCall = {
-        id: asString(attrs[keys.id]) ?? '',
-        name: asString(attrs[keys.name]) ?? '',
-        arguments: asArguments(attrs[keys.args]),
-      };
-      const consumed = [keys.name, keys.id, keys.args].filter((k) => attrs[k] !== undefined);
-      const output = attrs[keys.result] !== undefined ? { toolCalls: [{ ...call, result: parseMaybeJson(attrs[keys.result]) }] } : undefined;
-      if (output) consumed.push(keys.result);
-      return { input: { toolCalls: [call] }, ...(output ? { output } : {}), consumed };
-    },
-  };
-}
-
-const messagesRow = (id: string, side: 'input' | 'output', convert: (v: unknown) => ReturnType<typeof convertGenAiMessages>): IORow => ({
-  id,
-  keys: [id],
-  read: (attrs) => ({ [side]: toSpanIO(convert(attrs[id]), id), consumed: [id] }),
-});
-
-const openInferenceMessagesRow = (prefix: string, side: 'input' | 'output'): IORow => ({
-  id: prefix,
-  keys: [`${prefix}.`],
-  read(attrs) {
-    const { converted, keys } = convertOpenInferenceMessages(attrs, prefix);
-    return { [side]: toSpanIO(converted, prefix), consumed: keys };
-  },
-});
-
-const documentsRow = (prefix: string, side: 'input' | 'output'): IORow => ({
-  id: prefix,
-  keys: [`${prefix}.`],
-  read(attrs) {
-    const { documents, keys } = convertOpenInferenceDocuments(attrs, prefix);
-    return { [side]: { documents }, consumed: keys };
-  },
-});
-
-const textRow = (key: string, side: 'input' | 'output', mimeKey: string): IORow => ({
-  id: key,
-  keys: [key],
-  read: (attrs) => ({
-    [side]: { text: asString(attrs[key]) ?? JSON.stringify(attrs[key]) },
-    consumed: [key, ...(attrs[mimeKey] !== undefined ? [mimeKey] : [])],
-  }),
-});
-
-export const ioRows: IORow[] = [
-  messagesRow('gen_ai.system_instructions', 'input', convertSystemInstructions),
-  messagesRow('gen_ai.input.messages', 'input', convertGenAiMessages),
-  messagesRow('gen_ai.output.messages', 'output', convertGenAiMessages),
-  toolCallRow('gen_ai.tool', { name: 'gen_ai.tool.name', id: 'gen_ai.tool.call.id', args: 'gen_ai.tool.call.arguments', result: 'gen_ai.tool.call.result' }),
-  toolCallRow('ai.toolCall', { name: 'ai.toolCall.name', id: 'ai.toolCall.id', args: 'ai.toolCall.args', result: 'ai.toolCall.result' }),
-  // OpenInference tool spans carry the call's arguments and result as input.value/output.value.
-  toolCallRow('tool.name', { name: 'tool.name', id: 'tool_call.id', args: 'input.value', result: 'output.value' }),
-  openInferenceMessagesRow('llm.input_messages', 'input'),
-  openInferenceMessagesRow('llm.output_messages', 'output'),
-  documentsRow('retrieval.documents', 'output'),
-  documentsRow('reranker.input_documents', 'input'),
-  documentsRow('reranker.output_documents', 'output'),
-  textRow('reranker.query', 'input', 'reranker.query.mime_type'),
-  messagesRow('ai.prompt.messages', 'input', convertAiSdkMessages),
-  messagesRow('ai.prompt', 'input', convertAiSdkMessages),
-  {
-    id: 'ai.response.text',
-    keys: ['ai.response.text'],
-    read: (attrs) => ({ output: { messages: [{ role: 'assistant', content: asString(attrs['ai.response.text']) ?? '' }] }, consumed: ['ai.response.text'] }),
-  },
-  {
-    id: 'ai.response.toolCalls',
-    keys: ['ai.response.toolCalls'],
-    read: (attrs) => ({ output: { toolCalls: convertAiSdkToolCalls(attrs['ai.response.toolCalls']) }, consumed: ['ai.response.toolCalls'] }),
-  },
-  textRow('input.value', 'input', 'input.mime_type'),
-  textRow('output.value', 'output', 'output.mime_type'),
-];
-
-function mergeIO(into: SpanIO, add: SpanIO | undefined) {
+export function mergeIO(into: SpanIO, add: SpanIO | undefined) {
   if (!add) return;
   if (add.messages?.length) into.messages = [...(into.messages ?? []), ...add.messages];
   if (add.toolCalls?.length) into.toolCalls = [...(into.toolCalls ?? []), ...add.toolCalls];
@@ -263,21 +176,27 @@ function mergeIO(into: SpanIO, add: SpanIO | undefined) {
   if (add.raw !== undefined) into.raw = { ...(into.raw as object), ...(add.raw as object) };
 }
 
-export function mapIO(attrs: Attrs): { input?: SpanIO; output?: SpanIO; consumed: string[] } {
+export function mapIO(attrs: Attrs): { input?: SpanIO; output?: SpanIO; consumed: string[]; duplicates: string[]; trims: Trim[] } {
   const input: SpanIO = {};
   const output: SpanIO = {};
   // A row runs only on keys no earlier row took, so one attribute never lands twice.
   const consumed = new Set<string>();
+  const duplicates: string[] = [];
+  const trims: Trim[] = [];
   for (const row of ioRows) {
     if (!row.keys.some((k) => present(attrs, k, consumed))) continue;
-    const result = row.read(attrs);
+    const result = row.read(attrs, { input, output });
     mergeIO(input, result.input);
     mergeIO(output, result.output);
     for (const key of result.consumed) consumed.add(key);
+    if (result.duplicates) duplicates.push(...result.duplicates);
+    if (result.trims) trims.push(...result.trims);
   }
   return {
     ...(Object.keys(input).length > 0 ? { input } : {}),
     ...(Object.keys(output).length > 0 ? { output } : {}),
     consumed: [...consumed],
+    duplicates,
+    trims,
   };
 }

@@ -59,6 +59,28 @@ export interface PlainExportRequest {
   }[];
 }
 
+export interface PlainLogRecord {
+  timeUnixNano?: PlainInt64;
+  observedTimeUnixNano?: PlainInt64;
+  severityNumber?: number;
+  severityText?: string;
+  body?: PlainAnyValue;
+  attributes?: PlainKeyValue[];
+  droppedAttributesCount?: number;
+  flags?: number;
+  traceId?: PlainId;
+  spanId?: PlainId;
+  eventName?: string;
+}
+
+export interface PlainLogsRequest {
+  resourceLogs?: {
+    resource?: { attributes?: PlainKeyValue[]; droppedAttributesCount?: number };
+    scopeLogs?: { scope?: { name?: string; version?: string; attributes?: PlainKeyValue[] }; logRecords?: PlainLogRecord[]; schemaUrl?: string }[];
+    schemaUrl?: string;
+  }[];
+}
+
 /** OTel span kinds by enum number, kept in span metadata (they are not Loupe kinds). */
 export const otelSpanKinds = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
 

@@ -1,6 +1,11 @@
 import { fromKeyValues } from './any-value.js';
-import { mapIO, mapKind, mapMetrics, mapTraceFields } from './mapping.js';
+import { mapIO, mapKind, mapMetrics, mapTraceFields, mergeIO, type TraceFields } from './mapping.js';
 import { otelSpanKinds, type Attributes, type NativeSpan, type NativeTrace, type PlainExportRequest, type PlainId, type PlainInt64, type PlainSpan } from './model.js';
+import { firstTokenEvents, isGenAiContentEvent, messagesFromEvents } from './conventions/genai-events.js';
+import { langfuseStatus } from './conventions/langfuse.js';
+import { toSpanIO } from './io-genai.js';
+import { sizeOfValue, trimAttributes, type Trim } from './trim.js';
+import { limits } from '../schemas.js';
 
 export interface SpanRejection {
   traceId: string;
@@ -77,12 +82,23 @@ export function unixNanosToIso(time: UnixNanos): string {
 
 const statuses = ['unset', 'ok', 'error'] as const;
 
-function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string }, start: UnixNanos, end: UnixNanos, context: { resource: Attributes; scope: Record<string, unknown> }) {
+const toMs = (time: UnixNanos) => time.seconds * 1000 + time.nanos / 1e6;
+const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+function buildSpan(
+  span: PlainSpan,
+  ids: { spanId: string; parentSpanId: string },
+  start: UnixNanos,
+  end: UnixNanos,
+  context: { resource: Attributes; resourceFields: TraceFields; scope: Record<string, unknown> },
+) {
   const attributes = fromKeyValues(span.attributes);
-  const { kind, consumed: kindKeys } = mapKind(attributes);
-  const { fields, consumed: metricKeys } = mapMetrics(attributes);
-  const { input, output, consumed: ioKeys } = mapIO(attributes);
-  const traceFields = mapTraceFields(attributes, context.resource);
+  const startMs = toMs(start);
+  const { kind, consumed: kindKeys, noMetrics } = mapKind(attributes);
+  const { fields, consumed: metricKeys } = noMetrics ? { fields: {}, consumed: [] } : mapMetrics(attributes, { startMs });
+  const { input: mappedInput, output: mappedOutput, consumed: ioKeys, duplicates, trims } = mapIO(attributes);
+  const traceFields = mapTraceFields(attributes, context.resource, context.resourceFields);
+  const trimmed: Trim[] = [...trims, ...duplicates.map((key) => ({ key, reason: 'repeats the mapped messages', chars: sizeOfValue(attributes[key]) }))];
   // A fresh object of the keys left, rather than deletes (which slow every later access).
   const consumed = new Set([...kindKeys, ...metricKeys, ...ioKeys]);
   let rest: Attributes | undefined;
@@ -90,19 +106,47 @@ function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string 
     if (consumed.has(key)) continue;
     (rest ??= {})[key] = attributes[key]!;
   }
+  if (rest) rest = trimAttributes(rest, '', trimmed);
 
+  let input = mappedInput;
+  let output = mappedOutput;
   const code = span.status?.code ?? 0;
-  const status = statuses[code] ?? 'unset';
-  const events = (span.events ?? []).map((event) => {
+  let status: NativeSpan['status'] = statuses[code] ?? 'unset';
+  const plainEvents = span.events ?? [];
+  // GenAI content sent as span events (the event conventions) fills a conversation that the
+  // attributes left empty; those events are then stored as the messages, not twice.
+  const contentFromEvents = !input?.messages?.length && !output?.messages?.length && plainEvents.some((e) => e.name !== undefined && isGenAiContentEvent(e.name));
+  let ttftMs = fields.ttftMs;
+  const events: NonNullable<NativeSpan['events']> = [];
+  const contentEvents: { name: string; body: unknown }[] = [];
+  let dropped = span.droppedEventsCount ?? 0;
+  for (const event of plainEvents) {
+    const name = event.name || 'event';
     const at = parseUnixNanos(event.timeUnixNano) ?? start;
+    if (ttftMs === undefined && firstTokenEvents.includes(name)) ttftMs = Math.max(0, nanosBetween(start, at) / 1e6);
     const eventAttributes = fromKeyValues(event.attributes);
-    return {
-      name: event.name || 'event',
-      timestamp: unixNanosToIso(at),
-      ...(Object.keys(eventAttributes).length > 0 ? { attributes: eventAttributes } : {}),
-    };
-  });
+    if (contentFromEvents && isGenAiContentEvent(name)) {
+      contentEvents.push({ name, body: eventAttributes });
+      continue;
+    }
+    // Never reject a span for its number of events: the first ones are kept, the rest counted.
+    if (events.length >= limits.eventsPerSpan) {
+      dropped++;
+      continue;
+    }
+    const attrs = Object.keys(eventAttributes).length > 0 ? trimAttributes(eventAttributes, `events.${events.length}.`, trimmed) : undefined;
+    events.push({ name: cut(name, limits.nameLength), timestamp: unixNanosToIso(at), ...(attrs ? { attributes: attrs } : {}) });
+  }
+  if (contentEvents.length > 0) {
+    const converted = messagesFromEvents(contentEvents);
+    if (converted.input.messages.length > 0 || converted.input.extras.length > 0) mergeIO((input ??= {}), toSpanIO(converted.input, 'events'));
+    if (converted.output.messages.length > 0 || converted.output.extras.length > 0) mergeIO((output ??= {}), toSpanIO(converted.output, 'events'));
+  }
+
   let statusMessage = span.status?.message || undefined;
+  const observation = langfuseStatus(attributes);
+  if (observation.error && status !== 'error') status = 'error';
+  if (!statusMessage && observation.message && status === 'error') statusMessage = observation.message;
   if (!statusMessage && status === 'error') {
     const exception = events.find((e) => e.name === 'exception');
     const message = exception?.attributes?.['exception.message'];
@@ -114,12 +158,13 @@ function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string 
   if (span.links?.length) {
     otel.links = span.links.map((l) => ({ traceId: toHexId(l.traceId, 16) ?? '', spanId: toHexId(l.spanId, 8) ?? '', attributes: fromKeyValues(l.attributes) }));
   }
-  const dropped = { attributes: span.droppedAttributesCount ?? 0, events: span.droppedEventsCount ?? 0, links: span.droppedLinksCount ?? 0 };
-  if (dropped.attributes || dropped.events || dropped.links) otel.dropped = dropped;
+  const sentDropped = { attributes: span.droppedAttributesCount ?? 0, events: span.droppedEventsCount ?? 0, links: span.droppedLinksCount ?? 0 };
+  if (sentDropped.attributes || sentDropped.events || sentDropped.links) otel.dropped = sentDropped;
+  if (trimmed.length > 0) otel.trimmed = trimmed;
 
   const native: NativeSpan = {
     spanId: ids.spanId,
-    name: span.name || '(unnamed)',
+    name: cut(span.name || '(unnamed)', limits.nameLength),
     kind,
     startTime: unixNanosToIso(start),
     endTime: unixNanosToIso(end),
@@ -131,23 +176,50 @@ function buildSpan(span: PlainSpan, ids: { spanId: string; parentSpanId: string 
   if (input) native.input = input;
   if (output) native.output = output;
   Object.assign(native, fields);
-  if (statusMessage) native.statusMessage = statusMessage;
+  if (ttftMs !== undefined) native.ttftMs = ttftMs;
+  if (native.model !== undefined) native.model = cut(native.model, limits.modelLength);
+  if (native.provider !== undefined) native.provider = cut(native.provider, limits.modelLength);
+  if (native.promptName !== undefined) native.promptName = cut(native.promptName, limits.promptNameLength);
+  if (native.promptVersion !== undefined) native.promptVersion = cut(native.promptVersion, limits.labelLength);
+  if (statusMessage) native.statusMessage = cut(statusMessage, limits.statusMessageLength);
   if (rest) native.attributes = rest;
   if (events.length > 0) native.events = events;
+  if (dropped > 0) native.droppedEvents = dropped;
   return { native, traceFields };
+}
+
+interface TraceEntry {
+  trace: NativeTrace;
+  /** Trace fields already taken from the root span, which later spans do not override. */
+  fromRoot: Set<keyof TraceFields>;
+  bySpanId: Map<string, number>;
+}
+
+/** A trace field from the root span wins; otherwise the first span that has it. */
+function setTraceFields(entry: TraceEntry, fields: TraceFields, isRoot: boolean) {
+  const trace = entry.trace as unknown as Record<string, unknown>;
+  for (const [field, value] of Object.entries(fields) as [keyof TraceFields, string | string[]][]) {
+    if (isRoot) {
+      // A root span sent again in the same export replaces the first copy, its fields too.
+      trace[field] = value;
+      entry.fromRoot.add(field);
+    } else if (!entry.fromRoot.has(field) && trace[field] === undefined) trace[field] = value;
+  }
 }
 
 /**
  * Turns one export request into native traces, one per trace id, and lists the spans that
- * cannot become native spans. The trace name is the root span's name; environment and
- * session come from the root span (or else the first span that has them), then its resource.
+ * cannot become native spans (no usable ids or times: the only reasons to turn a span away).
+ * The trace name is the root span's name unless a trace-name attribute gives one; the other
+ * trace fields come from the root span (or else the first span that has them), then its resource.
  */
 export function normalizeExport(request: PlainExportRequest): NormalizedExport {
-  const traces = new Map<string, { trace: NativeTrace; fieldsFromRoot: boolean; bySpanId: Map<string, number> }>();
+  const traces = new Map<string, TraceEntry>();
   const rejections: SpanRejection[] = [];
   let spanCount = 0;
   for (const resourceSpans of request.resourceSpans ?? []) {
     const resource = fromKeyValues(resourceSpans.resource?.attributes);
+    const resourceFields = mapTraceFields({}, resource);
     for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
       const scopeInfo = scopeSpans.scope ?? {};
       const scope: Record<string, unknown> = { name: scopeInfo.name ?? '', ...(scopeInfo.version ? { version: scopeInfo.version } : {}) };
@@ -164,24 +236,20 @@ export function normalizeExport(request: PlainExportRequest): NormalizedExport {
         if (!traceId) reject('traceId is missing or not 16 bytes of hex (or all zero)');
         else if (!spanId) reject('spanId is missing or not 8 bytes of hex (or all zero)');
         else if (parentSpanId === undefined) reject('parentSpanId is not 8 bytes of hex (or all zero)');
+        else if (parentSpanId === spanId) reject('parentSpanId names the span itself');
         else if (start === undefined) reject('startTimeUnixNano is missing or out of range');
         else if (end === undefined) reject('endTimeUnixNano is missing or out of range');
         else if (nanosBetween(start, end) < 0) reject('endTimeUnixNano is before startTimeUnixNano');
         else {
-          const { native, traceFields: fields } = buildSpan(span, { spanId, parentSpanId }, start, end, { resource, scope });
+          const { native, traceFields } = buildSpan(span, { spanId, parentSpanId }, start, end, { resource, resourceFields, scope });
           let entry = traces.get(traceId);
-          if (!entry) traces.set(traceId, (entry = { trace: { traceId, source: 'otel', spans: [] }, fieldsFromRoot: false, bySpanId: new Map() }));
+          if (!entry) traces.set(traceId, (entry = { trace: { traceId, source: 'otel', spans: [] }, fromRoot: new Set(), bySpanId: new Map() }));
           // A span sent twice in one export (a retried batch) is one span: the last copy wins.
           const earlier = entry.bySpanId.get(spanId);
           if (earlier === undefined) entry.bySpanId.set(spanId, entry.trace.spans.push(native) - 1);
           else entry.trace.spans[earlier] = native;
           const isRoot = !parentSpanId;
-          if (isRoot) entry.trace.name = native.name;
-          if (isRoot || !entry.fieldsFromRoot) {
-            if (isRoot) entry.fieldsFromRoot = true;
-            if (fields.environment && (isRoot || !entry.trace.environment)) entry.trace.environment = fields.environment;
-            if (fields.sessionId && (isRoot || !entry.trace.sessionId)) entry.trace.sessionId = fields.sessionId;
-          }
+          setTraceFields(entry, isRoot && traceFields.name === undefined ? { ...traceFields, name: native.name } : traceFields, isRoot);
         }
       }
     }

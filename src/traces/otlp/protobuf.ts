@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { jsonProblem } from '../../http/json-bounds.js';
 import { maxOtlpJsonDepth } from './json.js';
 import protobuf from 'protobufjs';
-import type { PlainExportRequest } from './model.js';
+import type { PlainExportRequest, PlainLogsRequest } from './model.js';
 
 const protoDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'proto');
 
@@ -12,11 +12,13 @@ function loadSchema() {
   const root = new protobuf.Root();
   // The files import each other by bare file name; resolve every import inside protoDir.
   root.resolvePath = (_origin, target) => path.join(protoDir, path.basename(target));
-  root.loadSync('trace_service.proto');
+  root.loadSync(['trace_service.proto', 'logs_service.proto']);
   root.resolveAll();
   return {
     request: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
     response: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
+    logsRequest: root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest'),
+    logsResponse: root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse'),
   };
 }
 
@@ -63,4 +65,24 @@ export function decodeProtobufResponse(body: Uint8Array) {
   return schema.response.toObject(schema.response.decode(body), { longs: Number }) as {
     partialSuccess?: { rejectedSpans?: number; errorMessage?: string };
   };
+}
+
+export function decodeProtobufLogsRequest(body: Buffer): PlainLogsRequest {
+  let message: protobuf.Message;
+  try {
+    message = schema.logsRequest.decode(body);
+  } catch (error) {
+    throw new ProtobufDecodeError(`Body is not a protobuf ExportLogsServiceRequest: ${(error as Error).message}`);
+  }
+  return schema.logsRequest.toObject(message, toObjectOptions);
+}
+
+export function encodeProtobufLogsResponse(rejectedLogRecords: number, errorMessage: string | undefined): Buffer {
+  const payload = rejectedLogRecords > 0 ? { partialSuccess: { rejectedLogRecords, errorMessage: errorMessage ?? '' } } : {};
+  return Buffer.from(schema.logsResponse.encode(schema.logsResponse.fromObject(payload)).finish());
+}
+
+/** For tests: a logs request as an OTLP exporter would encode it. */
+export function encodeProtobufLogsRequest(request: unknown): Buffer {
+  return Buffer.from(schema.logsRequest.encode(schema.logsRequest.fromObject(request as Record<string, unknown>)).finish());
 }

@@ -3,10 +3,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
-import { decodeJsonRequest, parseOtlpJson } from './json.js';
-import { decodeProtobufRequest, encodeProtobufResponse, ProtobufDecodeError } from './protobuf.js';
-import { ExportGate, exportSpans } from './export.js';
-import type { PlainExportRequest } from './model.js';
+import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from './json.js';
+import { decodeProtobufLogsRequest, decodeProtobufRequest, encodeProtobufLogsResponse, encodeProtobufResponse, ProtobufDecodeError } from './protobuf.js';
+import { ExportGate, exportSpans, summarizeRejections } from './export.js';
+import { normalizeLogs, storeLogRecords } from './log-records.js';
+import type { PlainExportRequest, PlainLogsRequest } from './model.js';
 import type { WriteBatcher } from '../write-batcher.js';
 
 type OtlpBody = { encoding: 'json'; value: unknown } | { encoding: 'protobuf'; value: Buffer };
@@ -18,6 +19,18 @@ export const otlpResponseSchema = z.object({
   data: z.object({
     accepted: z.number().int(),
     rejected: z.number().int(),
+    errors: z.array(z.object({ traceId: z.string(), spanId: z.string(), reason: z.string() })),
+  }),
+  meta: metaSchema,
+});
+
+export const otlpLogsResponseSchema = z.object({
+  partialSuccess: z.object({ rejectedLogRecords: z.number().int(), errorMessage: z.string() }).optional(),
+  data: z.object({
+    accepted: z.number().int(),
+    rejected: z.number().int(),
+    /** Spans already stored that the records filled. */
+    spansUpdated: z.number().int(),
     errors: z.array(z.object({ traceId: z.string(), spanId: z.string(), reason: z.string() })),
   }),
   meta: metaSchema,
@@ -43,6 +56,27 @@ function decodeBody(body: OtlpBody | undefined): PlainExportRequest {
   const decoded = decodeJsonRequest(body.value);
   if (!decoded.ok) {
     throw new AppError('VALIDATION_ERROR', `Body is not an OTLP/JSON ExportTraceServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`, {
+      issues: decoded.issues,
+    });
+  }
+  return decoded.request;
+}
+
+function decodeLogsBody(body: OtlpBody | undefined): PlainLogsRequest {
+  if (body === undefined) return {};
+  if (body.encoding === 'protobuf') {
+    try {
+      return decodeProtobufLogsRequest(body.value);
+    } catch (error) {
+      if (error instanceof ProtobufDecodeError) {
+        throw new AppError('VALIDATION_ERROR', error.message, { issues: [{ path: 'body', message: 'is not a protobuf ExportLogsServiceRequest' }] });
+      }
+      throw error;
+    }
+  }
+  const decoded = decodeJsonLogsRequest(body.value);
+  if (!decoded.ok) {
+    throw new AppError('VALIDATION_ERROR', `Body is not an OTLP/JSON ExportLogsServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`, {
       issues: decoded.issues,
     });
   }
@@ -98,4 +132,41 @@ export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async
   };
   app.post('/', { schema }, handler);
   app.post('/v1/traces', { schema }, handler);
+
+  // GenAI content on the logs signal (log-records.ts): attached to its span, whichever comes first.
+  const logsHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = request.body as OtlpBody | undefined;
+    const logs = normalizeLogs(decodeLogsBody(body));
+    const leave = gate.enter();
+    try {
+      let spansUpdated: number;
+      try {
+        spansUpdated = await storeLogRecords(writer, request.auth.workspaceId, logs);
+      } catch (error) {
+        request.log.error({ err: error }, 'OTLP log records could not be stored');
+        throw new AppError('SERVICE_UNAVAILABLE', 'The trace store is unavailable; retry shortly', {}, { 'retry-after': '5' });
+      }
+      const rejected = logs.rejections.length;
+      const errorMessage = summarizeRejections(logs.rejections, logs.recordCount, 'log records');
+      if (body?.encoding === 'json') {
+        return reply.code(200).send({
+          ...(rejected > 0 ? { partialSuccess: { rejectedLogRecords: rejected, errorMessage } } : {}),
+          data: { accepted: logs.recordCount - rejected, rejected, spansUpdated, errors: logs.rejections.slice(0, 50) },
+          meta: meta(request),
+        });
+      }
+      return reply.code(200).header('content-type', 'application/x-protobuf').send(encodeProtobufLogsResponse(rejected, errorMessage));
+    } finally {
+      leave();
+    }
+  };
+  app.post('/v1/logs', {
+    schema: {
+      summary: 'OTLP/HTTP logs export: GenAI content events (gen_ai.user.message, gen_ai.choice, ...) attached to their spans',
+      description:
+        'Answers an ExportLogsServiceResponse in the request encoding. Records that name no span or are not GenAI content events are counted in partialSuccess and not stored.',
+      response: { 200: otlpLogsResponseSchema, ...errors },
+      tags: ['traces', 'otlp'],
+    },
+  }, logsHandler);
 };
