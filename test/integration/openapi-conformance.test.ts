@@ -68,6 +68,28 @@ const otlp = () => ({
   ],
 });
 
+const otlpLogs = () => ({
+  resourceLogs: [
+    {
+      resource: { attributes: [] },
+      scopeLogs: [
+        {
+          scope: { name: 'openai_v2' },
+          logRecords: [
+            {
+              timeUnixNano: String(BigInt(Date.now()) * 1_000_000n),
+              traceId: randomBytes(16).toString('hex'),
+              spanId: randomBytes(8).toString('hex'),
+              eventName: 'gen_ai.user.message',
+              body: { kvlistValue: { values: [{ key: 'content', value: { stringValue: 'Hello' } }] } },
+            },
+          ],
+        },
+      ],
+    },
+  ],
+});
+
 const admin = async (url: string, payload: object) =>
   (await ctx.app.inject({ method: 'POST', url, headers: ctx.adminHeaders, payload })).json<{ data: Record<string, string> }>().data;
 const authed = async (method: 'POST' | 'GET', url: string, payload?: object) =>
@@ -129,6 +151,10 @@ const examples: Record<string, () => Promise<Example>> = {
   'GET /api/traces/analytics': async () => ({ url: '/api/traces/analytics?budget=10' }),
   'POST /api/traces/otlp': async () => ({ url: '/api/traces/otlp', payload: otlp() }),
   'POST /api/traces/otlp/v1/traces': async () => ({ url: '/api/traces/otlp/v1/traces', payload: otlp() }),
+  'POST /api/traces/otlp/v1/logs': async () => ({ url: '/api/traces/otlp/v1/logs', payload: otlpLogs() }),
+  'POST /api/public/otel': async () => ({ url: '/api/public/otel', payload: otlp() }),
+  'POST /api/public/otel/v1/traces': async () => ({ url: '/api/public/otel/v1/traces', payload: otlp() }),
+  'POST /api/public/otel/v1/logs': async () => ({ url: '/api/public/otel/v1/logs', payload: otlpLogs() }),
   'POST /api/prompt': async () => ({ url: '/api/prompt', payload: { name: `p-${unique()}`, systemPrompt: 'Hi', metadata: { team: 'a' } } }),
   'GET /api/prompt': async () => ({ url: '/api/prompt?isLatest=true&limit=5' }),
   'GET /api/prompt/{id}': async () => ({ url: `/api/prompt/${await newPrompt()}` }),
