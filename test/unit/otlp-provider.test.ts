@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeProvider } from '../../src/traces/otlp/provider.js';
+import { normalizeProvider } from '../../src/traces/cost/provider.js';
 
+// One function and one table for the OTLP mapping, stats and pricing (the price table's provider ids).
 describe('normalizeProvider', () => {
   it.each([
     ['openai', 'openai'],
@@ -11,8 +12,8 @@ describe('normalizeProvider', () => {
     ['anthropic.messages', 'anthropic'],
     ['google.generative-ai', 'google'],
     ['az.ai.openai', 'azure'],
-    ['aws.bedrock', 'bedrock'],
-    ['gcp.vertex_ai', 'vertex_ai'],
+    ['aws.bedrock', 'aws'],
+    ['gcp.vertex_ai', 'google'],
     ['mistral_ai', 'mistral'],
     ['groq', 'groq'],
   ])('%s → %s', (input, expected) => {

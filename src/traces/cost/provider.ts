@@ -11,6 +11,9 @@
  */
 export const providerAliases: Readonly<Record<string, string>> = {
   'azure.ai.openai': 'azure',
+  'az.ai.openai': 'azure',
+  'az.ai.inference': 'azure',
+  'azure.openai': 'azure',
   'azure.ai.inference': 'azure',
   'azure-openai': 'azure',
   azure_openai: 'azure',
@@ -26,6 +29,9 @@ export const providerAliases: Readonly<Record<string, string>> = {
   vertexai: 'google',
   vertex_ai: 'google',
   'google-vertex': 'google',
+  'google.vertex': 'google',
+  'google.generative-ai': 'google',
+  'google-generative-ai': 'google',
   mistral_ai: 'mistral',
   mistralai: 'mistral',
   x_ai: 'x-ai',
@@ -39,11 +45,20 @@ export const providerAliases: Readonly<Record<string, string>> = {
   'ibm.watsonx.ai': 'ibm',
 };
 
+/** Names seen before (a few dozen in practice), so each is worked out once. */
+const seen = new Map<string, string>();
+
+/**
+ * The one spelling of a provider, used everywhere a span's provider is stored (the OTLP
+ * mapping), grouped (stats) and priced: the price table's provider id.
+ */
 export function normalizeProvider(name: string): string {
+  const known = seen.get(name);
+  if (known !== undefined) return known;
   const lower = name.trim().toLowerCase();
-  const whole = providerAliases[lower];
-  if (whole !== undefined) return whole;
   const dot = lower.indexOf('.');
   const head = dot > 0 ? lower.slice(0, dot) : lower;
-  return providerAliases[head] ?? head;
+  const normalized = providerAliases[lower] ?? providerAliases[head] ?? (head || lower);
+  if (seen.size < 1000) seen.set(name, normalized);
+  return normalized;
 }

@@ -1,7 +1,7 @@
 import type { Attributes, SpanIO, SpanKind } from './model.js';
 import { spanKinds } from './model.js';
 import { asNumber, asString, parseMaybeJson } from './io-values.js';
-import { normalizeProvider } from './provider.js';
+import { normalizeProvider } from '../cost/provider.js';
 import type { Trim } from './trim.js';
 import type { Attrs, FieldContext, FieldRow, IORow, KindRow, MetricFields, TraceField, TraceFieldRow } from './table.js';
 import { aiSdk } from './conventions/ai-sdk.js';
