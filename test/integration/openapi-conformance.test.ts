@@ -206,13 +206,24 @@ const examples: Record<string, () => Promise<Example>> = {
   'GET /api/webhooks/{id}': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}` }),
   'DELETE /api/webhooks/{id}': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}` }),
   'GET /api/webhooks/{id}/deliveries': async () => ({ url: `/api/webhooks/${(await newWebhook()).id}/deliveries` }),
-  'POST /api/models': async () => ({ url: '/api/models', payload: { model: `m-${unique()}`, matchType: 'exact', inputPerMillion: 1, outputPerMillion: 2 } }),
+  'POST /api/models': async () => ({
+    url: '/api/models',
+    payload: { model: `m-${unique()}`, matchType: 'exact', inputPerMillion: 1, outputPerMillion: 2 },
+  }),
   'GET /api/models': async () => ({ url: '/api/models' }),
   'GET /api/models/price': async () => ({ url: '/api/models/price?model=gpt-4o&provider=openai' }),
   'GET /api/models/unpriced': async () => ({ url: '/api/models/unpriced' }),
-  'POST /api/models/reprice': async () => ({ url: '/api/models/reprice', payload: { startAfter: at(-3_600_000), startBefore: at(60_000) } }),
+  'POST /api/models/reprice': async () => ({
+    url: '/api/models/reprice',
+    payload: { startAfter: at(-3_600_000), startBefore: at(60_000) },
+  }),
   'DELETE /api/models/{id}': async () => {
-    const price = await authed('POST', '/api/models', { model: `m-${unique()}`, matchType: 'exact', inputPerMillion: 1, outputPerMillion: 2 });
+    const price = await authed('POST', '/api/models', {
+      model: `m-${unique()}`,
+      matchType: 'exact',
+      inputPerMillion: 1,
+      outputPerMillion: 2,
+    });
     return { url: `/api/models/${String(price.id)}` };
   },
 };
