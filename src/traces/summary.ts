@@ -1,5 +1,8 @@
 import { fromStoredTime } from './rows.js';
 import type { TraceListItem } from './schemas.js';
+import type { PreviousSummary, SpanFacts, SpanGroup, TraceSummaryRow } from './summary-rows.js';
+
+export type { PreviousSummary, SpanFacts, SpanGroup, TraceSummaryRow } from './summary-rows.js';
 
 /**
  * A trace's summary row (clickhouse/0001, 0003, 0004), computed from its deduplicated live
@@ -12,98 +15,6 @@ import type { TraceListItem } from './schemas.js';
  * The rows it reads are exact (every version of a span lies on one shard), so the summary
  * is the same on a server and a cluster.
  */
-
-/** The columns of one live span the summary needs, as the key read returns them. */
-export interface SpanFacts {
-  trace_id: string;
-  span_id: string;
-  /** UInt64 as decimal text. */
-  version: string;
-  trace_name: string;
-  session_id: string;
-  environment: string;
-  service: string;
-  user_id: string;
-  tags: string[];
-  source: string;
-  parent_span_id: string;
-  status: string;
-  kind: string;
-  /** 'YYYY-MM-DD hh:mm:ss.ffffff' (UTC): fixed width, so text order is time order. */
-  start_time: string;
-  end_time: string;
-  duration_ms: number;
-  model: string;
-  provider: string;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  total_tokens: number | null;
-  cost_usd: number | null;
-  /** 'provided' | 'computed' | 'none' | '' (cost/pricing.ts). */
-  cost_source: string;
-  ttft_ms: number | null;
-}
-
-/** The trace-level fields of the newest previous summary row, which payloads may have left out since. */
-export interface PreviousSummary {
-  trace_id: string;
-  version: string;
-  name: string;
-  session_id: string;
-  environment: string;
-  service: string;
-  user_id: string;
-  tags: string[];
-}
-
-export interface SpanGroup {
-  key: string;
-  spans: number;
-  errors: number;
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-  cost_usd: number;
-  durations: number[];
-}
-
-export interface TraceSummaryRow {
-  workspace_id: string;
-  trace_id: string;
-  name: string;
-  session_id: string;
-  source: string;
-  environment: string;
-  service: string;
-  user_id: string;
-  tags: string[];
-  status: string;
-  trace_kind: string;
-  start_time: string;
-  end_time: string | null;
-  duration_ms: number | null;
-  model: string;
-  provider: string;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  total_tokens: number | null;
-  cost_usd: number | null;
-  /** Parts of cost_usd by source (clickhouse/0006): sent by clients (also '' on older rows), computed from prices. */
-  cost_provided: number;
-  cost_computed: number;
-  /** Counted generation spans that found no price. */
-  unpriced_spans: number;
-  span_count: number;
-  error_count: number;
-  item: string;
-  by_model: SpanGroup[];
-  by_provider: SpanGroup[];
-  by_kind: SpanGroup[];
-  /** Time to first token of each span that has one, with its keys (clickhouse/0005): stats and analytics TTFT. */
-  ttfts: { model: string; provider: string; kind: string; ttft_ms: number }[];
-  version: string;
-  is_deleted: 0;
-}
 
 const isLlm = (span: SpanFacts) => span.kind.startsWith('llm.');
 const isRoot = (span: SpanFacts) => span.parent_span_id === '';
