@@ -89,7 +89,7 @@ export function fromStoredTime(stored: string): string {
  * A span as the API returns it: the fields it was sent with, in the order of SPEC.md's span
  * table, times in UTC as stored (fromStoredTime), and the cost found at ingest (`cost`: a
  * computed costUsd, its costSource and pricing, which a client cannot send). Migration 0003
- * builds the same JSON in SQL for older rows (wire-sql.ts spanDetailFromColumns).
+ * builds the same JSON in SQL for older rows (its backfill, frozen in the migration).
  */
 export function storedSpanOf(
   span: Span,
