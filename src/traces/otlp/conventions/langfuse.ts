@@ -115,7 +115,7 @@ const ioRow = (key: string, side: 'input' | 'output'): IORow => ({
 export function langfuseStatus(attrs: Attrs): { error: boolean; message?: string } {
   const error = asString(attrs['langfuse.observation.level'])?.toUpperCase() === 'ERROR';
   const message = asString(attrs['langfuse.observation.status_message']);
-  return { error, ...(message ? { message } : {}) };
+  return message ? { error, message } : { error };
 }
 
 export const langfuse = {
