@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { repairLoneSurrogates } from '../src/http/json-bounds.js';
 import { ingestBodySchema, traceSchema, type Trace } from '../src/traces/schemas.js';
 import { toSpanRows } from '../src/traces/rows.js';
-import { validateTraces } from '../src/traces/otlp/export.js';
+import { validateTraces } from '../src/traces/otlp/validate.js';
 import { decodeJsonRequest, parseOtlpJson } from '../src/traces/otlp/json.js';
 import type { PlainExportRequest } from '../src/traces/otlp/model.js';
 import { normalizeExport, type SpanRejection } from '../src/traces/otlp/normalize.js';
@@ -44,10 +44,10 @@ function otlpStages(bodies: { body: Buffer; json: boolean }[], rounds: number): 
   const fresh = () => bodies.map(({ body, json }) => (json ? decodeJsonOrThrow(body) : decodeProtobufRequest(body)));
   let inputs = fresh();
   const mapped = cpuMs(inputs, (r) => normalizeExport(r), rounds);
-  const validated = cpuMs(mapped.out, (n) => validateTraces(repairLoneSurrogates(n.traces), [] as SpanRejection[]), rounds);
+  const validated = cpuMs(mapped.out, (n) => validateTraces(n.traces, [] as SpanRejection[]), rounds);
   const rows = cpuMs(validated.out, (traces) => toSpanRows('w', traces), rounds);
   inputs = fresh();
-  const whole = cpuMs(inputs, (r) => toSpanRows('w', validateTraces(repairLoneSurrogates(normalizeExport(r).traces), [])), rounds);
+  const whole = cpuMs(inputs, (r) => toSpanRows('w', validateTraces(normalizeExport(r).traces, [])), rounds);
   return {
     name: '',
     stages: [
