@@ -58,6 +58,7 @@ export const fieldRows: FieldRow[] = [
   ...genAi.fallbackFields,
   ...openInference.fallbackFields,
   ...aiSdk.fallbackFields,
+  ...langfuse.fallbackFields,
 ];
 
 const textFields = new Set(['model', 'provider', 'promptName', 'promptVersion']);
@@ -103,7 +104,8 @@ export function mapMetrics(
       out[field] = value;
       used = true;
     }
-    if (used) consumed.push(row.key);
+    // A key read by two rows (a model, then the provider of its family) is listed once.
+    if (used && !consumed.includes(row.key)) consumed.push(row.key);
   }
   if (fields.provider !== undefined) fields.provider = normalizeProvider(fields.provider);
   if (fields.totalTokens === undefined && (fields.inputTokens !== undefined || fields.outputTokens !== undefined)) {
