@@ -33,7 +33,9 @@ function windowOf(params: URLSearchParams, now: number) {
 
 export function DashboardPage() {
   const [params, setParams] = useSearchParams();
-  // The window is computed once per URL, so polling and re-renders ask for the same range.
+  // The window is computed once per URL, so polling and re-renders ask for the same range: the
+  // clock is read on purpose, when the URL changes, not on every render.
+  // eslint-disable-next-line react-hooks/purity
   const win = useMemo(() => windowOf(params, Date.now()), [params]);
   const budget = params.get('budget') ?? '';
   const groupBy = (groupBys as string[]).includes(params.get('groupBy') ?? '') ? (params.get('groupBy') as StatsGroupBy) : 'model';
