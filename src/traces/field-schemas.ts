@@ -3,7 +3,7 @@ import { SPAN_KINDS } from '../contract/index.js';
 
 /**
  * The field shapes traces and spans are built from (ids, labels, times, amounts) and the limits
- * the specification leaves open (documented in the README, section Traces).
+ * the specification leaves open (documented in docs/api.md, section Traces).
  */
 
 /** The contract's list (src/contract/span-kinds.ts), shared with the client. */

@@ -46,7 +46,7 @@ export type TraceListItem = z.infer<typeof traceListItemSchema>;
 export const traceDetailSchema = traceListItemSchema.extend({ spans: z.array(storedSpanSchema) });
 export type TraceDetail = z.infer<typeof traceDetailSchema>;
 
-/** Offsets past this answer 400: deep pages are walked with `cursor` (README, "Limits of trace reads"). */
+/** Offsets past this answer 400: deep pages are walked with `cursor` (docs/api.md, "Limits of trace reads"). */
 export const maxOffset = 10_000;
 export const traceSorts = ['startTime', '-startTime', 'durationMs', '-durationMs', 'costUsd', '-costUsd'] as const;
 export type TraceSort = (typeof traceSorts)[number];

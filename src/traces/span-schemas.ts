@@ -57,7 +57,7 @@ export const spanEventSchema = z.object({
   attributes: accepted.jsonObject.optional(),
 });
 
-/** Fields a span may carry; unknown fields are dropped (the README lists the kept ones). */
+/** Fields a span may carry; unknown fields are dropped (docs/api.md, section Traces, lists the kept ones). */
 const spanFields = {
   spanId: idSchema,
   parentSpanId: idSchema.optional(),
