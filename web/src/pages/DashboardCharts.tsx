@@ -17,6 +17,36 @@ function breakdown(items: Analytics['costBreakdown']['byModel'], label: string):
   };
 }
 
+type Breakdown = Analytics['costBreakdown'];
+const breakdowns: { title: string; label: string; of: (b: Breakdown) => Breakdown['byModel'] }[] = [
+  { title: 'Cost by model', label: 'Cost by model', of: (b) => b.byModel },
+  { title: 'Cost by provider', label: 'Cost by provider', of: (b) => b.byProvider },
+  { title: 'Cost by kind', label: 'Cost by span kind', of: (b) => b.byKind },
+];
+
+/**
+ * One chart in a card under its title (the chart's accessible label unless `label` is given);
+ * the title alone while its data loads.
+ */
+function ChartCard({
+  title,
+  label = title,
+  option,
+  height,
+}: {
+  title: string;
+  label?: string;
+  option: ChartOption | null;
+  height?: number;
+}) {
+  return (
+    <section className="card">
+      <h2>{title}</h2>
+      {option && <Chart option={option} label={label} height={height} />}
+    </section>
+  );
+}
+
 /** The dashboard's charts: the window's cost, tokens and latency, its cost breakdowns and error rates. */
 export function DashboardCharts({
   analytics: a,
@@ -27,7 +57,7 @@ export function DashboardCharts({
   groups: Stats['groups'] | undefined;
   groupBy: StatsGroupBy;
 }) {
-  const overTime = useMemo<ChartOption | null>(() => {
+  const overTime = useMemo<ChartOption>(() => {
     const points = a.tokenUsageOverTime.points;
     return {
       legend: { top: 0 },
@@ -55,7 +85,7 @@ export function DashboardCharts({
       ],
     };
   }, [a]);
-  const latency = useMemo<ChartOption | null>(() => {
+  const latency = useMemo<ChartOption>(() => {
     const keys = ['avg', 'p50', 'p90', 'p95', 'p99'] as const;
     return {
       xAxis: { type: 'category', data: keys.map((k) => k) },
@@ -84,30 +114,12 @@ export function DashboardCharts({
 
   return (
     <div className="grid-2">
-      <section className="card">
-        <h2>Cost and tokens over time</h2>
-        {overTime && <Chart option={overTime} label="Cost and tokens over time" />}
-      </section>
-      <section className="card">
-        <h2>Latency percentiles</h2>
-        {latency && <Chart option={latency} label="Latency percentiles" />}
-      </section>
-      <section className="card">
-        <h2>Cost by model</h2>
-        <Chart option={breakdown(a.costBreakdown.byModel, 'Cost by model')} label="Cost by model" height={200} />
-      </section>
-      <section className="card">
-        <h2>Cost by provider</h2>
-        <Chart option={breakdown(a.costBreakdown.byProvider, 'Cost by provider')} label="Cost by provider" height={200} />
-      </section>
-      <section className="card">
-        <h2>Cost by kind</h2>
-        <Chart option={breakdown(a.costBreakdown.byKind, 'Cost by kind')} label="Cost by span kind" height={200} />
-      </section>
-      <section className="card">
-        <h2>Span error rate by {groupBy}</h2>
-        {errors && <Chart option={errors} label={`Error rate by ${groupBy}`} height={200} />}
-      </section>
+      <ChartCard title="Cost and tokens over time" option={overTime} />
+      <ChartCard title="Latency percentiles" option={latency} />
+      {breakdowns.map(({ title, label, of }) => (
+        <ChartCard key={title} title={title} label={label} option={breakdown(of(a.costBreakdown), title)} height={200} />
+      ))}
+      <ChartCard title={`Span error rate by ${groupBy}`} label={`Error rate by ${groupBy}`} option={errors} height={200} />
     </div>
   );
 }

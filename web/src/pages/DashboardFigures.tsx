@@ -2,6 +2,19 @@ import type { Analytics } from '../api/types';
 import { formatDuration } from '../lib/timeline';
 import { formatInt, formatPercent, formatUsd } from '../lib/format';
 
+/** The window's key figures, in the order they are shown; `alert` draws one in the error colour. */
+function figures(a: Analytics): { label: string; kpi: string; value: string; alert?: boolean }[] {
+  return [
+    { label: 'Traces', kpi: 'traces', value: formatInt(a.totals.traceCount) },
+    { label: 'Error rate', kpi: 'errorRate', value: formatPercent(a.totals.errorRate), alert: a.totals.errorRate > 0 },
+    { label: 'Cost', kpi: 'cost', value: formatUsd(a.totals.costUsd) },
+    { label: 'Tokens', kpi: 'tokens', value: formatInt(a.totals.totalTokens) },
+    { label: 'p50 latency', kpi: 'p50', value: formatDuration(a.latencyMs.p50) },
+    { label: 'p95 latency', kpi: 'p95', value: formatDuration(a.latencyMs.p95) },
+    { label: 'Cost per trace', kpi: 'costPerTrace', value: formatUsd(a.costEfficiency.costPerTrace) },
+  ];
+}
+
 /** The window's key figures and its budget: what is spent, left and projected. */
 export function DashboardFigures({
   analytics: a,
@@ -15,36 +28,14 @@ export function DashboardFigures({
   return (
     <>
       <dl className="kpis" aria-label="Key figures">
-        <div>
-          <dt>Traces</dt>
-          <dd data-kpi="traces">{formatInt(a.totals.traceCount)}</dd>
-        </div>
-        <div>
-          <dt>Error rate</dt>
-          <dd data-kpi="errorRate" className={a.totals.errorRate > 0 ? 'text-error' : undefined}>
-            {formatPercent(a.totals.errorRate)}
-          </dd>
-        </div>
-        <div>
-          <dt>Cost</dt>
-          <dd data-kpi="cost">{formatUsd(a.totals.costUsd)}</dd>
-        </div>
-        <div>
-          <dt>Tokens</dt>
-          <dd data-kpi="tokens">{formatInt(a.totals.totalTokens)}</dd>
-        </div>
-        <div>
-          <dt>p50 latency</dt>
-          <dd data-kpi="p50">{formatDuration(a.latencyMs.p50)}</dd>
-        </div>
-        <div>
-          <dt>p95 latency</dt>
-          <dd data-kpi="p95">{formatDuration(a.latencyMs.p95)}</dd>
-        </div>
-        <div>
-          <dt>Cost per trace</dt>
-          <dd data-kpi="costPerTrace">{formatUsd(a.costEfficiency.costPerTrace)}</dd>
-        </div>
+        {figures(a).map((f) => (
+          <div key={f.kpi}>
+            <dt>{f.label}</dt>
+            <dd data-kpi={f.kpi} className={f.alert ? 'text-error' : undefined}>
+              {f.value}
+            </dd>
+          </div>
+        ))}
       </dl>
       <section className="card budget" aria-label="Budget">
         <label className="field inline">

@@ -6,6 +6,17 @@ import { formatInt, formatUsd } from '../lib/format';
 
 export const groupBys: StatsGroupBy[] = ['model', 'provider', 'kind', 'source', 'user', 'session', 'tag', 'name'];
 
+/** The figures of a group, one column each after the group's name. */
+const columns: { header: string; cell: (g: Stats['groups'][number]) => string }[] = [
+  { header: 'Traces', cell: (g) => formatInt(g.traceCount) },
+  { header: 'Spans', cell: (g) => formatInt(g.spanCount) },
+  { header: 'Errors', cell: (g) => formatInt(g.errorCount) },
+  { header: 'Tokens', cell: (g) => formatInt(g.totalTokens) },
+  { header: 'Cost', cell: (g) => formatUsd(g.costUsd) },
+  { header: 'p50', cell: (g) => formatDuration(g.latencyMs.p50) },
+  { header: 'p95', cell: (g) => formatDuration(g.latencyMs.p95) },
+];
+
 /** The stats table: one row per group of the chosen dimension, with a picker for the dimension. */
 export function DashboardStats({
   stats,
@@ -40,33 +51,17 @@ export function DashboardStats({
           <thead>
             <tr>
               <th scope="col">{groupBy}</th>
-              <th scope="col" className="num">
-                Traces
-              </th>
-              <th scope="col" className="num">
-                Spans
-              </th>
-              <th scope="col" className="num">
-                Errors
-              </th>
-              <th scope="col" className="num">
-                Tokens
-              </th>
-              <th scope="col" className="num">
-                Cost
-              </th>
-              <th scope="col" className="num">
-                p50
-              </th>
-              <th scope="col" className="num">
-                p95
-              </th>
+              {columns.map((c) => (
+                <th key={c.header} scope="col" className="num">
+                  {c.header}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
             {stats.data.groups.length === 0 && (
               <tr>
-                <td colSpan={8} className="muted center">
+                <td colSpan={columns.length + 1} className="muted center">
                   Nothing in this window.
                 </td>
               </tr>
@@ -74,13 +69,11 @@ export function DashboardStats({
             {stats.data.groups.map((g) => (
               <tr key={g.key ?? '(none)'} data-group={g.key ?? ''}>
                 <td>{g.key ?? <span className="muted">(none)</span>}</td>
-                <td className="num">{formatInt(g.traceCount)}</td>
-                <td className="num">{formatInt(g.spanCount)}</td>
-                <td className="num">{formatInt(g.errorCount)}</td>
-                <td className="num">{formatInt(g.totalTokens)}</td>
-                <td className="num">{formatUsd(g.costUsd)}</td>
-                <td className="num">{formatDuration(g.latencyMs.p50)}</td>
-                <td className="num">{formatDuration(g.latencyMs.p95)}</td>
+                {columns.map((c) => (
+                  <td key={c.header} className="num">
+                    {c.cell(g)}
+                  </td>
+                ))}
               </tr>
             ))}
           </tbody>
