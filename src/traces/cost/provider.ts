@@ -6,7 +6,7 @@
  * `azure-openai.chat`), and plain names (OpenInference `llm.provider`, native spans).
  *
  * Rule: lower-case and trim; a name of the alias table maps to its id; otherwise the part
- * before the first dot is looked up the same way, or kept as it is. The README (Cost and
+ * before the first dot is looked up the same way, or kept as it is. docs/api.md (Cost and
  * prices) shows the table.
  */
 export const providerAliases: Readonly<Record<string, string>> = {
@@ -70,7 +70,7 @@ export function normalizeProvider(name: string): string {
  * Model families of the providers of the price table, for spans that name a model but no
  * provider (the Langfuse SDKs send `langfuse.observation.model.name` only). A model belongs
  * to a family when its name, after any `vendor/` prefix and lower-cased, is the family name or
- * starts with it and a dash (`gpt-4o-mini-2024-07-18` is `gpt`, `o3-mini` is `o3`). The README
+ * starts with it and a dash (`gpt-4o-mini-2024-07-18` is `gpt`, `o3-mini` is `o3`). docs/api.md
  * (Cost and prices) shows the table.
  */
 export const modelFamilies: Readonly<Record<string, string>> = {
