@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { nextVersion, type SpanRow } from './rows.js';
-import { summarizeTraces, type PreviousSummary, type SpanFacts } from './summary.js';
+import { summarizeTraces, type PreviousSummary, type SpanFacts, type TraceSummaryRow } from './summary.js';
 
 /**
  * The trace store's SQL. Every statement is led by `workspace_id = {workspaceId:String}`,
@@ -62,8 +62,26 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
     format: 'JSONCompactEachRow',
   });
   const [row] = await result.json<[PreviousTuple[], SpanTuple[]]>();
-  const rows = summarizeTraces(workspaceId, (row?.[1] ?? []).map(spanFactsOf), (row?.[0] ?? []).map(previousOf), nextVersion().toString());
-  if (rows.length > 0) await clickhouse.insert({ table: 'traces', values: rows, format: 'JSONEachRow' });
+  const previous = (row?.[0] ?? []).map(previousOf);
+  const rows = summarizeTraces(workspaceId, (row?.[1] ?? []).map(spanFactsOf), previous, nextVersion().toString());
+  if (rows.length === 0) return;
+  await clickhouse.insert({ table: 'traces', values: rows, format: 'JSONEachRow' });
+  const moved = leftSessions(previous, rows);
+  if (moved.length > 0) await clickhouse.insert({ table: 'session_traces', values: moved, format: 'JSONEachRow' });
+}
+
+/**
+ * Tombstones of the `session_traces` rows (clickhouse/0009) of traces a later payload moved to
+ * another session: that table's key holds the session, so the new summary row, copied there
+ * under its new session, does not replace the row under the old one.
+ */
+function leftSessions(previous: PreviousSummary[], rows: TraceSummaryRow[]) {
+  const sessionBefore = new Map(previous.map((p) => [p.trace_id, p.session_id]));
+  return rows.flatMap((row) => {
+    const before = sessionBefore.get(row.trace_id);
+    if (before === undefined || before === '' || before === row.session_id) return [];
+    return [{ workspace_id: row.workspace_id, session_id: before, trace_id: row.trace_id, start_time: row.start_time, error_count: 0, version: row.version, is_deleted: 1 }];
+  });
 }
 
 type PreviousTuple = [string, string, string, string, string, string, string, string[]];
@@ -133,6 +151,8 @@ export async function selectSpans(clickhouse: ClickHouseClient, workspaceId: str
  * Tombstones (is_deleted = 1, a newer version) for the trace's spans and summary. They carry
  * the keys and start time only, so once merged the trace's content is gone from disk too;
  * the start time keeps the retention TTL of the tombstone in step with the rows it hides.
+ * The summary's tombstone also carries its session, the key of its copy in `session_traces`
+ * (clickhouse/0009), so it hides that copy too.
  */
 export async function tombstoneTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
   const query_params = { workspaceId, traceId, version: nextVersion().toString() };
@@ -143,8 +163,8 @@ export async function tombstoneTrace(clickhouse: ClickHouseClient, workspaceId: 
     query_params,
   });
   await clickhouse.command({
-    query: `INSERT INTO traces (workspace_id, trace_id, start_time, span_count, error_count, version, is_deleted)
-            SELECT workspace_id, trace_id, start_time, 0, 0, {version:UInt64}, 1 FROM traces FINAL ${live}`,
+    query: `INSERT INTO traces (workspace_id, trace_id, session_id, start_time, span_count, error_count, version, is_deleted)
+            SELECT workspace_id, trace_id, session_id, start_time, 0, 0, {version:UInt64}, 1 FROM traces FINAL ${live}`,
     query_params,
   });
 }
