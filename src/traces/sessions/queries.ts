@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { limitSettings, type QueryLimits } from '../query-limits.js';
+import { toStoredTime } from '../rows.js';
 import { traceFilterWhere, type TraceFilter } from '../span-groups.js';
 
 /**
@@ -100,4 +101,73 @@ export async function selectGroups<K extends GroupKind>(
     format: 'JSONEachRow',
   });
   return result.json();
+}
+
+export interface SessionPageRequest {
+  sessionId: string;
+  /** The window, ISO 8601: traces starting strictly inside it. */
+  window: { from: string; to: string };
+  /** Traces after this one in start order (a cursor's key and trace id); the first page starts at the window. */
+  after?: { key: string; id: string } | undefined;
+  limit: number;
+  limits: QueryLimits;
+}
+
+export interface SessionPage {
+  /** The session's figures in the window; undefined when it has no trace there. */
+  summary: SessionRow | undefined;
+  rows: Array<{ trace_id: string; item: string; k: string }>;
+  more: boolean;
+}
+
+/**
+ * One session's figures and one page of its traces in start order, in one statement over
+ * `session_traces` (clickhouse/0009): the table is sorted by session, so both read that
+ * session's summaries only, whatever the size of the workspace; FINAL keeps one live row per
+ * trace. The page rides along as an array (a scalar subquery): the embedded engine runs a
+ * session's statements one after another, so two statements would pay two fixed costs.
+ */
+export async function selectSessionPage(clickhouse: ClickHouseClient, workspaceId: string, request: SessionPageRequest): Promise<SessionPage> {
+  const live = `workspace_id = {workspaceId:String} AND session_id = {sessionId:String} AND is_deleted = 0
+    AND start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}`;
+  const result = await clickhouse.query({
+    query: `
+      SELECT count() AS traceCount,
+        sum(ifNull(input_tokens, 0)) AS inputTokens,
+        sum(ifNull(output_tokens, 0)) AS outputTokens,
+        sum(ifNull(total_tokens, 0)) AS totalTokens,
+        sum(ifNull(cost_usd, 0)) AS costUsd,
+        sum(error_count) AS errorCount,
+        countIf(status = 'error') AS traceErrorCount,
+        toString(min(start_time)) AS firstStart,
+        toString(max(ifNull(end_time, start_time))) AS activityKey,
+        toString(max(end_time)) AS lastEnd,
+        (toUnixTimestamp64Micro(max(end_time)) - toUnixTimestamp64Micro(min(start_time))) / 1000 AS durationMs,
+        arraySlice(arraySort(groupUniqArrayIf(user_id, user_id != '')), 1, 5) AS userIds,
+        (SELECT groupArray((trace_id, item, toString(start_time)))
+         FROM (
+           SELECT trace_id, item, start_time FROM session_traces FINAL
+           WHERE ${live} AND (start_time, trace_id) > ({afterKey:DateTime64(6, 'UTC')}, {afterId:String})
+           ORDER BY start_time, trace_id
+           LIMIT {fetch:UInt32}
+         )) AS page
+      FROM session_traces FINAL
+      WHERE ${live}
+      ${limitSettings(request.limits)}`,
+    query_params: {
+      workspaceId,
+      sessionId: request.sessionId,
+      startAfter: toStoredTime(request.window.from),
+      startBefore: toStoredTime(request.window.to),
+      afterKey: request.after?.key ?? toStoredTime(request.window.from),
+      afterId: request.after?.id ?? '',
+      fetch: request.limit + 1,
+    },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<Omit<SessionRow, 'id'> & { page: Array<[string, string, string]> }>();
+  if (!row || Number(row.traceCount) === 0) return { summary: undefined, rows: [], more: false };
+  const { page, ...figures } = row;
+  const rows = page.slice(0, request.limit).map(([trace_id, item, k]) => ({ trace_id, item, k }));
+  return { summary: { ...figures, id: request.sessionId }, rows, more: page.length > request.limit };
 }

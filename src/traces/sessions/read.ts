@@ -1,11 +1,10 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { notFound, validationError } from '../../http/errors.js';
 import { decodeCursor, encodeCursor, queryDigest, type CursorState } from '../cursor.js';
-import { pageTraces } from '../list.js';
 import { resolveWindow, type QueryLimits, type Window } from '../query-limits.js';
 import { fromStoredTime } from '../rows.js';
 import { toTraceListItem } from '../tree.js';
-import { selectGroups, type SessionRow, type UserRow } from './queries.js';
+import { selectGroups, selectSessionPage, type SessionRow, type UserRow } from './queries.js';
 import type { SessionQuery, SessionSummary, SessionsQuery, UserQuery, UserSummary, UsersQuery } from './schemas.js';
 
 /**
@@ -89,12 +88,13 @@ export async function getSession(clickhouse: ClickHouseClient, workspaceId: stri
     throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [{ path: 'querystring.cursor', message: 'is not a cursor of this session' }]);
   }
   const window = windowOf(query, state, limits);
-  const filter = { startAfter: window.from, startBefore: window.to, sessionId };
-  // Independent reads: a server runs them side by side (the embedded engine one after the other).
-  const [[summary], { rows, more }] = await Promise.all([
-    selectGroups(clickhouse, workspaceId, 'session', { filter, limit: 1, limits }),
-    pageTraces(clickhouse, workspaceId, { filter, sort: 'startTime', limit: query.limit, offset: 0, after: state && { key: state.k, id: state.id }, limits }),
-  ]);
+  const { summary, rows, more } = await selectSessionPage(clickhouse, workspaceId, {
+    sessionId,
+    window,
+    after: state && { key: state.k, id: state.id },
+    limit: query.limit,
+    limits,
+  });
   if (!summary) throw notFound('Session', { sessionId });
   const last = rows.at(-1);
   const nextCursor = more && last ? encodeCursor({ q: digest, k: last.k, id: last.trace_id, w: [window.from, window.to] }) : null;
