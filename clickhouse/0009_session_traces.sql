@@ -7,7 +7,7 @@
 --
 -- The key holds the session: a trace moved to another session by a later payload leaves a row
 -- under its old session, which the service hides with a tombstone of that (session, trace) key
--- (src/traces/queries.ts); a deleted trace's tombstone carries its session. Both stay exact
+-- (src/traces/session-traces-table.ts); a deleted trace's tombstone carries its session. Both stay exact
 -- through merges, since the tombstone's key is the row's own.
 CREATE TABLE IF NOT EXISTS session_traces {{on_cluster}} (
   workspace_id LowCardinality(String),
