@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { defineQuery } from '../stores/clickhouse-query.js';
 import type { PreviousSummary, TraceSummaryRow } from './summary-rows.js';
+import { sessionGroupRow } from './traces-table-groups.js';
 
 /**
  * The SQL on `session_traces` (clickhouse/0009): the summary rows of traces with a session,
@@ -46,19 +47,8 @@ export const selectSessionPage = defineQuery({
     afterId: z.string(),
     fetch: z.number().int().min(1),
   }),
-  row: z.object({
-    traceCount: z.number(),
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    totalTokens: z.number(),
-    costUsd: z.number(),
-    errorCount: z.number(),
-    traceErrorCount: z.number(),
-    firstStart: z.string(),
-    activityKey: z.string(),
-    lastEnd: z.string().nullable(),
-    durationMs: z.number().nullable(),
-    userIds: z.array(z.string()),
+  // A session group's figures (traces-table-groups.ts), without its id, and the page.
+  row: sessionGroupRow.omit({ id: true }).extend({
     page: z.array(z.tuple([z.string(), z.string(), z.string()]).transform(([trace_id, item, k]) => ({ trace_id, item, k }))),
   }),
   sql: (values) => ({
