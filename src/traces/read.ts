@@ -1,17 +1,22 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { notFound } from '../http/errors.js';
-import { findTraceWithSpans, tombstoneTrace, traceExists } from './queries.js';
+import { nextVersion } from './rows.js';
+import { tombstoneSpans } from './spans-table.js';
+import { selectTraceExists, selectTraceWithSpans, tombstoneTraceSummary } from './traces-table.js';
 import type { TraceDetail } from './schemas.js';
 import { toStoredSpan, toTraceListItem } from './tree.js';
 
 export async function getTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string): Promise<TraceDetail> {
-  const row = await findTraceWithSpans(clickhouse, workspaceId, traceId);
+  const [row] = await selectTraceWithSpans(clickhouse, { workspaceId, traceId });
   if (!row) throw notFound('Trace', { traceId });
   return { ...toTraceListItem(row.item), spans: row.spans.map(toStoredSpan) };
 }
 
 export async function deleteTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
-  if (!(await traceExists(clickhouse, workspaceId, traceId))) throw notFound('Trace', { traceId });
-  await tombstoneTrace(clickhouse, workspaceId, traceId);
+  if ((await selectTraceExists(clickhouse, { workspaceId, traceId })).length === 0) throw notFound('Trace', { traceId });
+  // Tombstones of one version for the spans and the summary (spans-table.ts, traces-table.ts).
+  const version = nextVersion().toString();
+  await tombstoneSpans(clickhouse, { workspaceId, traceId, version });
+  await tombstoneTraceSummary(clickhouse, { workspaceId, traceId, version });
   return { traceId, deleted: true as const };
 }
