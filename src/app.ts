@@ -17,6 +17,7 @@ import { createKeyDirectory } from './tenancy/key-directory.js';
 import { adminRoutes } from './tenancy/admin-routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
+import { promptFiguresReader } from './traces/spans-table.js';
 import { webhookRoutes } from './prompts/webhooks/routes.js';
 import { meRoutes } from './tenancy/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
@@ -118,7 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(otlpRoutes, { prefix: '/api/public/otel', writer });
     await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, clickhouse: deps.clickhouse });
+    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, promptFigures: promptFiguresReader(deps.clickhouse) });
     await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
     await api.register(modelRoutes, { prefix: '/api/models', sql: deps.sql, clickhouse: deps.clickhouse, book: priceBook, config: deps.config });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });

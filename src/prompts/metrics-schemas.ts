@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { listTracesQuery } from '../traces/schemas.js';
+import { isoTimeSchema } from '../contract/iso-time.js';
 
-const isoTime = listTracesQuery.shape.startAfter;
+const isoTime = isoTimeSchema.optional();
 
 export const promptMetricsQuery = z
   .object({

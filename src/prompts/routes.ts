@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../stores/postgres.js';
-import type { ClickHouseClient } from '../stores/clickhouse.js';
+import type { PromptFiguresReader } from '../contract/prompt-figures.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { paginationMeta, paginationOf } from '../http/pagination.js';
 import {
@@ -25,7 +25,7 @@ const writeErrors = { ...errors, 409: errorEnvelopeSchema };
 const tags = ['prompts'];
 
 /** Prompt versions of the caller's workspace; every query is confined to `request.auth.workspaceId`. */
-export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHouseClient }> = async (app, { sql, clickhouse }) => {
+export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; promptFigures: PromptFiguresReader }> = async (app, { sql, promptFigures }) => {
   await app.register(promptLabelRoutes, { sql });
 
   app.get('/:id/metrics', {
@@ -37,7 +37,7 @@ export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHo
       response: { 200: envelope(promptMetricsSchema), ...errors },
     },
     handler: async (request, reply) =>
-      sendData(request, reply, await promptMetrics(sql, clickhouse, request.auth.workspaceId, request.params.id, request.query)),
+      sendData(request, reply, await promptMetrics(sql, promptFigures, request.auth.workspaceId, request.params.id, request.query)),
   });
   app.post('/', {
     schema: { tags, summary: 'Create a prompt (its first version)', body: createPromptBody, response: { 201: envelope(promptSchema), ...writeErrors } },

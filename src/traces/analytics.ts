@@ -1,16 +1,14 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from './query-limits.js';
 import type { AnalyticsQuery, AnalyticsResult } from './analytics-schemas.js';
-import { traceFigures, traceRows, type CompiledQuery, type TraceFilter } from './span-groups.js';
-import { finiteOrNull, finiteSum, type AggregateRow } from './stats.js';
+import { finiteOrNull, finiteSum } from './stats.js';
+import { selectAnalyticsTotals, selectCostBreakdown } from './traces-table-aggregates.js';
 
 /**
- * GET /api/traces/analytics as two aggregate queries: one over the deduplicated trace
- * summaries (totals, latency, usage over time, efficiency, budget), one over the per-trace
- * span groups on the summaries (the cost breakdown). A trace is in range when startAfter < its start time < startBefore, the same
+ * GET /api/traces/analytics as two aggregate queries (traces-table-aggregates.ts): one over the
+ * deduplicated trace summaries (totals, latency, usage over time, efficiency, budget), one over
+ * the per-trace span groups on the summaries (the cost breakdown). A trace is in range when startAfter < its start time < startBefore, the same
  * rule as the list filters, so the list's total and `totals.traceCount` agree.
- *
- * Percentiles: `quantilesExactInclusive`, exact, for the reasons given in stats.ts.
  */
 
 export const defaultRangeDays = 30;
@@ -18,10 +16,6 @@ export const defaultRangeDays = 30;
 export const hourlyUpToMs = 2 * 24 * 3600_000;
 
 export type Interval = 'hour' | 'day';
-const bucketExpression: Record<Interval, string> = {
-  hour: 'toStartOfHour(start_time)',
-  day: 'toStartOfDay(start_time)',
-};
 const intervalMs: Record<Interval, number> = { hour: 3600_000, day: 24 * 3600_000 };
 
 export interface AnalyticsRange {
@@ -47,90 +41,8 @@ export function resolveRange(query: Pick<AnalyticsQuery, 'startAfter' | 'startBe
   };
 }
 
-/**
- * Totals and one row per time bucket in one pass: GROUPING SETS computes the total row
- * (`isTotal = 1`) beside the buckets, so no figure is summed outside the engine. The outer
- * SELECT derives rates, efficiency and the budget block from the same aggregates.
- */
-export function compileTraceTotalsQuery(range: AnalyticsRange): CompiledQuery {
-  const rows = traceRows({ startAfter: range.startAfter, startBefore: range.startBefore });
-  return {
-    query: `
-  SELECT *,
-    if(traceCount = 0, 0, errorCount / traceCount) AS errorRate,
-    if(traceCount = 0, NULL, costUsd / traceCount) AS costPerTrace,
-    if(totalTokens = 0, NULL, costUsd * 1000 / totalTokens) AS costPer1kTokens,
-    if(traceCount = 0, NULL, totalTokens / traceCount) AS tokensPerTrace,
-    if(completedCount = 0, NULL, costUsd / completedCount) AS costPerSuccessfulTrace,
-    {budget:Float64} - costUsd AS remainingUsd,
-    if({budget:Float64} = 0, NULL, costUsd / {budget:Float64}) AS utilization,
-    costUsd > {budget:Float64} AS exceeded,
-    costUsd * {projectionFactor:Float64} AS projectedUsd
-  FROM (
-    SELECT grouping(bucket) AS isTotal,
-      toUnixTimestamp(${bucketExpression[range.interval]}) AS bucket,
-      ${traceFigures('0.5, 0.9, 0.95, 0.99')},
-      -- Successful traces: completed without error; running ones are not (yet) successes.
-      countIf(status = 'completed') AS completedCount,
-      -- How complete the cost is (clickhouse/0006): by source, and the spans without a price.
-      sum(cost_provided) AS costProvided,
-      sum(cost_computed) AS costComputed,
-      sum(unpriced_spans) AS unpricedSpanCount
-    FROM ${rows.query}
-    GROUP BY GROUPING SETS ((), (bucket))
-  )
-  ORDER BY isTotal DESC, bucket ASC`,
-    params: rows.params,
-  };
-}
-
-/**
- * Cost per model, provider and kind from the summaries' span groups: one ARRAY JOIN per dimension
- * over its key and cost subcolumns only (never the durations), grouped on the stored
- * LowCardinality keys; shares are each group's part of its dimension's total, computed by a
- * window in the engine.
- */
-export function compileCostBreakdownQuery(filter: TraceFilter): CompiledQuery {
-  const dimensions = ['model', 'provider', 'kind'] as const;
-  const rows = dimensions.map((d) => traceRows(filter, `ARRAY JOIN by_${d}.key AS k, by_${d}.cost_usd AS c`));
-  const perDimension = dimensions.map(
-    (d, i) => `SELECT '${d}' AS dimension, nullIf(toString(k), '') AS key, sum(c) AS costUsd FROM ${rows[i]!.query} GROUP BY k`,
-  );
-  return {
-    query: `
-  SELECT dimension, key, costUsd,
-    if(sum(costUsd) OVER (PARTITION BY dimension) = 0, 0, costUsd / sum(costUsd) OVER (PARTITION BY dimension)) AS share
-  FROM (
-    ${perDimension.join('\n    UNION ALL\n    ')}
-  )
-  ORDER BY dimension, costUsd DESC, key ASC NULLS LAST`,
-    params: rows[0]!.params,
-  };
-}
-
-interface TotalsRow extends AggregateRow {
-  isTotal: number;
-  bucket: number;
-  errorRate: number;
-  costPerTrace: number | null;
-  costPer1kTokens: number | null;
-  tokensPerTrace: number | null;
-  costPerSuccessfulTrace: number | null;
-  remainingUsd: number;
-  utilization: number | null;
-  exceeded: boolean | number;
-  projectedUsd: number;
-  costProvided: number;
-  costComputed: number;
-  unpricedSpanCount: number | string;
-}
-
-interface BreakdownRow {
-  dimension: 'model' | 'provider' | 'kind';
-  key: string | null;
-  costUsd: number;
-  share: number;
-}
+type TotalsRow = Awaited<ReturnType<typeof selectAnalyticsTotals>>[number];
+type BreakdownRow = Awaited<ReturnType<typeof selectCostBreakdown>>[number];
 
 /** Every bucket of the range, oldest first: the engine only answers buckets that hold traces. */
 export function bucketStarts(range: AnalyticsRange): number[] {
@@ -153,30 +65,28 @@ export async function getAnalytics(
   const range = resolveRange(query, now);
   // The range's length against LOUPE_QUERY_MAX_WINDOW_DAYS (400 naming startAfter when longer).
   resolveWindow(range.startAfter, range.startBefore, limits, undefined, now);
-  const totals = compileTraceTotalsQuery(range);
-  const breakdown = compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore });
-  const [totalsResult, breakdownResult] = await Promise.all([
-    clickhouse.query({
-      query: `${totals.query}\n${settings}`,
-      query_params: { ...totals.params, workspaceId, budget: query.budget ?? 0, projectionFactor: range.projectionFactor },
-      format: 'JSONEachRow',
-    }),
-    clickhouse.query({ query: `${breakdown.query}\n${settings}`, query_params: { ...breakdown.params, workspaceId }, format: 'JSONEachRow' }),
+  const filter = { startAfter: range.startAfter, startBefore: range.startBefore };
+  const [rows, shares] = await Promise.all([
+    selectAnalyticsTotals(
+      clickhouse,
+      { workspaceId, filter, interval: range.interval, budget: query.budget ?? 0, projectionFactor: range.projectionFactor },
+      settings,
+    ),
+    selectCostBreakdown(clickhouse, { workspaceId, filter }, settings),
   ]);
-  const rows = await totalsResult.json<TotalsRow>();
-  const shares = await breakdownResult.json<BreakdownRow>();
-  const total = rows.find((r) => Number(r.isTotal) === 1) as TotalsRow;
+  const total = rows.find((r) => r.isTotal === 1) as TotalsRow;
   return shape(range, total, rows, shares, query.budget);
 }
 
 function bySource(total: TotalsRow) {
-  const sum = total.costProvided + total.costComputed;
+  const [provided, computed] = [finiteSum(total.costProvided), finiteSum(total.costComputed)];
+  const sum = provided + computed;
   const entry = (key: 'provided' | 'computed', costUsd: number) => ({ key, costUsd, share: sum === 0 ? 0 : costUsd / sum });
-  return [entry('provided', total.costProvided), entry('computed', total.costComputed)];
+  return [entry('provided', provided), entry('computed', computed)];
 }
 
 function shape(range: AnalyticsRange, total: TotalsRow, rows: TotalsRow[], shares: BreakdownRow[], budget: number | undefined): AnalyticsResult {
-  const byBucket = new Map(rows.filter((r) => Number(r.isTotal) === 0).map((r) => [Number(r.bucket) * 1000, r]));
+  const byBucket = new Map(rows.filter((r) => r.isTotal === 0).map((r) => [r.bucket * 1000, r]));
   const points = bucketStarts(range).map((start) => {
     const row = byBucket.get(start);
     return {

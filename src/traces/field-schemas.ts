@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTimeSchema } from '../contract/iso-time.js';
 import { SPAN_KINDS } from '../contract/index.js';
 
 /**
@@ -59,17 +60,7 @@ export const userIdSchema = z.string().min(1).max(limits.userIdLength).regex(noC
 export const serviceSchema = z.string().min(1).max(limits.serviceLength).regex(noControl, 'must not contain control characters');
 export const tagSchema = z.string().min(1).max(limits.tagLength).regex(noControl, 'must not contain control characters');
 /** Years the store's DateTime64 and retention TTL can hold without clamping. */
-export const isoTime = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone (Z or ±hh:mm)' })
-  // `abort`: a value that is no date-time gets that one message, not a year message too.
-  .refine(
-    (v) => {
-      const year = new Date(Date.parse(v)).getUTCFullYear();
-      return year >= 1970 && year < 2100;
-    },
-    { message: 'must be between the years 1970 and 2099', abort: true },
-  )
-  .meta({ description: 'ISO 8601 date-time with Z or an offset, years 1970 to 2099' });
+export const isoTime = isoTimeSchema;
 export const tokens = z.number().int().min(0).max(limits.maxTokens);
 export const costUsd = z.number().min(0).max(limits.maxCostUsd);
 export const durationMs = z.number().min(0).max(limits.maxDurationMs);

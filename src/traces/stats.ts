@@ -1,106 +1,20 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { StatsGroup, StatsQuery, StatsResult } from './analytics-schemas.js';
-import { windowedGroupBys, type StatsGroupBy } from './analytics-schemas.js';
+import { windowedGroupBys } from './analytics-schemas.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from './query-limits.js';
-import { traceFigures, traceRows, ttftPercentiles, type CompiledQuery, type Dimension, type TraceFilter } from './span-groups.js';
+import { selectStatsBySpanGroup, selectStatsByTraceField, type AggregateRow } from './traces-table-aggregates.js';
 
 /**
- * GET /api/traces/stats as one aggregate query per call.
- *
- * Latency percentiles use `quantilesExactInclusive`: exact (linear interpolation between the
- * two nearest values, the definition of most spreadsheets and numpy), where the sampling
- * (`quantile`) and t-digest variants are only approximately right and can miss by more than
- * 1% on small or skewed groups. It keeps every duration of a group in memory, 8 bytes each
- * (80 MB for 10 million spans), which the engine handles in one pass.
+ * GET /api/traces/stats as one aggregate query per call (traces-table-aggregates.ts).
  *
  * Groups by model, provider and kind are over spans (a trace counts in every group one of its
- * spans falls in), read from the span groups each trace summary carries; by source
- * over trace summaries, as are service, user, session, name and tag (a trace counts in each of its tags'
- * groups). The range is half-open, `from` ≤ trace
- * start < `to`: adjacent ranges never count a trace twice.
+ * spans falls in), read from the span groups each trace summary carries; by source over trace
+ * summaries, as are service, user, session, name and tag (a trace counts in each of its tags'
+ * groups). The range is half-open, `from` ≤ trace start < `to`: adjacent ranges never count a
+ * trace twice.
  */
 
-const orderGroups = 'ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST LIMIT {limit:UInt32}';
-const levels = '0.5, 0.95, 0.99';
-
-function statsFilter(query: StatsQuery): TraceFilter {
-  return { startFrom: query.from, startBefore: query.to, sessionId: query.sessionId };
-}
-
-/** Where each dimension sits in a `traces.ttfts` tuple. */
-const dimensionIndex: Record<Dimension, number> = { model: 1, provider: 2, kind: 3 };
-
-/** The summary column (or tag) each trace-level dimension groups by; '' (not sent) is the null group. */
-const traceDimensions: Record<Exclude<StatsGroupBy, Dimension>, { key: string; arrayJoin?: string }> = {
-  source: { key: 'source' },
-  service: { key: 'service' },
-  user: { key: 'user_id' },
-  session: { key: 'session_id' },
-  name: { key: 'name' },
-  tag: { key: 'tag', arrayJoin: 'LEFT ARRAY JOIN tags AS tag' },
-};
-
-/** Span-level groups: each trace's groups of the dimension (traces.by_<dimension>), summed per value. */
-function compileSpanStats(dimension: Dimension, filter: TraceFilter): CompiledQuery {
-  const rows = traceRows(filter, `ARRAY JOIN by_${dimension} AS g`);
-  return {
-    query: `
-  SELECT nullIf(toString(g.key), '') AS key,
-    count() AS traceCount,
-    sum(g.spans) AS spanCount,
-    sum(g.errors) AS errorCount,
-    sum(g.input_tokens) AS inputTokens,
-    sum(g.output_tokens) AS outputTokens,
-    sum(g.total_tokens) AS totalTokens,
-    sum(g.cost_usd) AS costUsd,
-    avgArray(g.durations) AS latencyAvg,
-    quantilesExactInclusiveArray(${levels})(g.durations) AS latencyPercentiles,
-    ${ttftPercentiles(`arrayMap(x -> x.4, arrayFilter(x -> toString(x.${dimensionIndex[dimension]}) = toString(g.key), ttfts))`)}
-  FROM ${rows.query}
-  GROUP BY g.key
-  ${orderGroups}`,
-    params: rows.params,
-  };
-}
-
-/** Trace-level groups: the deduplicated summaries, one row per trace (per tag of it, by tag). */
-function compileTraceStats(groupBy: Exclude<StatsGroupBy, Dimension>, filter: TraceFilter): CompiledQuery {
-  const { key, arrayJoin } = traceDimensions[groupBy];
-  const rows = traceRows(filter, arrayJoin);
-  return {
-    query: `
-  SELECT nullIf(${key}, '') AS key,
-    ${traceFigures(levels)}
-  FROM ${rows.query}
-  GROUP BY key
-  ${orderGroups}`,
-    params: rows.params,
-  };
-}
-
-export function compileStatsQuery(query: StatsQuery): CompiledQuery {
-  const filter = statsFilter(query);
-  const { groupBy } = query;
-  return groupBy === 'model' || groupBy === 'provider' || groupBy === 'kind' ? compileSpanStats(groupBy, filter) : compileTraceStats(groupBy, filter);
-}
-
-/** The figures every trace aggregate answers, as the engine returns them (stats groups, analytics totals). */
-export interface AggregateRow {
-  traceCount: number;
-  spanCount: number;
-  errorCount: number;
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-  costUsd: number;
-  latencyAvg: number | null;
-  latencyPercentiles: Array<number | null>;
-  ttftPercentiles: Array<number | null>;
-}
-
-interface StatsRow extends AggregateRow {
-  key: string | null;
-}
+type StatsRow = AggregateRow & { key: string | null };
 
 /** The engine answers NaN (as null or "nan") for percentiles of an empty set. */
 export const finiteOrNull = (value: unknown): number | null =>
@@ -120,9 +34,9 @@ function toStatsGroup(row: StatsRow): StatsGroup {
   const [p50, p95, p99] = row.latencyPercentiles;
   return {
     key: row.key,
-    traceCount: Number(row.traceCount),
-    spanCount: Number(row.spanCount),
-    errorCount: Number(row.errorCount),
+    traceCount: row.traceCount,
+    spanCount: row.spanCount,
+    errorCount: row.errorCount,
     inputTokens: finiteSum(row.inputTokens),
     outputTokens: finiteSum(row.outputTokens),
     totalTokens: finiteSum(row.totalTokens),
@@ -148,12 +62,12 @@ export async function getStats(
     const window = resolveWindow(asked.from, asked.to, limits, { from: 'from', to: 'to' });
     query = { ...asked, from: window.from, to: window.to };
   }
-  const compiled = compileStatsQuery(query);
-  const result = await clickhouse.query({
-    query: `${compiled.query}\n  ${limitSettings(limits)}`,
-    query_params: { ...compiled.params, workspaceId, limit: query.limit },
-    format: 'JSONEachRow',
-  });
-  const rows = await result.json<StatsRow>();
+  const filter = { startFrom: query.from, startBefore: query.to, sessionId: query.sessionId };
+  const { groupBy, limit } = query;
+  const settings = limitSettings(limits);
+  const rows =
+    groupBy === 'model' || groupBy === 'provider' || groupBy === 'kind'
+      ? await selectStatsBySpanGroup(clickhouse, { workspaceId, filter, limit, dimension: groupBy }, settings)
+      : await selectStatsByTraceField(clickhouse, { workspaceId, filter, limit, field: groupBy }, settings);
   return { groupBy: query.groupBy, from: query.from ?? null, to: query.to ?? null, groups: rows.map(toStatsGroup) };
 }

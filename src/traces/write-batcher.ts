@@ -2,7 +2,8 @@ import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { AppError } from '../http/errors.js';
 import { isStoreUnavailable } from '../http/error-handler.js';
 import type { SpanRow } from './rows.js';
-import { insertSpanRows, recomputeTraceSummaries } from './queries.js';
+import { recomputeTraceSummaries } from './recompute.js';
+import { insertSpanRows } from './spans-table.js';
 
 interface PendingWrite {
   workspaceId: string;

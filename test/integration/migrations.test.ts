@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { connectPostgres, migratePostgres, type Sql } from '../../src/stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { findTraceWithSpans } from '../../src/traces/queries.js';
+import { selectTraceWithSpans } from '../../src/traces/traces-table.js';
 import { embeddedClickhouseDir, withDatabase } from '../support/stores.js';
 
 const name = `loupe_m_${randomBytes(5).toString('hex')}`;
@@ -84,7 +84,7 @@ describe('the ClickHouse connection', () => {
     };
     const before = await settings();
     expect(before).toMatchObject({ quote64: false, denormals: false, distributedSync: true });
-    await findTraceWithSpans(ch.client, 'no-workspace', 'no-trace');
+    await selectTraceWithSpans(ch.client, { workspaceId: 'no-workspace', traceId: 'no-trace' });
     expect(await settings()).toEqual(before);
     expect(before.maxThreads).not.toBe(1);
   });

@@ -258,6 +258,32 @@ describe('later payloads, re-sends, deletes and other workspaces', () => {
     expect((await get(ctx, tenant, `/api/sessions/s1?${window}`)).json().data.traces.map((x: { traceId: string }) => x.traceId)).toEqual([t.a1, t.a3]);
   });
 
+  it('a trace a later payload moves to another session leaves the first one, and can come back', async () => {
+    const tenant = await ctx.tenant();
+    const t = await seedSessions(ctx, tenant, 'moved');
+    const [a1] = planned('moved');
+    const open = async (sessionId: string) => {
+      const { traces, ...summary } = (await get(ctx, tenant, `/api/sessions/${sessionId}?${window}`)).json().data;
+      return { summary, traces: traces.map((x: { traceId: string }) => x.traceId) };
+    };
+    const listed = async () => (await get(ctx, tenant, `/api/sessions?${window}`)).json().data;
+
+    await post(ctx, tenant, [payload({ ...a1!, sessionId: 's2' })]);
+    const s1 = await open('s1');
+    expect(s1.traces).toEqual([t.a2, t.a3]);
+    expect(s1.summary).toMatchObject({ traceCount: 2, firstStartTime: '2025-03-01T10:05:00.000Z', userIds: ['u1', 'u2'], costUsd: 0.25 });
+    const s2 = await open('s2');
+    expect(s2.traces).toEqual([t.a1, t.b1]);
+    expect(s2.summary).toMatchObject({ traceCount: 2, firstStartTime: '2025-03-01T10:00:00.000Z', costUsd: 1.5 });
+    // The session page and the list (read from the trace summaries) agree.
+    expect(await listed()).toEqual([s2.summary, s1.summary]);
+
+    await post(ctx, tenant, [payload(a1!)]);
+    expect(await open('s1')).toEqual({ summary: expectedS1, traces: [t.a1, t.a2, t.a3] });
+    expect(await open('s2')).toEqual({ summary: expectedS2, traces: [t.b1] });
+    expect(await listed()).toEqual([expectedS2, expectedS1]);
+  });
+
   it("never shows another workspace's sessions or users", async () => {
     const owner = await ctx.tenant();
     const other = await ctx.tenant();

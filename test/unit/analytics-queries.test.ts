@@ -1,10 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { compileStatsQuery } from '../../src/traces/stats.js';
-import { bucketStarts, compileCostBreakdownQuery, compileTraceTotalsQuery, resolveRange } from '../../src/traces/analytics.js';
+import { bucketStarts, resolveRange, type AnalyticsRange } from '../../src/traces/analytics.js';
 import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/analytics-schemas.js';
+import {
+  selectAnalyticsTotals,
+  selectCostBreakdown,
+  selectStatsBySpanGroup,
+  selectStatsByTraceField,
+} from '../../src/traces/traces-table-aggregates.js';
 
 const squash = (sql: string) => sql.replace(/\s+/g, ' ').trim();
-const stats = (query: Record<string, string>) => compileStatsQuery(statsQuerySchema.parse(query));
+/** The statement GET /api/traces/stats runs for a query string (stats.ts), and the values it binds besides the workspace and limit. */
+const stats = (querystring: Record<string, string>) => {
+  const { groupBy, from, to, sessionId, limit } = statsQuerySchema.parse(querystring);
+  const common = { workspaceId: 'ws', filter: { startFrom: from, startBefore: to, sessionId }, limit };
+  const { query, values } =
+    groupBy === 'model' || groupBy === 'provider' || groupBy === 'kind'
+      ? selectStatsBySpanGroup.sql({ ...common, dimension: groupBy })
+      : selectStatsByTraceField.sql({ ...common, field: groupBy });
+  const { workspaceId: _workspaceId, limit: _limit, ...params } = values;
+  return { query, params };
+};
+const totals = (range: AnalyticsRange) =>
+  selectAnalyticsTotals.sql({
+    workspaceId: 'ws',
+    filter: { startAfter: range.startAfter, startBefore: range.startBefore },
+    interval: range.interval,
+    budget: 0,
+    projectionFactor: range.projectionFactor,
+  });
 
 describe('compileStatsQuery', () => {
   for (const dimension of ['model', 'provider', 'kind'] as const) {
@@ -47,18 +70,18 @@ describe('analytics queries', () => {
   const range = resolveRange({ startAfter: '2026-03-01T00:00:00Z', startBefore: '2026-03-04T00:00:00Z' }, Date.parse('2026-04-01T00:00:00Z'));
 
   it('computes totals and buckets in one pass with GROUPING SETS', () => {
-    const sql = squash(compileTraceTotalsQuery(range).query);
+    const sql = squash(totals(range).query);
     expect(sql).toContain('toUnixTimestamp(toStartOfDay(start_time)) AS bucket');
     expect(sql).toContain('GROUP BY GROUPING SETS ((), (bucket))');
     expect(sql).toContain("FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}");
     expect(sql).toContain('quantilesExactInclusive(0.5, 0.9, 0.95, 0.99)(duration_ms)');
     expect(sql).toContain('costUsd * {projectionFactor:Float64} AS projectedUsd');
     const hourly = resolveRange({ startAfter: '2026-03-01T00:00:00Z', startBefore: '2026-03-02T00:00:00Z' }, 0);
-    expect(squash(compileTraceTotalsQuery(hourly).query)).toContain('toUnixTimestamp(toStartOfHour(start_time)) AS bucket');
+    expect(squash(totals(hourly).query)).toContain('toUnixTimestamp(toStartOfHour(start_time)) AS bucket');
   });
 
   it('breaks cost down by three dimensions in one query over the summaries\' span groups', () => {
-    const sql = squash(compileCostBreakdownQuery({ startAfter: range.startAfter, startBefore: range.startBefore }).query);
+    const sql = squash(selectCostBreakdown.sql({ workspaceId: 'ws', filter: { startAfter: range.startAfter, startBefore: range.startBefore } }).query);
     for (const d of ['model', 'provider', 'kind']) {
       expect(sql).toContain(`SELECT '${d}' AS dimension, nullIf(toString(k), '') AS key, sum(c) AS costUsd FROM traces FINAL ARRAY JOIN by_${d}.key AS k, by_${d}.cost_usd AS c WHERE`);
     }

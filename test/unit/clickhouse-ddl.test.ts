@@ -85,7 +85,19 @@ describe('ClickHouse migrations on a cluster', () => {
     expect(sql).toContainEqual(expect.stringMatching(/^CREATE VIEW IF NOT EXISTS traces_latest ON CLUSTER main AS/));
     expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE traces_local ON CLUSTER main ADD INDEX IF NOT EXISTS idx_session_id/));
     expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE spans_local ON CLUSTER main ADD INDEX IF NOT EXISTS idx_session_id/));
-    expect(sql.filter((s) => !s.includes('ON CLUSTER main'))).toEqual([]);
+    // An INSERT … SELECT (a backfill) takes no ON CLUSTER: it runs once, through the Distributed tables.
+    expect(sql.filter((s) => !s.includes('ON CLUSTER main') && !s.startsWith('INSERT INTO '))).toEqual([]);
+  });
+
+  it("copies each shard's new summaries to its own session_traces rows, and backfills once through the Distributed tables", () => {
+    const local = sql.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS session_traces_local ON CLUSTER main'))!;
+    expect(local).toContain("ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/loupe/session_traces_local', '{replica}', version, is_deleted)");
+    expect(local).toContain('ORDER BY (workspace_id, session_id, trace_id)');
+    expect(sql).toContain(
+      'CREATE TABLE IF NOT EXISTS session_traces ON CLUSTER main AS session_traces_local ENGINE = Distributed(main, loupe, session_traces_local, sipHash64(trace_id))',
+    );
+    expect(sql).toContainEqual(expect.stringMatching(/^CREATE MATERIALIZED VIEW IF NOT EXISTS session_traces_mv ON CLUSTER main TO session_traces_local AS\s+SELECT [^]*FROM traces_local\s+WHERE session_id != ''$/));
+    expect(sql).toContainEqual(expect.stringMatching(/^INSERT INTO session_traces \([^]*FROM traces FINAL\s+WHERE is_deleted = 0 AND session_id != ''$/));
   });
 
   it('changes columns on both the shard table and the Distributed table, and mutates the shard table only', () => {

@@ -73,11 +73,7 @@ export default tseslint.config(
           root: `${repoRoot}src`,
           features: ['tenancy', 'prompts', 'traces', 'sql'],
           shared: ['http', 'contract', 'stores'],
-          allow: [
-            // Known, being moved: the per-version prompt metrics read the trace query schema and
-            // the stored-time helper. Remove this entry once they go through contract/.
-            { from: 'src/prompts/metrics*.ts', to: 'src/traces/**', reason: 'per-version metrics, being moved behind contract/' },
-          ],
+          allow: [],
         },
       ],
     },

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { insertSpanRows, recomputeTraceSummaries } from '../queries.js';
+import { recomputeTraceSummaries } from '../recompute.js';
+import { insertSpanRows } from '../spans-table.js';
 import { limitSettings, type QueryLimits } from '../query-limits.js';
 import { fromStoredTime, nextVersion, toStoredTime, type SpanRow } from '../rows.js';
 import { storedSpanSchema, type StoredSpan } from '../schemas.js';

@@ -1,11 +1,11 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { notFound, validationError } from '../../http/errors.js';
 import { decodeCursor, encodeCursor, queryDigest, type CursorState } from '../cursor.js';
-import { pageTraces } from '../list.js';
-import { resolveWindow, type QueryLimits, type Window } from '../query-limits.js';
-import { fromStoredTime } from '../rows.js';
+import { limitSettings, resolveWindow, type QueryLimits, type Window } from '../query-limits.js';
+import { fromStoredTime, toStoredTime } from '../rows.js';
+import { selectSessionPage } from '../session-traces-table.js';
+import { selectSessionGroups, selectUserGroups, type SessionRow, type UserRow } from '../traces-table-groups.js';
 import { toTraceListItem } from '../tree.js';
-import { selectGroups, type SessionRow, type UserRow } from './queries.js';
 import type { SessionQuery, SessionSummary, SessionsQuery, UserQuery, UserSummary, UsersQuery } from './schemas.js';
 
 /**
@@ -19,13 +19,13 @@ const usage = (row: SessionRow | UserRow) => ({
   outputTokens: row.outputTokens,
   totalTokens: row.totalTokens,
   costUsd: row.costUsd,
-  errorCount: Number(row.errorCount),
-  traceErrorCount: Number(row.traceErrorCount),
+  errorCount: row.errorCount,
+  traceErrorCount: row.traceErrorCount,
 });
 
 const toSessionSummary = (row: SessionRow): SessionSummary => ({
   sessionId: row.id,
-  traceCount: Number(row.traceCount),
+  traceCount: row.traceCount,
   firstStartTime: fromStoredTime(row.firstStart),
   lastEndTime: row.lastEnd === null ? null : fromStoredTime(row.lastEnd),
   durationMs: row.durationMs,
@@ -35,8 +35,8 @@ const toSessionSummary = (row: SessionRow): SessionSummary => ({
 
 const toUserSummary = (row: UserRow): UserSummary => ({
   userId: row.id,
-  traceCount: Number(row.traceCount),
-  sessionCount: Number(row.sessionCount),
+  traceCount: row.traceCount,
+  sessionCount: row.sessionCount,
   ...usage(row),
   firstSeen: fromStoredTime(row.firstStart),
   lastSeen: fromStoredTime(row.activityKey),
@@ -70,13 +70,11 @@ export async function listSessions(clickhouse: ClickHouseClient, workspaceId: st
   const digest = queryDigest(query);
   const state = cursorOf(query.cursor, digest);
   const window = windowOf(query, state, limits);
-  const rows = await selectGroups(clickhouse, workspaceId, 'session', {
-    filter: { startAfter: window.from, startBefore: window.to },
-    withUser: query.userId,
-    limit: query.limit + 1,
-    after: state && { key: state.k, id: state.id },
-    limits,
-  });
+  const rows = await selectSessionGroups(
+    clickhouse,
+    { workspaceId, filter: { startAfter: window.from, startBefore: window.to }, withUser: query.userId, fetch: query.limit + 1, after: state && { key: state.k, id: state.id } },
+    limitSettings(limits),
+  );
   const { page, pagination } = pageOf(rows, query.limit, digest, window);
   return { items: page.map(toSessionSummary), pagination };
 }
@@ -89,13 +87,18 @@ export async function getSession(clickhouse: ClickHouseClient, workspaceId: stri
     throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [{ path: 'querystring.cursor', message: 'is not a cursor of this session' }]);
   }
   const window = windowOf(query, state, limits);
-  const filter = { startAfter: window.from, startBefore: window.to, sessionId };
-  // Independent reads: a server runs them side by side (the embedded engine one after the other).
-  const [[summary], { rows, more }] = await Promise.all([
-    selectGroups(clickhouse, workspaceId, 'session', { filter, limit: 1, limits }),
-    pageTraces(clickhouse, workspaceId, { filter, sort: 'startTime', limit: query.limit, offset: 0, after: state && { key: state.k, id: state.id }, limits }),
-  ]);
-  if (!summary) throw notFound('Session', { sessionId });
+  const startAfter = toStoredTime(window.from);
+  const [found] = await selectSessionPage(
+    clickhouse,
+    // The first page starts at the window (every trace of it starts after it).
+    { workspaceId, sessionId, startAfter, startBefore: toStoredTime(window.to), afterKey: state?.k ?? startAfter, afterId: state?.id ?? '', fetch: query.limit + 1 },
+    limitSettings(limits),
+  );
+  if (!found || found.traceCount === 0) throw notFound('Session', { sessionId });
+  const { page, ...figures } = found;
+  const summary: SessionRow = { ...figures, id: sessionId };
+  const rows = page.slice(0, query.limit);
+  const more = page.length > query.limit;
   const last = rows.at(-1);
   const nextCursor = more && last ? encodeCursor({ q: digest, k: last.k, id: last.trace_id, w: [window.from, window.to] }) : null;
   return {
@@ -108,23 +111,18 @@ export async function listUsers(clickhouse: ClickHouseClient, workspaceId: strin
   const digest = queryDigest(query);
   const state = cursorOf(query.cursor, digest);
   const window = windowOf(query, state, limits);
-  const rows = await selectGroups(clickhouse, workspaceId, 'user', {
-    filter: { startAfter: window.from, startBefore: window.to },
-    limit: query.limit + 1,
-    after: state && { key: state.k, id: state.id },
-    limits,
-  });
+  const rows = await selectUserGroups(
+    clickhouse,
+    { workspaceId, filter: { startAfter: window.from, startBefore: window.to }, fetch: query.limit + 1, after: state && { key: state.k, id: state.id } },
+    limitSettings(limits),
+  );
   const { page, pagination } = pageOf(rows, query.limit, digest, window);
   return { items: page.map(toUserSummary), pagination };
 }
 
 export async function getUser(clickhouse: ClickHouseClient, workspaceId: string, userId: string, query: UserQuery, limits: QueryLimits): Promise<UserSummary> {
   const window = resolveWindow(query.startAfter, query.startBefore, limits);
-  const [row] = await selectGroups(clickhouse, workspaceId, 'user', {
-    filter: { startAfter: window.from, startBefore: window.to, userId },
-    limit: 1,
-    limits,
-  });
+  const [row] = await selectUserGroups(clickhouse, { workspaceId, filter: { startAfter: window.from, startBefore: window.to, userId }, fetch: 1 }, limitSettings(limits));
   if (!row) throw notFound('User', { userId });
   return toUserSummary(row);
 }

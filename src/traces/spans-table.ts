@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import type { ClickHouseClient } from '../stores/clickhouse.js';
+import { defineQuery } from '../stores/clickhouse-query.js';
+import type { PromptFiguresReader } from '../contract/prompt-figures.js';
+import { toStoredTime, type SpanRow } from './rows.js';
+import type { PreviousSummary, SpanFacts } from './summary-rows.js';
+
+/**
+ * The SQL on `spans` (clickhouse/0001 and later): one named query per read, its parameters and
+ * rows as zod schemas. Every statement is led by `workspace_id = {workspaceId:String}`, the
+ * first column of the sorting key, so no read or write crosses a workspace.
+ *
+ * Inserts wait for the write (no async insert) and, on a cluster, for the Distributed table to
+ * hand the rows to their shard (`insert_distributed_sync`, stores/clickhouse.ts): the summary
+ * recomputed right after must see them.
+ */
+
+/**
+ * Reads of a few traces by primary key: more threads only add start-up cost. In the statement,
+ * not in clickhouse_settings: the embedded session would keep it for every later query.
+ */
+export const keyReadSettings = 'SETTINGS max_threads = 1';
+
+const workspaceId = z.string().min(1);
+const traceIds = z.array(z.string()).min(1);
+/** An engine UInt64 as decimal text (toString), so no digit is lost in JSON. */
+const versionText = z.string().regex(/^\d+$/);
+const nullableNumber = z.number().nullable();
+
+export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await clickhouse.insert({ table: 'spans', values: rows, format: 'JSONEachRow' });
+}
+
+const previousTuple = z
+  .tuple([z.string(), versionText, z.string(), z.string(), z.string(), z.string(), z.string(), z.array(z.string())])
+  .transform(([trace_id, version, name, session_id, environment, service, user_id, tags]): PreviousSummary => ({
+    trace_id, version, name, session_id, environment, service, user_id, tags,
+  }));
+
+const spanTuple = z
+  .tuple([
+    z.string(), z.string(), versionText, z.string(), z.string(), z.string(), z.string(), z.string(), z.array(z.string()), z.string(),
+    z.string(), z.string(), z.string(), z.string(), z.string(), z.number(), z.string(), z.string(), nullableNumber, nullableNumber,
+    nullableNumber, nullableNumber, z.string(), nullableNumber,
+  ])
+  .transform((t): SpanFacts => {
+    const [trace_id, span_id, version, trace_name, session_id, environment, service, user_id, tags, source, parent_span_id, status, kind] = t;
+    return {
+      trace_id, span_id, version, trace_name, session_id, environment, service, user_id, tags, source, parent_span_id, status, kind,
+      start_time: t[13], end_time: t[14], duration_ms: t[15], model: t[16], provider: t[17],
+      input_tokens: t[18], output_tokens: t[19], total_tokens: t[20], cost_usd: t[21], cost_source: t[22], ttft_ms: t[23],
+    };
+  });
+
+/**
+ * What a summary recompute reads (summary.ts): the deduplicated live spans of the traces, narrow
+ * columns only, and their previous summaries' trace fields, in one key read. Spans are
+ * deduplicated with LIMIT 1 BY over those columns (about 1.7x faster than FINAL for a hundred
+ * traces spread over many parts; every version of a span sits on one shard, so this is exact
+ * on a cluster too). The previous summary remembers trace-level values whose spans have since
+ * been re-sent without them.
+ */
+export const selectSummaryInputs = defineQuery({
+  name: 'selectSummaryInputs',
+  params: z.object({ workspaceId, traceIds }),
+  row: z.object({ previous: z.array(previousTuple), spans: z.array(spanTuple) }),
+  sql: (values) => ({
+    values,
+    query: `
+      SELECT
+        (SELECT groupArray(tuple(trace_id, toString(version), name, session_id, environment, service, user_id, tags))
+         FROM (
+           SELECT trace_id, version, name, session_id, environment, service, user_id, tags, is_deleted
+           FROM traces
+           WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
+           ORDER BY version DESC
+           LIMIT 1 BY trace_id
+         )
+         WHERE is_deleted = 0) AS previous,
+        groupArray(tuple(trace_id, span_id, toString(version), trace_name, session_id, environment, service, user_id, tags,
+          source, parent_span_id, status, kind, toString(start_time), toString(end_time), duration_ms, model, provider,
+          input_tokens, output_tokens, total_tokens, cost_usd, cost_source, ttft_ms)) AS spans
+      FROM (
+        SELECT trace_id, span_id, version, is_deleted, trace_name, session_id, environment, service, user_id, tags, source,
+          parent_span_id, status, kind, start_time, end_time, duration_ms, model, provider,
+          input_tokens, output_tokens, total_tokens, cost_usd, cost_source, ttft_ms
+        FROM spans
+        WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
+        ORDER BY version DESC
+        LIMIT 1 BY trace_id, span_id
+      )
+      WHERE is_deleted = 0
+      ${keyReadSettings}`,
+  }),
+});
+
+/** The details (the wire shape, clickhouse/0003) of every live span of the given traces, in start order. */
+export const selectSpanDetails = defineQuery({
+  name: 'selectSpanDetails',
+  params: z.object({ workspaceId, traceIds }),
+  row: z.object({ trace_id: z.string(), detail: z.string() }),
+  sql: (values) => ({
+    values,
+    query: `
+      SELECT trace_id, detail FROM spans FINAL
+      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
+      ORDER BY trace_id, start_time, span_id
+      ${keyReadSettings}`,
+  }),
+});
+
+/**
+ * Tombstones (is_deleted = 1, a newer version) for the trace's spans. They carry the keys and
+ * start time only, so once merged the spans' content is gone from disk too; the start time
+ * keeps the retention TTL of the tombstone in step with the rows it hides.
+ */
+export async function tombstoneSpans(clickhouse: ClickHouseClient, params: { workspaceId: string; traceId: string; version: string }) {
+  await clickhouse.command({
+    query: `
+      INSERT INTO spans (workspace_id, trace_id, span_id, start_time, version, is_deleted)
+      SELECT workspace_id, trace_id, span_id, start_time, {version:UInt64}, 1 FROM spans FINAL
+      WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0`,
+    query_params: params,
+  });
+}
+
+/** The widest window DateTime64(6) holds: the bounds of a window that names none (ingest takes years 1970 to 2099). */
+const earliest = '1900-01-01 00:00:00.000000';
+const latest = '2299-12-31 23:59:59.999999';
+const storedTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
+
+/**
+ * Per version of one prompt name, the figures of the workspace's live spans that name it,
+ * starting strictly inside the window. Spans are deduplicated with LIMIT 1 BY over a narrow
+ * column set (FINAL would block the prompt_name bloom filter on a wide scan). Tombstones carry
+ * no prompt name, so they are read beside the named rows: a span whose newest row is a
+ * tombstone (a deleted trace) drops out. Percentiles are exact (`quantilesExactInclusive`), as
+ * in the trace stats; NaN (no value) comes back as null.
+ */
+export const selectPromptVersionFigures = defineQuery({
+  name: 'selectPromptVersionFigures',
+  params: z.object({ workspaceId, promptName: z.string(), startAfter: storedTime.default(earliest), startBefore: storedTime.default(latest) }),
+  row: z.object({
+    version: z.string(),
+    calls: z.number(),
+    errorCount: z.number(),
+    errorRate: z.number(),
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    totalTokens: z.number(),
+    costUsd: z.number(),
+    costPerCall: nullableNumber,
+    latency: z.array(nullableNumber),
+    ttftP50: nullableNumber,
+    ttftCount: z.number(),
+  }),
+  sql: (values) => ({
+    values,
+    query: `
+      SELECT
+        prompt_version AS version,
+        count() AS calls,
+        countIf(status = 'error') AS errorCount,
+        errorCount / calls AS errorRate,
+        sum(ifNull(input_tokens, 0)) AS inputTokens,
+        sum(ifNull(output_tokens, 0)) AS outputTokens,
+        sum(ifNull(total_tokens, 0)) AS totalTokens,
+        sum(ifNull(cost_usd, 0)) AS costUsd,
+        costUsd / calls AS costPerCall,
+        quantilesExactInclusive(0.5, 0.95)(duration_ms) AS latency,
+        quantileExactInclusiveIf(0.5)(assumeNotNull(ttft_ms), isNotNull(ttft_ms)) AS ttftP50,
+        countIf(isNotNull(ttft_ms)) AS ttftCount
+      FROM (
+        SELECT prompt_version, status, duration_ms, input_tokens, output_tokens, total_tokens, cost_usd, ttft_ms, is_deleted
+        FROM spans
+        WHERE workspace_id = {workspaceId:String}
+          AND (prompt_name = {promptName:String} OR is_deleted = 1)
+          AND start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}
+        ORDER BY version DESC
+        LIMIT 1 BY trace_id, span_id
+      )
+      WHERE is_deleted = 0
+      GROUP BY prompt_version`,
+  }),
+});
+
+const finiteOrNull = (v: number | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** The trace store's side of contract/prompt-figures.ts, for the prompt routes. */
+export function promptFiguresReader(clickhouse: ClickHouseClient): PromptFiguresReader {
+  return async (workspaceId, promptName, window) => {
+    const rows = await selectPromptVersionFigures(clickhouse, {
+      workspaceId,
+      promptName,
+      startAfter: window.startAfter === undefined ? undefined : toStoredTime(window.startAfter),
+      startBefore: window.startBefore === undefined ? undefined : toStoredTime(window.startBefore),
+    });
+    return rows.map(({ latency, ttftCount, ...row }) => ({
+      ...row,
+      costPerCall: finiteOrNull(row.costPerCall),
+      latencyP50: finiteOrNull(latency[0]),
+      latencyP95: finiteOrNull(latency[1]),
+      ttftP50: ttftCount === 0 ? null : finiteOrNull(row.ttftP50),
+    }));
+  };
+}

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import type { ClickHouseClient } from '../stores/clickhouse.js';
+import { defineQuery } from '../stores/clickhouse-query.js';
+import { toStoredTime } from './rows.js';
+import type { TraceSort } from './schemas.js';
+import { keyReadSettings } from './spans-table.js';
+import type { TraceSummaryRow } from './summary-rows.js';
+
+/**
+ * The SQL on `traces`, one summary row per trace and version (clickhouse/0001 and later): one
+ * named query per read, its parameters and rows as zod schemas. Reads use FINAL (one live row
+ * per trace) led by the workspace, the first column of the sorting key. The aggregates over
+ * the summaries (stats, analytics, sessions and users) are in traces-table-aggregates.ts and
+ * traces-table-groups.ts; all filter traces with `traceSummaryFilter`.
+ */
+
+const workspaceId = z.string().min(1);
+
+/** Filters of trace summaries; every field optional. Times ISO 8601. */
+export const traceFilterSchema = z.object({
+  /** Inclusive lower bound of the trace's start time. */
+  startFrom: z.string().optional(),
+  /** Strict lower bound (a trace starting after this time). */
+  startAfter: z.string().optional(),
+  /** Strict upper bound (a trace starting before this time). */
+  startBefore: z.string().optional(),
+  sessionId: z.string().optional(),
+  status: z.string().optional(),
+  source: z.string().optional(),
+  environment: z.string().optional(),
+  service: z.string().optional(),
+  userId: z.string().optional(),
+  /** Every one of these tags is on the trace. */
+  tags: z.array(z.string()).optional(),
+  name: z.string().optional(),
+  /** The trace's model (the one its list item shows). */
+  model: z.string().optional(),
+  minDurationMs: z.number().optional(),
+  minCostUsd: z.number().optional(),
+});
+export type TraceFilter = z.input<typeof traceFilterSchema>;
+
+/**
+ * The one shared piece of SQL of the trace reads: the condition on the workspace's live
+ * summaries that a filter names, and the values it binds (all parameters, nothing spliced).
+ * Applied after FINAL, so a filter sees only each trace's newest row. A running trace has no
+ * duration and a trace without usage no cost: neither passes a minimum.
+ */
+export function traceSummaryFilter(filter: TraceFilter): { where: string; values: Record<string, unknown> } {
+  const clauses = ['workspace_id = {workspaceId:String}', 'is_deleted = 0'];
+  const values: Record<string, unknown> = {};
+  const bind = (name: keyof TraceFilter, condition: string, value: unknown) => {
+    clauses.push(condition);
+    values[name] = value;
+  };
+  const time = "DateTime64(6, 'UTC')";
+  if (filter.startFrom !== undefined) bind('startFrom', `start_time >= {startFrom:${time}}`, toStoredTime(filter.startFrom));
+  if (filter.startAfter !== undefined) bind('startAfter', `start_time > {startAfter:${time}}`, toStoredTime(filter.startAfter));
+  if (filter.startBefore !== undefined) bind('startBefore', `start_time < {startBefore:${time}}`, toStoredTime(filter.startBefore));
+  const equal = [
+    ['sessionId', 'session_id'], ['status', 'status'], ['source', 'source'], ['environment', 'environment'],
+    ['userId', 'user_id'], ['name', 'name'], ['model', 'model'], ['service', 'service'],
+  ] as const;
+  for (const [name, column] of equal) {
+    if (filter[name] !== undefined) bind(name, `${column} = {${name}:String}`, filter[name]);
+  }
+  if (filter.tags !== undefined && filter.tags.length > 0) bind('tags', 'hasAll(tags, {tags:Array(String)})', filter.tags);
+  if (filter.minDurationMs !== undefined) bind('minDurationMs', 'duration_ms >= {minDurationMs:Float64}', filter.minDurationMs);
+  if (filter.minCostUsd !== undefined) bind('minCostUsd', 'cost_usd >= {minCostUsd:Float64}', filter.minCostUsd);
+  return { where: clauses.join(' AND '), values };
+}
+
+export async function insertTraceSummaries(clickhouse: ClickHouseClient, rows: TraceSummaryRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await clickhouse.insert({ table: 'traces', values: rows, format: 'JSONEachRow' });
+}
+
+/** Whether the trace has a live summary: a read of the key columns only. */
+export const selectTraceExists = defineQuery({
+  name: 'selectTraceExists',
+  params: z.object({ workspaceId, traceId: z.string() }),
+  row: z.object({ found: z.literal(1) }),
+  sql: (values) => ({
+    values,
+    query: `
+      SELECT 1 AS found FROM traces FINAL
+      WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0
+      ${keyReadSettings}`,
+  }),
+});
+
+/**
+ * One trace's list item with the details of all its live spans in start order, in one
+ * statement: the embedded engine runs a session's statements one after another, so two reads
+ * would cost two statements' fixed cost; here the spans ride along as an array (a scalar
+ * subquery, also bounded by the primary key). Both reads take the key columns and one text
+ * column each (clickhouse/0003).
+ */
+export const selectTraceWithSpans = defineQuery({
+  name: 'selectTraceWithSpans',
+  params: z.object({ workspaceId, traceId: z.string() }),
+  row: z.object({ item: z.string(), spans: z.array(z.string()) }),
+  sql: (values) => ({
+    values,
+    query: `
+      SELECT item,
+        (SELECT groupArray(detail) FROM (
+           SELECT detail FROM spans FINAL
+           WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0
+           ORDER BY start_time, span_id)) AS spans
+      FROM traces FINAL
+      WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0
+      ${keyReadSettings}`,
+  }),
+});
+
+/**
+ * The tombstone (is_deleted = 1, a newer version) of the trace's summary: its keys and start
+ * time, and its session, the key of its copy in `session_traces` (clickhouse/0009), so the
+ * materialized view hides that copy too.
+ */
+export async function tombstoneTraceSummary(clickhouse: ClickHouseClient, params: { workspaceId: string; traceId: string; version: string }) {
+  await clickhouse.command({
+    query: `
+      INSERT INTO traces (workspace_id, trace_id, session_id, start_time, span_count, error_count, version, is_deleted)
+      SELECT workspace_id, trace_id, session_id, start_time, 0, 0, {version:UInt64}, 1 FROM traces FINAL
+      WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0`,
+    query_params: params,
+  });
+}
+
+const timeType = "DateTime64(6, 'UTC')";
+/** A list order: the ordering expression (NULLs, running traces or traces without usage, last either way), its type, its direction. */
+export const traceSorts: Record<TraceSort, { key: string; type: string; desc: boolean }> = {
+  '-startTime': { key: 'start_time', type: timeType, desc: true },
+  startTime: { key: 'start_time', type: timeType, desc: false },
+  '-durationMs': { key: 'ifNull(duration_ms, -1e308)', type: 'Float64', desc: true },
+  durationMs: { key: 'ifNull(duration_ms, 1e308)', type: 'Float64', desc: false },
+  '-costUsd': { key: 'ifNull(cost_usd, -1e308)', type: 'Float64', desc: true },
+  costUsd: { key: 'ifNull(cost_usd, 1e308)', type: 'Float64', desc: false },
+};
+
+const sortSchema = z.enum(Object.keys(traceSorts) as [TraceSort, ...TraceSort[]]);
+
+/**
+ * A page of summaries in the sort's order, ties by trace id ascending, from `offset` or strictly
+ * after a row (a cursor's sort key and trace id); `k` is the row's sort key as the engine
+ * writes it, for the next cursor.
+ */
+export const selectTracePage = defineQuery({
+  name: 'selectTracePage',
+  params: z.object({
+    workspaceId,
+    filter: traceFilterSchema,
+    sort: sortSchema,
+    after: z.object({ key: z.string(), id: z.string() }).optional(),
+    fetch: z.number().int().min(1),
+    offset: z.number().int().min(0),
+  }),
+  row: z.object({ trace_id: z.string(), item: z.string(), k: z.string() }),
+  sql: ({ workspaceId, filter, sort, after, fetch, offset }) => {
+    const { where, values } = traceSummaryFilter(filter);
+    const { key, type, desc } = traceSorts[sort];
+    const afterRow = after
+      ? `AND (${key} ${desc ? '<' : '>'} {afterKey:${type}} OR (${key} = {afterKey:${type}} AND trace_id > {afterId:String}))`
+      : '';
+    return {
+      values: { ...values, workspaceId, fetch, offset, ...(after && { afterKey: after.key, afterId: after.id }) },
+      query: `
+        SELECT trace_id, item, toString(${key}) AS k
+        FROM traces FINAL
+        WHERE ${where} ${afterRow}
+        ORDER BY ${key} ${desc ? 'DESC' : 'ASC'}, trace_id ASC
+        LIMIT {fetch:UInt32} OFFSET {offset:UInt32}`,
+    };
+  },
+});
+
+/** How many live summaries the filter matches. */
+export const selectTraceCount = defineQuery({
+  name: 'selectTraceCount',
+  params: z.object({ workspaceId, filter: traceFilterSchema }),
+  row: z.object({ total: z.number() }),
+  sql: ({ workspaceId, filter }) => {
+    const { where, values } = traceSummaryFilter(filter);
+    return { values: { ...values, workspaceId }, query: `SELECT count() AS total FROM traces FINAL WHERE ${where}` };
+  },
+});
