@@ -1,4 +1,7 @@
+import { fromStoredTime } from './rows.js';
 import type { StoredSpan, TraceListItem } from './schemas.js';
+import type { SpanNodeTuple } from './span-tree-queries.js';
+import type { SpanNode } from './span-tree-schemas.js';
 
 /**
  * Stored read models back to wire shapes. `spans.detail` and `traces.item` hold the JSON the
@@ -39,4 +42,38 @@ export function groupSpansByTrace(rows: Array<{ trace_id: string; detail: string
     else groups.set(row.trace_id, [span]);
   }
   return groups;
+}
+
+/**
+ * A span's tree fields (span-tree-queries.ts) as a node: the fields of its `detail` other
+ * than the heavy ones, in the same order, each present exactly when it was stored (a string
+ * column '' and a number column NULL both mean "not sent").
+ */
+export function toSpanNode(t: SpanNodeTuple): SpanNode {
+  const [spanId, parentSpanId, name, kind, status, start, end, durationMs, model, provider] = t;
+  const [inputTokens, outputTokens, totalTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens, costUsd] = [t[10], t[11], t[12], t[13], t[14], t[15], t[16]];
+  const [costSource, ttftMs, promptName, promptVersion] = [t[17], t[18], t[19], t[20]];
+  return {
+    spanId,
+    ...(parentSpanId !== '' && { parentSpanId }),
+    name,
+    kind,
+    startTime: fromStoredTime(start),
+    endTime: fromStoredTime(end),
+    durationMs,
+    ...(model !== '' && { model }),
+    ...(provider !== '' && { provider }),
+    ...(inputTokens !== null && { inputTokens }),
+    ...(outputTokens !== null && { outputTokens }),
+    ...(totalTokens !== null && { totalTokens }),
+    ...(cacheReadTokens !== null && { cacheReadTokens }),
+    ...(cacheWriteTokens !== null && { cacheWriteTokens }),
+    ...(reasoningTokens !== null && { reasoningTokens }),
+    ...(costUsd !== null && { costUsd }),
+    ...(costSource !== '' && { costSource }),
+    ...(ttftMs !== null && { ttftMs }),
+    status,
+    ...(promptName !== '' && { promptName }),
+    ...(promptVersion !== '' && { promptVersion }),
+  };
 }
