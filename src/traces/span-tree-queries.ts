@@ -14,7 +14,7 @@ const traceKey = z.object({ workspaceId: z.string().min(1), traceId: z.string().
 
 /**
  * A span's tree fields in column order. Optional fields not sent are '' (strings) or null
- * (numbers), as rows.ts toSpanRow stores them; times are the stored 'YYYY-MM-DD hh:mm:ss.ffffff'.
+ * (numbers), as rows.ts toSpanRow stores them; times are ISO 8601 as `detail` has them.
  */
 const optionalNumber = z.number().nullable();
 export const spanNodeTupleSchema = z.tuple([
@@ -42,6 +42,16 @@ export const spanNodeTupleSchema = z.tuple([
 ]);
 export type SpanNodeTuple = z.infer<typeof spanNodeTupleSchema>;
 
+/**
+ * A stored time as rows.ts fromStoredTime writes it in `detail`: milliseconds unless the
+ * microseconds are set (formatted in the engine: 20,000 times of a large trace cost a few
+ * milliseconds there, several times that in JavaScript).
+ */
+const isoTime = (column: string) =>
+  `concat(if(toUnixTimestamp64Micro(${column}) % 1000 = 0,
+    substring(formatDateTime(${column}, '%Y-%m-%dT%H:%i:%S.%f', 'UTC'), 1, 23),
+    formatDateTime(${column}, '%Y-%m-%dT%H:%i:%S.%f', 'UTC')), 'Z')`;
+
 const traceTreeRowSchema = z.object({ item: z.string(), spans: z.array(spanNodeTupleSchema) });
 export type TraceTreeRow = z.infer<typeof traceTreeRowSchema>;
 
@@ -56,7 +66,7 @@ export async function selectTraceTree(clickhouse: ClickHouseClient, params: z.in
   const result = await clickhouse.query({
     query: `
       SELECT item,
-        (SELECT groupArray(tuple(span_id, parent_span_id, name, kind, status, toString(start_time), toString(end_time),
+        (SELECT groupArray(tuple(span_id, parent_span_id, name, kind, status, ${isoTime('start_time')}, ${isoTime('end_time')},
             duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens,
             reasoning_tokens, cost_usd, cost_source, ttft_ms, prompt_name, prompt_version))
          FROM (

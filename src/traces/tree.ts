@@ -1,4 +1,3 @@
-import { fromStoredTime } from './rows.js';
 import type { StoredSpan, TraceListItem } from './schemas.js';
 import type { SpanNodeTuple } from './span-tree-queries.js';
 import type { SpanNode } from './span-tree-schemas.js';
@@ -47,33 +46,33 @@ export function groupSpansByTrace(rows: Array<{ trace_id: string; detail: string
 /**
  * A span's tree fields (span-tree-queries.ts) as a node: the fields of its `detail` other
  * than the heavy ones, in the same order, each present exactly when it was stored (a string
- * column '' and a number column NULL both mean "not sent").
+ * column '' and a number column NULL both mean "not sent"). Assigned one by one: a large
+ * trace has 10,000 of them.
  */
 export function toSpanNode(t: SpanNodeTuple): SpanNode {
-  const [spanId, parentSpanId, name, kind, status, start, end, durationMs, model, provider] = t;
-  const [inputTokens, outputTokens, totalTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens, costUsd] = [t[10], t[11], t[12], t[13], t[14], t[15], t[16]];
-  const [costSource, ttftMs, promptName, promptVersion] = [t[17], t[18], t[19], t[20]];
-  return {
-    spanId,
-    ...(parentSpanId !== '' && { parentSpanId }),
-    name,
-    kind,
-    startTime: fromStoredTime(start),
-    endTime: fromStoredTime(end),
-    durationMs,
-    ...(model !== '' && { model }),
-    ...(provider !== '' && { provider }),
-    ...(inputTokens !== null && { inputTokens }),
-    ...(outputTokens !== null && { outputTokens }),
-    ...(totalTokens !== null && { totalTokens }),
-    ...(cacheReadTokens !== null && { cacheReadTokens }),
-    ...(cacheWriteTokens !== null && { cacheWriteTokens }),
-    ...(reasoningTokens !== null && { reasoningTokens }),
-    ...(costUsd !== null && { costUsd }),
-    ...(costSource !== '' && { costSource }),
-    ...(ttftMs !== null && { ttftMs }),
-    status,
-    ...(promptName !== '' && { promptName }),
-    ...(promptVersion !== '' && { promptVersion }),
-  };
+  const [spanId, parentSpanId, name, kind, status, startTime, endTime, durationMs, model, provider, ...rest] = t;
+  const [inputTokens, outputTokens, totalTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens, costUsd, ...last] = rest;
+  const [costSource, ttftMs, promptName, promptVersion] = last;
+  const node: { -readonly [K in keyof SpanNode]: SpanNode[K] } = { spanId } as SpanNode;
+  if (parentSpanId !== '') node.parentSpanId = parentSpanId;
+  node.name = name;
+  node.kind = kind;
+  node.startTime = startTime;
+  node.endTime = endTime;
+  node.durationMs = durationMs;
+  if (model !== '') node.model = model;
+  if (provider !== '') node.provider = provider;
+  if (inputTokens !== null) node.inputTokens = inputTokens;
+  if (outputTokens !== null) node.outputTokens = outputTokens;
+  if (totalTokens !== null) node.totalTokens = totalTokens;
+  if (cacheReadTokens !== null) node.cacheReadTokens = cacheReadTokens;
+  if (cacheWriteTokens !== null) node.cacheWriteTokens = cacheWriteTokens;
+  if (reasoningTokens !== null) node.reasoningTokens = reasoningTokens;
+  if (costUsd !== null) node.costUsd = costUsd;
+  if (costSource !== '') node.costSource = costSource;
+  if (ttftMs !== null) node.ttftMs = ttftMs;
+  node.status = status;
+  if (promptName !== '') node.promptName = promptName;
+  if (promptVersion !== '') node.promptVersion = promptVersion;
+  return node;
 }
