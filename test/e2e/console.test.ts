@@ -272,7 +272,14 @@ describe('the web console in a browser', () => {
     expect(await row.textContent()).toContain(String(user7.sessionCount));
     await checkScreen('users');
     await row.getByRole('link', { name: 'user-7' }).click();
-    await page.getByRole('table', { name: 'Sessions' }).waitFor();
+    const userSessions = page.getByRole('table', { name: 'Sessions' });
+    await userSessions.waitFor();
+    expect(await page.locator('[data-kpi="traces"]').textContent()).toBe(intl.format(user7.traceCount));
+    expect(await page.locator('[data-kpi="sessions"]').textContent()).toBe(intl.format(user7.sessionCount));
+    const ofUser = (await service.call('GET', '/api/sessions?userId=user-7')).body.data.map((s: { sessionId: string }) => s.sessionId);
+    expect(
+      await userSessions.locator('tr[data-session-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-session-id'))),
+    ).toEqual(ofUser);
     await checkScreen('user');
   });
 
