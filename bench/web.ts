@@ -132,6 +132,10 @@ export async function run(args: string[]) {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     await context.addInitScript((key) => sessionStorage.setItem('loupe.credential', JSON.stringify({ apiKey: key })), apiKey);
     const page = await context.newPage();
+    // Checked every animation frame: a locator's wait backs off to checks 100 and 500 ms apart,
+    // which would round a page that renders in two steps (tree, then span) up to the next check.
+    const shown = (selector: string) =>
+      page.waitForFunction((s) => document.querySelector(s) !== null, selector, { polling: 'raf', timeout: 60_000 });
     const results: Array<[string, number, number[]]> = [];
 
     for (const p of pages) {
@@ -140,14 +144,14 @@ export async function run(args: string[]) {
         await page.goto(`${server.url}/healthz`); // same origin: the page's process is reused, as when following a link
         const started = performance.now();
         await page.goto(`${server.url}/traces/${p.id}`, { waitUntil: 'commit' });
-        await page.locator('[role="treeitem"][aria-selected="true"]').waitFor();
+        await shown('[role="treeitem"][aria-selected="true"]');
         // The panel with the whole span: a console that loads it on selection marks the panel
         // aria-busy until then (one that has it from the trace's answer has no such mark).
-        await page.locator('article[aria-label^="Span "]:not([aria-busy="true"])').waitFor();
+        await shown('article[aria-label^="Span "]:not([aria-busy="true"])');
         // Interactive: a key press moves the selection and the panel follows.
         await page.getByRole('tree', { name: 'Spans' }).focus();
         await page.keyboard.press('ArrowDown');
-        await page.locator('article[aria-label="Span step 1"]:not([aria-busy="true"])').waitFor();
+        await shown('article[aria-label="Span step 1"]:not([aria-busy="true"])');
         if (i > 0) times.push(performance.now() - started); // the first load warms the server's caches
       }
       results.push([`trace page, ${p.label}`, median(times), times]);
@@ -157,7 +161,7 @@ export async function run(args: string[]) {
       await page.goto(`${server.url}/healthz`); // same origin: the page's process is reused, as when following a link
       const started = performance.now();
       await page.goto(`${server.url}/traces`, { waitUntil: 'commit' });
-      await page.locator('tbody tr[data-trace-id]').first().waitFor();
+      await shown('tbody tr[data-trace-id]');
       if (i > 0) listTimes.push(performance.now() - started);
     }
     const storedTraces = preloaded / spansPerTrace + 1000 + pages.length;
