@@ -29,35 +29,17 @@ export const promptLabelRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app
     handler: async (request, reply) => sendData(request, reply, await labels.resolvePrompt(sql, request.auth.workspaceId, request.query)),
   });
 
-  app.put('/:id/labels/:label', {
-    schema: {
-      tags,
-      summary: 'Move a label to version :id (from wherever it was)',
-      params: labelParams,
-      response: { 200: envelope(promptSchema), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(
-        request,
-        reply,
-        await labels.moveLabel(sql, request.auth.workspaceId, request.params.id, request.params.label, movedByOf(request)),
-      ),
-  });
-
-  app.delete('/:id/labels/:label', {
-    schema: {
-      tags,
-      summary: 'Remove a label from version :id',
-      params: labelParams,
-      response: { 200: envelope(promptSchema), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(
-        request,
-        reply,
-        await labels.removeLabel(sql, request.auth.workspaceId, request.params.id, request.params.label, movedByOf(request)),
-      ),
-  });
+  // PUT and DELETE of a label take the same request and answer the version as it is after.
+  const labelRoute = (method: 'PUT' | 'DELETE', summary: string, change: labels.LabelChange) =>
+    app.route({
+      method,
+      url: '/:id/labels/:label',
+      schema: { tags, summary, params: labelParams, response: { 200: envelope(promptSchema), ...errors } },
+      handler: async (request, reply) =>
+        sendData(request, reply, await change(sql, request.auth.workspaceId, request.params.id, request.params.label, movedByOf(request))),
+    });
+  labelRoute('PUT', 'Move a label to version :id (from wherever it was)', labels.moveLabel);
+  labelRoute('DELETE', 'Remove a label from version :id', labels.removeLabel);
 
   app.get('/:id/label-history', {
     schema: {

@@ -54,25 +54,36 @@ async function lockedVersion(tx: Tx, workspaceId: string, id: number): Promise<P
   return prompt;
 }
 
-/** PUT /:id/labels/:label: the label moves to version `id` from wherever it was, in one transaction. */
-export async function moveLabel(sql: Sql, workspaceId: string, id: number, label: string, movedBy: MovedBy): Promise<Prompt> {
+/** A change of one label on version `id`, as the PUT and DELETE of /:id/labels/:label make it. */
+export type LabelChange = (sql: Sql, workspaceId: string, id: number, label: string, movedBy: MovedBy) => Promise<Prompt>;
+
+/** Runs `change` in one transaction with the prompt of version `id` locked; answers the version as it is after. */
+async function inLockedVersion(
+  sql: Sql,
+  workspaceId: string,
+  id: number,
+  change: (tx: Tx, prompt: Prompt) => Promise<void>,
+): Promise<Prompt> {
   return await sql.begin(async (tx) => {
     const prompt = await lockedVersion(tx, workspaceId, id);
-    await setLabelInTx(tx, prompt, label, movedBy);
+    await change(tx, prompt);
     return (await store.selectPrompt(tx, workspaceId, id))!;
   });
 }
 
+/** PUT /:id/labels/:label: the label moves to version `id` from wherever it was, in one transaction. */
+export const moveLabel: LabelChange = (sql, workspaceId, id, label, movedBy) =>
+  inLockedVersion(sql, workspaceId, id, async (tx, prompt) => {
+    await setLabelInTx(tx, prompt, label, movedBy);
+  });
+
 /** DELETE /:id/labels/:label: 404 when version `id` does not hold the label. */
-export async function removeLabel(sql: Sql, workspaceId: string, id: number, label: string, movedBy: MovedBy): Promise<Prompt> {
-  return await sql.begin(async (tx) => {
-    const prompt = await lockedVersion(tx, workspaceId, id);
+export const removeLabel: LabelChange = (sql, workspaceId, id, label, movedBy) =>
+  inLockedVersion(sql, workspaceId, id, async (tx, prompt) => {
     const removed = await tx`delete from prompt_labels where prompt_id = ${id} and label = ${label} returning label`;
     if (removed.length === 0) throw notFound('Label', { id, label });
     await recordMove(tx, prompt, label, { promptId: prompt.id, version: prompt.version }, null, movedBy);
-    return (await store.selectPrompt(tx, workspaceId, id))!;
   });
-}
 
 /**
  * GET /api/prompt/resolve: the one record a label, a version or neither (the latest) names.

@@ -3,7 +3,7 @@ import { validationError } from '../http/errors.js';
 
 /**
  * What keeps a trace read cheap whatever the workspace's size: a bounded time window and
- * per-statement memory and time limits (README, "Limits of trace reads").
+ * per-statement memory and time limits (docs/api.md, "Limits of trace reads").
  *
  * The limits go in each statement's own SETTINGS clause, never in `clickhouse_settings` or a
  * `SET`: the embedded engine's session keeps a SET for every later statement, ingest included

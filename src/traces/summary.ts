@@ -6,7 +6,7 @@ export type { PreviousSummary, SpanFacts, SpanGroup, TraceSummaryRow } from './s
 
 /**
  * A trace's summary row (clickhouse/0001, 0003, 0004), computed from its deduplicated live
- * spans and its previous summary: the rules of DESIGN.md and the README's "Summary fields".
+ * spans and its previous summary: the rules of DESIGN.md and the "Summary fields" of docs/api.md.
  *
  * This runs in the service, not in the engine: the statement that computed it in SQL cost
  * about 80 ms of analysis whatever the number of rows (measured: the same statement over a

@@ -4,7 +4,9 @@
 // `npm run typecheck`) does not have.
 import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+import { featureBoundaries } from './feature-boundaries.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -23,7 +25,9 @@ export default tseslint.config(
     languageOptions: { globals: nodeGlobals },
   },
   {
-    files: ['**/*.ts'],
+    // The console's files (web/src) are checked against web/tsconfig.json, the service's against
+    // the root one: the project service picks the nearest tsconfig of each file.
+    files: ['**/*.ts', '**/*.tsx'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: repoRoot } },
     rules: {
@@ -34,6 +38,48 @@ export default tseslint.config(
       // `_name` marks a binding kept on purpose (a destructured field left out, a parameter a
       // signature requires).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: ['web/src/**/*.ts', 'web/src/**/*.tsx'],
+    extends: [reactHooks.configs.flat.recommended],
+    rules: {
+      // A missing dependency is a stale value on screen: an error, so it cannot land unseen.
+      'react-hooks/exhaustive-deps': 'error',
+      // Only says the React Compiler would skip a component (useVirtualizer's); the console is
+      // not built with the compiler.
+      'react-hooks/incompatible-library': 'off',
+    },
+  },
+  {
+    // Known findings in pages being reworked on another branch, listed so the rules land now:
+    // Sessions.tsx passes fetchNextPage's promise to onClick, Trace.tsx leaves navigate's promise
+    // floating, Traces.tsx builds its query from Object.fromEntries (values typed any). Remove
+    // each entry once its page is fixed.
+    files: ['web/src/pages/Sessions.tsx'],
+    rules: { '@typescript-eslint/no-misused-promises': 'off' },
+  },
+  { files: ['web/src/pages/Trace.tsx'], rules: { '@typescript-eslint/no-floating-promises': 'off' } },
+  { files: ['web/src/pages/Traces.tsx'], rules: { '@typescript-eslint/no-unsafe-assignment': 'off' } },
+  {
+    // The house rule of src/: a feature folder reaches another only through contract/ or stores/
+    // (http/ is plumbing every route shares); see feature-boundaries.js.
+    files: ['src/**/*.ts'],
+    plugins: { loupe: { rules: { 'feature-boundaries': featureBoundaries } } },
+    rules: {
+      'loupe/feature-boundaries': [
+        'error',
+        {
+          root: `${repoRoot}src`,
+          features: ['tenancy', 'prompts', 'traces', 'sql'],
+          shared: ['http', 'contract', 'stores'],
+          allow: [
+            // Known, being moved: the per-version prompt metrics read the trace query schema and
+            // the stored-time helper. Remove this entry once they go through contract/.
+            { from: 'src/prompts/metrics*.ts', to: 'src/traces/**', reason: 'per-version metrics, being moved behind contract/' },
+          ],
+        },
+      ],
     },
   },
   {

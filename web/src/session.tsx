@@ -6,8 +6,8 @@ import type { Me } from './api/types';
 
 interface SessionValue {
   credential: Credential | null;
-  signIn(credential: Credential): void;
-  signOut(): void;
+  signIn: (credential: Credential) => void;
+  signOut: () => void;
 }
 
 const SessionContext = createContext<SessionValue | null>(null);
@@ -70,7 +70,7 @@ export function SignInPage() {
       await checkCredential(credential);
       signIn(credential);
       const from = (location.state as { from?: string } | null)?.from;
-      navigate(from && from !== '/sign-in' ? from : '/traces', { replace: true });
+      void navigate(from && from !== '/sign-in' ? from : '/traces', { replace: true });
     } catch (e) {
       const apiError = e instanceof ApiError ? e : new ApiError(0, 'NETWORK_ERROR', String(e), undefined);
       // An organization or user key needs the workspace (and organization) it works in.
@@ -84,7 +84,7 @@ export function SignInPage() {
 
   return (
     <main className="signin">
-      <form className="signin-card" onSubmit={submit} aria-labelledby="signin-title">
+      <form className="signin-card" onSubmit={(event) => void submit(event)} aria-labelledby="signin-title">
         <div className="brand brand-large">
           <LogoMark /> <span>Loupe</span>
         </div>

@@ -6,12 +6,12 @@ import type { Pricing } from './schemas.js';
 import type { TokenUsage } from './usage.js';
 
 /**
- * The built-in price table: @pydantic/genai-prices, bundled data, pinned in package.json (the
- * README says how to update it). Matching a model to the table (`calcPrice`) takes 0.1-0.2 ms,
- * far too slow for every span at ingest, so a (provider, model) pair is matched once and
- * remembered; each span is then priced by `quote` from the matched model's prices, with the
- * library's own arithmetic (the units below, tiers chosen by input tokens, each term
- * price × tokens / per, summed per direction). test/unit/cost-builtin.test.ts compares it with
+ * The built-in price table: @pydantic/genai-prices, bundled data, pinned in package.json
+ * (docs/api.md, "Cost and prices", says how to update it). Matching a model to the table
+ * (`calcPrice`) takes 0.1-0.2 ms, far too slow for every span at ingest, so a (provider, model)
+ * pair is matched once and remembered; each span is then priced by `quote` from the matched model's
+ * prices, with the library's own arithmetic (the units below, tiers chosen by input tokens, each
+ * term price × tokens / per, summed per direction). test/unit/cost-builtin.test.ts compares it with
  * `calcPrice` over every model of the table.
  */
 
@@ -62,7 +62,7 @@ interface Matched {
 }
 
 const maxRemembered = 10_000;
-/** Providers tried, in order, for a model sent without one (the README lists them). */
+/** Providers tried, in order, for a model sent without one (docs/api.md, "Cost and prices", lists them). */
 export const firstParty = ['openai', 'anthropic', 'google', 'mistral', 'cohere', 'x-ai', 'deepseek'];
 const matches = new Map<string, Matched | null>();
 

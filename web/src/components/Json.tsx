@@ -13,7 +13,7 @@ export function Json({ value, label }: { value: unknown; label: string }) {
   }
   return (
     <div className="json" aria-label={label}>
-      <JsonView data={value as object} shouldExpandNode={collapseAllNested} style={{ ...defaultStyles, container: 'json-container' }} />
+      <JsonView data={value} shouldExpandNode={collapseAllNested} style={{ ...defaultStyles, container: 'json-container' }} />
     </div>
   );
 }

@@ -3,7 +3,7 @@ import { ApiError } from '../api/client';
 import { useSession } from '../session';
 
 /** What went wrong, in the API's words, with the request id to quote when asking for help. */
-export function ErrorState({ error, retry }: { error: unknown; retry?: () => void }) {
+export function ErrorState({ error, retry }: { error: unknown; retry?: () => Promise<unknown> }) {
   const { signOut } = useSession();
   const e =
     error instanceof ApiError ? error : new ApiError(0, 'CLIENT_ERROR', error instanceof Error ? error.message : String(error), undefined);
@@ -44,7 +44,8 @@ export function ErrorState({ error, retry }: { error: unknown; retry?: () => voi
         </p>
       )}
       {retry && e.status !== 401 && (
-        <button className="button" onClick={retry}>
+        // The query shows the outcome of a retry; its promise is not needed here.
+        <button className="button" onClick={() => void retry()}>
           Try again
         </button>
       )}

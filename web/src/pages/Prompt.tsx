@@ -19,7 +19,7 @@ export function PromptPage() {
     queryFn: () => call(api.GET('/api/prompt/', { params: { query: { name, limit: 200 } } })),
     select: (body) => sortVersionsDesc(body.data),
   });
-  const list = versions.data ?? [];
+  const list = useMemo(() => versions.data ?? [], [versions.data]);
   const byVersion = useMemo(() => new Map(list.map((p) => [p.version, p])), [list]);
   const latest = list.find((p) => p.isLatest) ?? list[0];
   const to = byVersion.get(params.get('to') ?? '') ?? list[0];

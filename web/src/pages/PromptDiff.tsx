@@ -1,12 +1,16 @@
 import { diffLines, diffJson } from 'diff';
 import type { Prompt } from '../api/types';
 
+type FieldDiffProps = { label: string } & (
+  | { json: true; before: object | null | undefined; after: object | null | undefined }
+  | { json?: false; before: string | null | undefined; after: string | null | undefined }
+);
 /** Line diffs of two versions' templates, output schema and metadata (loaded on demand). */
-function FieldDiff({ label, before, after, json }: { label: string; before: unknown; after: unknown; json?: boolean }) {
-  const changes = json
-    ? diffJson((before ?? {}) as object, (after ?? {}) as object)
+function FieldDiff({ label, ...field }: FieldDiffProps) {
+  const changes = field.json
+    ? diffJson(field.before ?? {}, field.after ?? {})
     : // Both end in a newline, so a last line that only gained a successor is not shown as changed.
-      diffLines(`${String(before ?? '')}\n`, `${String(after ?? '')}\n`);
+      diffLines(`${field.before ?? ''}\n`, `${field.after ?? ''}\n`);
   const changed = changes.some((c) => c.added || c.removed);
   return (
     <section className="diff-field">

@@ -6,7 +6,7 @@ import { ErrorState } from '../components/states';
 import { bumpVersion, parseVersion, templateVariables, type Bump } from '../lib/semver';
 
 /** Creates a version from the latest: a bump or an explicit number, the changed fields, latest or not. */
-export function NewVersionForm({ base, onCreated }: { base: Prompt; onCreated(created: Prompt): void }) {
+export function NewVersionForm({ base, onCreated }: { base: Prompt; onCreated: (created: Prompt) => void }) {
   const queryClient = useQueryClient();
   const [bump, setBump] = useState<Bump | 'explicit'>('patch');
   const [explicit, setExplicit] = useState('');
@@ -19,7 +19,7 @@ export function NewVersionForm({ base, onCreated }: { base: Prompt; onCreated(cr
     mutationFn: (body: NewVersionBody) => call(api.POST('/api/prompt/{id}/versions', { params: { path: { id: String(base.id) } }, body })),
     onSuccess: async (body) => {
       await queryClient.invalidateQueries({ queryKey: ['prompts'] });
-      onCreated(body.data as Prompt);
+      onCreated(body.data);
     },
   });
 

@@ -18,7 +18,7 @@ export function SpanTree({
 }: {
   spans: SpanNode[];
   selectedId: string | undefined;
-  onSelect(spanId: string): void;
+  onSelect: (spanId: string) => void;
 }) {
   const tree = useMemo(() => buildTree(spans), [spans]);
   const bounds = useMemo(() => traceBounds(spans), [spans]);
