@@ -13,9 +13,9 @@ export interface Column<T> {
   header: string;
   /** Right-aligned figures. */
   numeric?: boolean;
-  cell(row: T): ReactNode;
+  cell: (row: T) => ReactNode;
   /** Extra classes of the cell (an error count in red). */
-  tone?(row: T): string | undefined;
+  tone?: (row: T) => string | undefined;
 }
 
 export function DataTable<T>({
@@ -29,9 +29,9 @@ export function DataTable<T>({
   label: string;
   rows: readonly T[];
   columns: ReadonlyArray<Column<T>>;
-  rowKey(row: T): string;
+  rowKey: (row: T) => string;
   /** A `data-` attribute naming the row, for links and tests: [name, value]. */
-  rowData?(row: T): [`data-${string}`, string];
+  rowData?: (row: T) => [`data-${string}`, string];
   compact?: boolean;
 }) {
   return (
@@ -83,7 +83,7 @@ export function CursorListPage<T>({
   title: string;
   description: string;
   queryKey: string;
-  load(cursor: string | undefined): Promise<CursorPage<T>>;
+  load: (cursor: string | undefined) => Promise<CursorPage<T>>;
   /** What to do to see something here. */
   empty: { title: string; hint: ReactNode };
   table: Omit<Parameters<typeof DataTable<T>>[0], 'rows' | 'label'>;

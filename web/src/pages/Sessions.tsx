@@ -116,7 +116,7 @@ export function SessionPage() {
           })}
         </ol>
         {session.hasNextPage && (
-          <button className="button" onClick={() => session.fetchNextPage()} disabled={session.isFetchingNextPage}>
+          <button className="button" onClick={() => void session.fetchNextPage()} disabled={session.isFetchingNextPage}>
             {session.isFetchingNextPage ? 'Loading…' : `Load more (${formatInt(traces.length)} of ${formatInt(s.traceCount)})`}
           </button>
         )}

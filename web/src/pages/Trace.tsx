@@ -25,7 +25,7 @@ export function TracePage() {
     mutationFn: () => call(api.DELETE('/api/traces/{id}', { params: { path: { id: traceId } } })),
     onSuccess: async () => {
       // Leave the page first: a query still observed would refetch the deleted trace.
-      navigate('/traces', { replace: true });
+      void navigate('/traces', { replace: true });
       // Its tree and every span fetched, by the key prefix.
       queryClient.removeQueries({ queryKey: ['trace', traceId] });
       await queryClient.invalidateQueries({ queryKey: ['traces'] });
