@@ -112,7 +112,8 @@ const number = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v 
 export function SpanPanel({ traceId, node }: { traceId: string; node: SpanNode }) {
   const detail = useQuery({
     queryKey: ['trace', traceId, 'span', node.spanId],
-    queryFn: () => call(api.GET('/api/traces/{id}/spans/{spanId}', { params: { path: { id: traceId, spanId: node.spanId } } })),
+    queryFn: ({ signal }) =>
+      call(api.GET('/api/traces/{id}/spans/{spanId}', { params: { path: { id: traceId, spanId: node.spanId } }, signal })),
     select: (body) => body.data,
   });
   const span: SpanNode & Partial<Span> = detail.data ?? node;

@@ -18,11 +18,16 @@ export function TracePage() {
   // The tree only: a span's input and output are fetched when it is selected (SpanPanel).
   const trace = useQuery({
     queryKey: ['trace', traceId, 'tree'],
-    queryFn: () => call(api.GET('/api/traces/{id}/tree', { params: { path: { id: traceId } } })),
+    queryFn: ({ signal }) => call(api.GET('/api/traces/{id}/tree', { params: { path: { id: traceId } }, signal })),
     select: (body) => body.data,
   });
   const remove = useMutation({
-    mutationFn: () => call(api.DELETE('/api/traces/{id}', { params: { path: { id: traceId } } })),
+    mutationFn: async () => {
+      // A read of this trace still under way (the selected span) would be answered 404 once the
+      // trace is gone: it is cancelled first.
+      await queryClient.cancelQueries({ queryKey: ['trace', traceId] });
+      return call(api.DELETE('/api/traces/{id}', { params: { path: { id: traceId } } }));
+    },
     onSuccess: async () => {
       // Leave the page first: a query still observed would refetch the deleted trace.
       void navigate('/traces', { replace: true });
