@@ -110,7 +110,9 @@ async function serverRole() {
   await migrate(config, stores);
   const sql = stores.postgres.sql;
   const clickhouse = stores.clickhouse.client;
-  const app = await buildApp({ config, sql, clickhouse, log, admit: createRateLimiter(sql).admit });
+  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const writer = new WriteBatcher(stores.clickhouse.writeClient);
+  const app = await buildApp({ config, sql, clickhouse, writer, log, admit: createRateLimiter(sql).admit });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const org = await tenancy.createOrganization(sql, { name: 'bench-ingest', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });
   const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');

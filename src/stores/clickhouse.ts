@@ -9,6 +9,13 @@ export type { ClickHouseClient };
 
 export interface ClickhouseStore {
   client: ClickHouseClient;
+  /**
+   * The client ingestion writes through (the group-commit writer's). On a server, the same
+   * client: its statements run concurrently over HTTP. In the embedded engine, a second
+   * session: the engine runs one session's statements one after another, so with one session
+   * every read would wait behind the writer's flush (and every flush behind the reads).
+   */
+  writeClient: ClickHouseClient;
   database: string;
   embedded: boolean;
   close(): Promise<void>;
@@ -70,7 +77,7 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
       password: options.password ?? '',
       database: options.database,
     });
-    return { client, database: options.database, embedded: false, close: () => client.close() };
+    return { client, writeClient: client, database: options.database, embedded: false, close: () => client.close() };
   }
   const dir = path.resolve(options.dataDir, 'clickhouse');
   const connection = await createEmbeddedConnection(dir);
@@ -84,11 +91,14 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
   for (const [name, value] of Object.entries(sharedSettings)) {
     await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
+  const writer = await openClickhouseSession(options, options.database);
   return {
     client,
+    writeClient: writer.client,
     database: options.database,
     embedded: true,
     close: async () => {
+      await writer.close();
       await client.close();
     },
   };
@@ -109,7 +119,7 @@ export async function openClickhouseSession(options: ClickhouseOptions, database
       password: options.password ?? '',
       database,
     });
-    return { client, database, embedded: false, close: () => client.close() };
+    return { client, writeClient: client, database, embedded: false, close: () => client.close() };
   }
   const connection = await createEmbeddedConnection(path.resolve(options.dataDir, 'clickhouse'));
   const client = createClient({ connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database });
@@ -117,7 +127,7 @@ export async function openClickhouseSession(options: ClickhouseOptions, database
   for (const [name, value] of Object.entries(sharedSettings)) {
     await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
-  return { client, database, embedded: true, close: () => client.close() };
+  return { client, writeClient: client, database, embedded: true, close: () => client.close() };
 }
 
 /**

@@ -9,6 +9,8 @@ import { migrateClickhouse, openClickhouse, type ClickHouseClient } from '../../
 export interface TestStores {
   sql: Sql;
   clickhouse: ClickHouseClient;
+  /** The client ingestion writes through, as the server has it (a second session in the embedded engine). */
+  writeClient: ClickHouseClient;
   config: Config;
   postgresUrl: string;
   close(): Promise<void>;
@@ -52,6 +54,7 @@ export async function openTestStores(env: Record<string, string> = {}): Promise<
   return {
     sql,
     clickhouse: ch.client,
+    writeClient: ch.writeClient,
     config,
     postgresUrl,
     close: async () => {
