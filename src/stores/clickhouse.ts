@@ -10,12 +10,13 @@ export type { ClickHouseClient };
 export interface ClickhouseStore {
   client: ClickHouseClient;
   /**
-   * The client ingestion writes through (the group-commit writer's). On a server, the same
-   * client: its statements run concurrently over HTTP. In the embedded engine, a second
-   * session: the engine runs one session's statements one after another, so with one session
-   * every read would wait behind the writer's flush (and every flush behind the reads).
+   * The clients ingestion writes through, one per flush that may run at once (the group-commit
+   * writer's lanes). On a server, the same client twice: its statements run concurrently over
+   * HTTP. In the embedded engine, sessions of their own: the engine runs one session's
+   * statements one after another, so with one session every read would wait behind a flush
+   * (and every flush behind the reads), and flushes could not overlap.
    */
-  writeClient: ClickHouseClient;
+  writeClients: ClickHouseClient[];
   database: string;
   embedded: boolean;
   close(): Promise<void>;
@@ -77,7 +78,7 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
       password: options.password ?? '',
       database: options.database,
     });
-    return { client, writeClient: client, database: options.database, embedded: false, close: () => client.close() };
+    return { client, writeClients: [client, client], database: options.database, embedded: false, close: () => client.close() };
   }
   const dir = path.resolve(options.dataDir, 'clickhouse');
   const connection = await createEmbeddedConnection(dir);
@@ -91,14 +92,14 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
   for (const [name, value] of Object.entries(sharedSettings)) {
     await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
-  const writer = await openClickhouseSession(options, options.database);
+  const writers = [await openClickhouseSession(options, options.database), await openClickhouseSession(options, options.database)];
   return {
     client,
-    writeClient: writer.client,
+    writeClients: writers.map((w) => w.client),
     database: options.database,
     embedded: true,
     close: async () => {
-      await writer.close();
+      for (const writer of writers) await writer.close();
       await client.close();
     },
   };
@@ -119,7 +120,7 @@ export async function openClickhouseSession(options: ClickhouseOptions, database
       password: options.password ?? '',
       database,
     });
-    return { client, writeClient: client, database, embedded: false, close: () => client.close() };
+    return { client, writeClients: [client, client], database, embedded: false, close: () => client.close() };
   }
   const connection = await createEmbeddedConnection(path.resolve(options.dataDir, 'clickhouse'));
   const client = createClient({ connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database });
@@ -127,7 +128,7 @@ export async function openClickhouseSession(options: ClickhouseOptions, database
   for (const [name, value] of Object.entries(sharedSettings)) {
     await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
-  return { client, writeClient: client, database, embedded: true, close: () => client.close() };
+  return { client, writeClients: [client], database, embedded: true, close: () => client.close() };
 }
 
 /**
