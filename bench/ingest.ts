@@ -92,9 +92,25 @@ async function rawRole(options: Options) {
     return { spans: batches * tracesPerInsert * spansPerTrace, seconds: (performance.now() - started) / 1000 };
   };
   const preload = options.preload > 0 ? await insertBatches('bench-preload', options.preload, 1000, 2) : { seconds: 0 };
+  const settleSeconds = await settleMerges(store.client);
   const raw = await insertBatches('bench-raw', options.spans, 100, 4);
   await store.close();
-  process.send!({ preloadSeconds: preload.seconds, ...raw }, () => process.exit(0));
+  process.send!({ preloadSeconds: preload.seconds, settleSeconds, ...raw }, () => process.exit(0));
+}
+
+/**
+ * Waits until the engine has no merge running (at most 3 minutes), so each shape starts on a
+ * settled store rather than paying for the merges of the one before; the seconds it waited.
+ */
+async function settleMerges(clickhouse: import('../src/stores/clickhouse.js').ClickHouseClient) {
+  const started = performance.now();
+  while (performance.now() - started < 180_000) {
+    const result = await clickhouse.query({ query: 'SELECT count() AS n FROM system.merges WHERE database = currentDatabase()', format: 'JSONEachRow' });
+    const [row] = await result.json<{ n: number }>();
+    if (Number(row?.n ?? 0) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return (performance.now() - started) / 1000;
 }
 
 /** The service with a bench workspace key on an enterprise plan; answers `parts` with the active part counts. */
@@ -110,14 +126,18 @@ async function serverRole() {
   await migrate(config, stores);
   const sql = stores.postgres.sql;
   const clickhouse = stores.clickhouse.client;
-  const app = await buildApp({ config, sql, clickhouse, log, admit: createRateLimiter(sql).admit });
+  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const writer = new WriteBatcher(stores.clickhouse.writeClients);
+  const app = await buildApp({ config, sql, clickhouse, writer, log, admit: createRateLimiter(sql).admit });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const org = await tenancy.createOrganization(sql, { name: 'bench-ingest', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });
   const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
   const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
   process.send!({ type: 'ready', url, key });
   const onMessage = async (message: { type: string }) => {
-    if (message.type === 'parts') {
+    if (message.type === 'settle') {
+      process.send!({ type: 'settled', seconds: await settleMerges(clickhouse) });
+    } else if (message.type === 'parts') {
       const result = await clickhouse.query({
         query: `SELECT table, count() AS parts FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('spans', 'traces') GROUP BY table`,
         format: 'JSONEachRow',
@@ -137,18 +157,22 @@ interface Server {
   key: string;
   proc: ChildProcess;
   parts(): Promise<Record<string, number>>;
+  settle(): Promise<number>;
 }
 
 function startServerChild(dir: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const waiting: Array<(parts: Record<string, number>) => void> = [];
+    const settling: Array<(seconds: number) => void> = [];
     const proc = child('server', { BENCH_DIR: dir }, (message, p) => {
       if (message.type === 'ready') {
         resolve({
           url: message.url, key: message.key, proc: p,
           parts: () => new Promise((done) => { waiting.push(done); p.send({ type: 'parts' }); }),
+          settle: () => new Promise((done) => { settling.push(done); p.send({ type: 'settle' }); }),
         });
       } else if (message.type === 'parts') waiting.shift()?.(message.parts);
+      else if (message.type === 'settled') settling.shift()?.(message.seconds);
     });
     proc.on('exit', (code) => code !== 0 && reject(new Error(`server exited with ${code}`)));
   });
@@ -191,15 +215,18 @@ export async function run(args: string[]) {
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-'));
   const lines = [`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${mib(totalmem())} RAM, Node ${process.version}`];
   try {
-    const raw = await new Promise<{ preloadSeconds: number; spans: number; seconds: number }>((resolve, reject) => {
-      let figure: { preloadSeconds: number; spans: number; seconds: number } | undefined;
+    const raw = await new Promise<{ preloadSeconds: number; settleSeconds: number; spans: number; seconds: number }>((resolve, reject) => {
+      let figure: { preloadSeconds: number; settleSeconds: number; spans: number; seconds: number } | undefined;
       const proc = child('raw', { BENCH_DIR: dir, BENCH_OPTIONS: JSON.stringify(options) }, (message) => (figure = message));
       proc.on('exit', (code) => (code === 0 && figure ? resolve(figure) : reject(new Error(`raw baseline exited with ${code}`))));
     });
-    lines.push(`store preloaded with ${options.preload} spans in ${raw.preloadSeconds.toFixed(0)} s`);
+    lines.push(`store preloaded with ${options.preload} spans in ${raw.preloadSeconds.toFixed(0)} s, merges settled ${raw.settleSeconds.toFixed(0)} s later`);
+    // Every shape starts on a settled store (no merge running), not paying for the one before.
+    const settled: number[] = [];
     const rawRate = raw.spans / raw.seconds;
     const server = await startServerChild(dir);
     try {
+      settled.push(await server.settle());
       const bulk = await nativeLoad(server, 100, 4, options.spans, Infinity);
       const traceId = /"traceId":"([0-9a-f]{32})"/.exec(fillTraceIds(makeBodyTemplate(1)))![1]!;
       await post(server, '/api/traces', JSON.stringify({ traces: [makeTrace(traceId, Date.parse('2025-06-01T12:00:00Z'))] }), 'application/json', () => true);
@@ -208,6 +235,7 @@ export async function run(args: string[]) {
         if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
         await res.arrayBuffer();
       };
+      settled.push(await server.settle());
       const idle = { list: median(await sampleReads(get('/api/traces'), { count: 30 })), detail: median(await sampleReads(get(`/api/traces/${traceId}`), { count: 30 })) };
       const underLoad = async (clients: number, seconds: number) => {
         let done = false;
@@ -220,7 +248,9 @@ export async function run(args: string[]) {
         return { load: await load, list: median(reads.list), detail: median(reads.detail) };
       };
       const c16 = await underLoad(16, options.seconds);
+      settled.push(await server.settle());
       const c64 = await underLoad(64, options.seconds);
+      settled.push(await server.settle());
       const otel = await otelLoad(server, options);
       const shape = (name: string, r: LoadResult) =>
         `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s)`;
@@ -236,7 +266,9 @@ export async function run(args: string[]) {
         `GET /api/traces median:       idle ${ms(idle.list)}, under 16 clients ${ms(c16.list)} (${(c16.list / idle.list).toFixed(1)}x, goal <= 2x)`,
         `GET /api/traces/:id median:   idle ${ms(idle.detail)}, under 16 clients ${ms(c16.detail)} (${(c16.detail / idle.detail).toFixed(1)}x, goal <= 2x)`,
       );
+      lines.push(`waits for merges to settle before the shapes: ${settled.map((n) => `${n.toFixed(0)} s`).join(', ')}`);
       if (options.sustain > 0) {
+        await server.settle();
         const samples: string[] = [];
         const started = performance.now();
         let done = false;

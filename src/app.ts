@@ -100,9 +100,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Ingest (native and OTLP) prices spans with the workspace's prices, kept in memory.
   const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
-  attachIngestPricing(deps.clickhouse, { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook });
-
   const writer = deps.writer ?? new WriteBatcher(deps.clickhouse);
+  const ingestPricing = { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook };
+  attachIngestPricing(deps.clickhouse, ingestPricing);
+  attachIngestPricing(writer.clickhouse, ingestPricing);
   const authenticate = createAuthenticator(deps.sql, deps.verifyBearer);
   await app.register(async (api) => {
     registerAuthenticatedScope(api, {

@@ -4,13 +4,30 @@ import { tombstoneLogRecords } from './otlp/log-records.js';
 import { nextVersion } from './rows.js';
 import { tombstoneSpans } from './spans-table.js';
 import { selectTraceExists, selectTraceWithSpans, tombstoneTraceSummary } from './traces-table.js';
-import type { TraceDetail } from './schemas.js';
-import { toStoredSpan, toTraceListItem } from './tree.js';
+import type { StoredSpan, TraceDetail } from './schemas.js';
+import { selectSpanDetail, selectTraceTree } from './span-tree-queries.js';
+import type { TraceTree } from './span-tree-schemas.js';
+import { toSpanNode, toStoredSpan, toTraceListItem } from './tree.js';
 
 export async function getTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string): Promise<TraceDetail> {
   const [row] = await selectTraceWithSpans(clickhouse, { workspaceId, traceId });
   if (!row) throw notFound('Trace', { traceId });
   return { ...toTraceListItem(row.item), spans: row.spans.map(toStoredSpan) };
+}
+
+/** The trace with its spans as slim nodes: what a tree and a waterfall draw, no payloads. */
+export async function getTraceTree(clickhouse: ClickHouseClient, workspaceId: string, traceId: string): Promise<TraceTree> {
+  const row = await selectTraceTree(clickhouse, { workspaceId, traceId });
+  if (!row) throw notFound('Trace', { traceId });
+  const { spans: _none, ...item } = toTraceListItem(row.item);
+  return { ...item, spans: row.spans.map(toSpanNode) };
+}
+
+/** One span whole, as GET /api/traces/:id returns it; a span of a deleted trace is gone with it. */
+export async function getSpan(clickhouse: ClickHouseClient, workspaceId: string, traceId: string, spanId: string): Promise<StoredSpan> {
+  const detail = await selectSpanDetail(clickhouse, { workspaceId, traceId, spanId });
+  if (detail === undefined) throw notFound('Span', { traceId, spanId });
+  return toStoredSpan(detail);
 }
 
 /** Deletes the trace's spans and summary, and the GenAI log records that fed its spans (OTLP logs). */

@@ -5,9 +5,10 @@ import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { ingestTraces } from './ingest.js';
 import type { WriteBatcher } from './write-batcher.js';
-import { deleteTrace, getTrace } from './read.js';
+import { deleteTrace, getSpan, getTrace, getTraceTree } from './read.js';
 import { listTraces } from './list.js';
 import { queryLimitsOf } from './query-limits.js';
+import { spanParams, traceTreeSchema } from './span-tree-schemas.js';
 import {
   batchIngestBodySchema,
   ingestBodySchema,
@@ -16,6 +17,7 @@ import {
   listTracesQuery,
   traceDetailSchema,
   traceListItemSchema,
+  storedSpanSchema,
   traceParams,
 } from './schemas.js';
 
@@ -71,6 +73,27 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
       tags,
     },
     handler: async (request, reply) => sendData(request, reply, await getTrace(clickhouse, request.auth.workspaceId, request.params.id)),
+  });
+
+  app.get('/:id/tree', {
+    schema: {
+      summary: 'One trace with all its spans as slim nodes: no input, output, attributes, events, metadata, status message or pricing',
+      params: traceParams,
+      response: { 200: envelope(traceTreeSchema), ...errors },
+      tags,
+    },
+    handler: async (request, reply) => sendData(request, reply, await getTraceTree(clickhouse, request.auth.workspaceId, request.params.id)),
+  });
+
+  app.get('/:id/spans/:spanId', {
+    schema: {
+      summary: 'One span of a trace, whole (as in GET /api/traces/{id})',
+      params: spanParams,
+      response: { 200: envelope(storedSpanSchema), ...errors },
+      tags,
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await getSpan(clickhouse, request.auth.workspaceId, request.params.id, request.params.spanId)),
   });
 
   app.delete('/:id', {

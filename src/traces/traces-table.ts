@@ -4,7 +4,7 @@ import { defineQuery } from '../stores/clickhouse-query.js';
 import { toStoredTime } from './rows.js';
 import type { TraceSort } from './schemas.js';
 import { keyReadSettings } from './spans-table.js';
-import type { TraceSummaryRow } from './summary-rows.js';
+import type { PreviousSummary, TraceSummaryRow } from './summary-rows.js';
 
 /**
  * The SQL on `traces`, one summary row per trace and version (clickhouse/0001 and later): one
@@ -69,6 +69,37 @@ export function traceSummaryFilter(filter: TraceFilter): { where: string; values
   if (filter.minCostUsd !== undefined) bind('minCostUsd', 'cost_usd >= {minCostUsd:Float64}', filter.minCostUsd);
   return { where: clauses.join(' AND '), values };
 }
+
+/**
+ * The previous summaries of the traces a recompute touches (recompute.ts): the latest version of
+ * each, deleted ones included (the caller drops them), with the trace fields a payload may leave
+ * out and an earlier one sent.
+ */
+export const selectPreviousSummaries = defineQuery({
+  name: 'selectPreviousSummaries',
+  params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
+  row: z.object({
+    trace_id: z.string(),
+    version: z.string().regex(/^\d+$/),
+    name: z.string(),
+    session_id: z.string(),
+    environment: z.string(),
+    service: z.string(),
+    user_id: z.string(),
+    tags: z.array(z.string()),
+    is_deleted: z.number(),
+  }) satisfies z.ZodType<PreviousSummary & { is_deleted: number }>,
+  sql: (values) => ({
+    values,
+    query: `
+      SELECT trace_id, toString(version) AS version, name, session_id, environment, service, user_id, tags, is_deleted
+      FROM traces
+      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)}
+      ORDER BY version DESC
+      LIMIT 1 BY trace_id
+      ${keyReadSettings}`,
+  }),
+});
 
 export async function insertTraceSummaries(clickhouse: ClickHouseClient, rows: TraceSummaryRow[]): Promise<void> {
   if (rows.length === 0) return;

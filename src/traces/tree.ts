@@ -1,4 +1,6 @@
 import type { StoredSpan, TraceListItem } from './schemas.js';
+import type { SpanNodeTuple } from './span-tree-queries.js';
+import type { SpanNode } from './span-tree-schemas.js';
 
 /**
  * Stored read models back to wire shapes. `spans.detail` and `traces.item` hold the JSON the
@@ -39,4 +41,38 @@ export function groupSpansByTrace(rows: Array<{ trace_id: string; detail: string
     else groups.set(row.trace_id, [span]);
   }
   return groups;
+}
+
+/**
+ * A span's tree fields (span-tree-queries.ts) as a node: the fields of its `detail` other
+ * than the heavy ones, in the same order, each present exactly when it was stored (a string
+ * column '' and a number column NULL both mean "not sent"). Assigned one by one: a large
+ * trace has 10,000 of them.
+ */
+export function toSpanNode(t: SpanNodeTuple): SpanNode {
+  const [spanId, parentSpanId, name, kind, status, startTime, endTime, durationMs, model, provider, ...rest] = t;
+  const [inputTokens, outputTokens, totalTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens, costUsd, ...last] = rest;
+  const [costSource, ttftMs, promptName, promptVersion] = last;
+  const node: { -readonly [K in keyof SpanNode]: SpanNode[K] } = { spanId } as SpanNode;
+  if (parentSpanId !== '') node.parentSpanId = parentSpanId;
+  node.name = name;
+  node.kind = kind;
+  node.startTime = startTime;
+  node.endTime = endTime;
+  node.durationMs = durationMs;
+  if (model !== '') node.model = model;
+  if (provider !== '') node.provider = provider;
+  if (inputTokens !== null) node.inputTokens = inputTokens;
+  if (outputTokens !== null) node.outputTokens = outputTokens;
+  if (totalTokens !== null) node.totalTokens = totalTokens;
+  if (cacheReadTokens !== null) node.cacheReadTokens = cacheReadTokens;
+  if (cacheWriteTokens !== null) node.cacheWriteTokens = cacheWriteTokens;
+  if (reasoningTokens !== null) node.reasoningTokens = reasoningTokens;
+  if (costUsd !== null) node.costUsd = costUsd;
+  if (costSource !== '') node.costSource = costSource;
+  if (ttftMs !== null) node.ttftMs = ttftMs;
+  node.status = status;
+  if (promptName !== '') node.promptName = promptName;
+  if (promptVersion !== '') node.promptVersion = promptVersion;
+  return node;
 }

@@ -13,89 +13,180 @@ interface PendingWrite {
   reject(error: unknown): void;
 }
 
+/** One connection the writer flushes through, and the traces of its flush in progress. */
+interface Lane {
+  client: ClickHouseClient;
+  /** `workspaceId/traceId` of the writes being flushed; empty when idle. */
+  traces: Set<string>;
+  busy: boolean;
+}
+
+const traceKey = (workspaceId: string, traceId: string) => `${workspaceId}/${traceId}`;
+
 /**
  * Group commit for ingestion. Concurrent ingest requests share one span insert and one summary
  * recompute per workspace, instead of one each: the engine's cost per statement (a new part,
  * a read of every part's index) is paid once per flush, and fewer, larger parts leave less to
- * merge. A write that finds the writer idle is flushed at once (no added latency); writes that
- * arrive during a flush go together into the next one. Each caller's promise settles only
- * after its spans and its traces' summaries are stored, so an answered ingest is readable.
- * Flushes run one at a time, which also keeps the summary versions of one process in order.
+ * merge. A write that finds a lane idle is flushed at once (no added latency); writes that
+ * arrive while every lane flushes go together into the next flush. Each caller's promise
+ * settles only after its spans and its traces' summaries are stored, so an answered ingest is
+ * readable.
+ *
+ * Flushes run on as many lanes as clients were given (the embedded engine runs one session's
+ * statements one after another, so each lane is a session of its own; on a server they share
+ * the HTTP client). Two lanes never hold the same trace at once: a summary is recomputed from
+ * the spans its flush reads after its own insert, and two flushes of one trace side by side
+ * could each miss the other's spans. A write whose trace is being flushed waits for that flush,
+ * and so does every later write of that trace, so a trace's writes are stored in order.
  * One is made per app with its stores (server.ts, buildApp) and handed to the routes.
  */
 export class WriteBatcher {
   private queue: PendingWrite[] = [];
-  private flushing = false;
+  private readonly lanes: Lane[];
   /** Writes taken and flushes run, for the logs and the tests: writes / flushes is the batching. */
   readonly counts = { writes: 0, flushes: 0, isolations: 0 };
+  /** The store it writes to; ingest also prices spans with the pricing attached to it (cost/pricing.ts). */
+  readonly clickhouse: ClickHouseClient;
+  private readonly maxRows: number;
+  private readonly maxGatherMs: number;
+  /** Callers writing at once, as the last flush saw them: the writes it carried and those queued when it ended. */
+  private concurrency = 0;
+  private lastFlushMs = 0;
+  private gatherTimer: NodeJS.Timeout | undefined;
+  /** The gathering wait of the next flush is over. */
+  private gathered = false;
 
   constructor(
-    /** The store it writes to; ingest also prices spans with the pricing attached to it (cost/pricing.ts). */
-    readonly clickhouse: ClickHouseClient,
-    /** Rows in one flush at most; the rest wait for the next. */
-    private readonly maxRows = 50_000,
-  ) {}
+    clients: ClickHouseClient | readonly ClickHouseClient[],
+    options: {
+      /** Rows in one flush at most; the rest wait for the next. */
+      maxRows?: number;
+      /** The longest a flush waits for concurrent callers' writes (see gathering), in ms; 0: never. */
+      maxGatherMs?: number;
+    } = {},
+  ) {
+    this.maxRows = options.maxRows ?? 50_000;
+    this.maxGatherMs = options.maxGatherMs ?? 8;
+    const all = Array.isArray(clients) ? (clients as readonly ClickHouseClient[]) : [clients as ClickHouseClient];
+    if (all.length === 0) throw new Error('WriteBatcher needs at least one client');
+    this.clickhouse = all[0]!;
+    this.lanes = all.map((client) => ({ client, traces: new Set<string>(), busy: false }));
+  }
 
   write(workspaceId: string, rows: SpanRow[], traceIds: string[]): Promise<void> {
     return new Promise((resolve, reject) => {
       this.counts.writes += 1;
       this.queue.push({ workspaceId, rows, traceIds, resolve, reject });
-      if (!this.flushing) void this.flushAll();
+      if (this.gatherTimer && this.queue.length >= this.concurrency) {
+        clearTimeout(this.gatherTimer);
+        this.gatherTimer = undefined;
+        this.gathered = true;
+      }
+      this.schedule();
     });
   }
 
-  private takeBatch(): PendingWrite[] {
-    let rows = 0;
-    let count = 0;
-    while (count < this.queue.length && (count === 0 || rows + this.queue[count]!.rows.length <= this.maxRows)) {
-      rows += this.queue[count]!.rows.length;
-      count += 1;
+  /**
+   * Gathering: a flush costs the engine about the same for one write as for sixteen, so the
+   * writes of concurrent callers should share one. But callers answered by one flush come back
+   * a few ms apart (each request is parsed and validated in turn): the first would find the
+   * writer idle and be flushed alone while the rest queue behind it, and the callers would
+   * settle into small cohorts taking turns. So when the last flush saw several callers, the
+   * next waits until as many writes are queued, at most `maxGatherMs` and a quarter of the
+   * last flush's time. A lone caller never waits.
+   */
+  private gathering(): boolean {
+    if (this.gathered || this.concurrency <= 1 || this.queue.length >= this.concurrency) return false;
+    const ms = Math.min(this.maxGatherMs, this.lastFlushMs / 4);
+    if (ms < 1) return false;
+    this.gatherTimer ??= setTimeout(() => {
+      this.gatherTimer = undefined;
+      this.gathered = true;
+      this.schedule();
+    }, ms);
+    return true;
+  }
+
+  /** Starts a flush on every idle lane that has writes it may take. */
+  private schedule(): void {
+    for (const lane of this.lanes) {
+      if (lane.busy || this.queue.length === 0) continue;
+      if (this.gathering()) return;
+      const batch = this.takeBatch();
+      if (batch.length === 0) return;
+      this.gathered = false;
+      lane.busy = true;
+      for (const w of batch) for (const id of w.traceIds) lane.traces.add(traceKey(w.workspaceId, id));
+      const started = performance.now();
+      void this.run(lane, batch).finally(() => {
+        this.lastFlushMs = performance.now() - started;
+        this.concurrency = batch.length + this.queue.length;
+        lane.busy = false;
+        lane.traces.clear();
+        this.schedule();
+      });
     }
-    return this.queue.splice(0, count);
+  }
+
+  /**
+   * The queued writes of the next flush, in arrival order, up to `maxRows`: a write is left
+   * queued when one of its traces is in a flush in progress or in a write left queued before it.
+   */
+  private takeBatch(): PendingWrite[] {
+    const inFlight = (key: string) => this.lanes.some((lane) => lane.traces.has(key));
+    const held = new Set<string>();
+    const taken: PendingWrite[] = [];
+    const left: PendingWrite[] = [];
+    let rows = 0;
+    for (const w of this.queue) {
+      const keys = w.traceIds.map((id) => traceKey(w.workspaceId, id));
+      const fits = taken.length === 0 || rows + w.rows.length <= this.maxRows;
+      if (fits && !keys.some((k) => held.has(k) || inFlight(k))) {
+        taken.push(w);
+        rows += w.rows.length;
+      } else {
+        left.push(w);
+        for (const k of keys) held.add(k);
+      }
+    }
+    this.queue = left;
+    return taken;
   }
 
   /** One statement pair for the writes given: their spans, then their traces' summaries. */
-  private async flush(batch: PendingWrite[]): Promise<void> {
+  private async flush(client: ClickHouseClient, batch: PendingWrite[]): Promise<void> {
     this.counts.flushes += 1;
-    await insertSpanRows(this.clickhouse, batch.flatMap((w) => w.rows));
+    await insertSpanRows(client, batch.flatMap((w) => w.rows));
     const traceIds = new Map<string, Set<string>>();
     for (const w of batch) {
       const ids = traceIds.get(w.workspaceId) ?? new Set<string>();
       for (const id of w.traceIds) ids.add(id);
       traceIds.set(w.workspaceId, ids);
     }
-    for (const [workspaceId, ids] of traceIds) await recomputeTraceSummaries(this.clickhouse, workspaceId, [...ids]);
+    for (const [workspaceId, ids] of traceIds) await recomputeTraceSummaries(client, workspaceId, [...ids]);
   }
 
-  private async flushAll(): Promise<void> {
-    this.flushing = true;
+  private async run(lane: Lane, batch: PendingWrite[]): Promise<void> {
     try {
-      while (this.queue.length > 0) {
-        const batch = this.takeBatch();
+      await this.flush(lane.client, batch);
+      for (const w of batch) w.resolve();
+    } catch (error) {
+      if (batch.length === 1 || isStoreUnavailable(error)) {
+        for (const w of batch) w.reject(alone(error, batch.length === 1));
+        return;
+      }
+      // One request's data must never fail another's: each write of the failed flush is
+      // retried alone, and only the writes that fail alone hear of it (the upsert makes
+      // a retry of rows that did land harmless).
+      this.counts.isolations += 1;
+      for (const w of batch) {
         try {
-          await this.flush(batch);
-          for (const w of batch) w.resolve();
-        } catch (error) {
-          if (batch.length === 1 || isStoreUnavailable(error)) {
-            for (const w of batch) w.reject(alone(error, batch.length === 1));
-            continue;
-          }
-          // One request's data must never fail another's: each write of the failed flush is
-          // retried alone, and only the writes that fail alone hear of it (the upsert makes
-          // a retry of rows that did land harmless).
-          this.counts.isolations += 1;
-          for (const w of batch) {
-            try {
-              await this.flush([w]);
-              w.resolve();
-            } catch (single) {
-              w.reject(alone(single, true));
-            }
-          }
+          await this.flush(lane.client, [w]);
+          w.resolve();
+        } catch (single) {
+          w.reject(alone(single, true));
         }
       }
-    } finally {
-      this.flushing = false;
     }
   }
 }

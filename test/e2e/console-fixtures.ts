@@ -116,9 +116,45 @@ export function agentTrace(traceId: string, start: number, options: { environmen
   };
 }
 
-/** A wide, deep trace: `count` spans, chains of 10 under one root (for the tree and the benchmark). */
-export function bigTrace(traceId: string, start: number, count: number) {
-  const spans = [
+/** What a chat step of an agent says: about 1.2 KB in, 0.4 KB out, with the step's number. */
+function chatPayloads(i: number) {
+  const policy = 'You are a support agent for a kitchen appliance shop. Answer from the order history and the warranty terms only. '.repeat(
+    4,
+  );
+  return {
+    input: {
+      messages: [
+        { role: 'system', content: policy },
+        {
+          role: 'user',
+          content: `Step ${i}: is the kettle of order A-${i} still under warranty, and can it be replaced rather than repaired?`,
+        },
+        { role: 'assistant', content: 'Let me look up the order and the warranty terms for that model before answering.' },
+        {
+          role: 'tool',
+          content: JSON.stringify({ orderId: `A-${i}`, purchased: '2024-11-02', model: 'K-200', warrantyMonths: 24 }),
+          toolCallId: `call-${i}`,
+        },
+      ],
+    },
+    output: {
+      messages: [
+        {
+          role: 'assistant',
+          content: `Order A-${i} was bought on 2 November 2024 and the K-200 carries a two-year warranty, so it is covered until November 2026. A replacement is offered when a repair takes longer than 14 days.`,
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * A wide, deep trace: `count` spans, chains of 10 under one root (for the tree and the benchmark).
+ * With `payloads`, its chat spans carry a conversation and its tools their arguments and result,
+ * as an agent's trace does (about 0.6 KB a span on average).
+ */
+export function bigTrace(traceId: string, start: number, count: number, options: { payloads?: boolean } = {}) {
+  const spans: Array<Record<string, unknown>> = [
     {
       spanId: 's0',
       name: 'root',
@@ -132,16 +168,25 @@ export function bigTrace(traceId: string, start: number, count: number) {
   for (let i = 1; i < count; i++) {
     const parent = i % 10 === 1 ? 's0' : `s${i - 1}`;
     const s = start + i * 10;
+    const kind = i % 3 === 0 ? 'llm.chat' : i % 3 === 1 ? 'tool' : 'chain';
+    const payloads = !options.payloads
+      ? {}
+      : kind === 'llm.chat'
+        ? chatPayloads(i)
+        : kind === 'tool'
+          ? { input: { raw: { orderId: `A-${i}` } }, output: { raw: { purchased: '2024-11-02', model: 'K-200' } } }
+          : {};
     spans.push({
       spanId: `s${i}`,
       parentSpanId: parent,
       name: `step ${i}`,
-      kind: i % 3 === 0 ? 'llm.chat' : i % 3 === 1 ? 'tool' : 'chain',
+      kind,
       startTime: iso(s),
       endTime: iso(s + 8),
       durationMs: 8,
       status: i % 97 === 0 ? 'error' : 'ok',
-    } as (typeof spans)[number]);
+      ...payloads,
+    });
   }
   return { traceId, name: `big trace of ${count}`, source: 'sdk', environment: 'staging', spans };
 }

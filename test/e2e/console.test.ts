@@ -16,7 +16,7 @@ const intl = new Intl.NumberFormat('en-US');
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 });
 
 /** Failed loads the tests cause on purpose: the refused sign-ins and the missing trace. */
-const expectedFailures = /\/api\/me$|\/api\/traces\/does-not-exist$/;
+const expectedFailures = /\/api\/me$|\/api\/traces\/does-not-exist\/tree$/;
 
 beforeAll(async () => {
   service = await startListeningService();
@@ -30,6 +30,9 @@ afterAll(async () => {
   await browser?.close();
   await service?.close();
 });
+
+/** A span's panel once its whole span (input, output, JSON) is loaded, not only its tree fields. */
+const loadedPanel = (name: string) => page.locator(`article[aria-label="Span ${name}"][aria-busy="false"]`);
 
 async function checkScreen(name: string) {
   await page.screenshot({ path: path.join(shots, `${name}.png`) });
@@ -67,6 +70,11 @@ describe('the web console in a browser', () => {
   });
 
   it('lists the traces with the API figures, filters into the URL and sorts', async () => {
+    // The form is rebuilt from the URL: typing before that happened would be typing into the old form.
+    const clearFilters = async () => {
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await page.waitForURL((url) => url.pathname === '/traces' && url.search === '');
+    };
     const seeded = await service.call('POST', '/api/traces', { traces: seededTraces(Date.now()) });
     expect(seeded.body.data).toMatchObject({ accepted: 3, rejected: 0 });
     const api = (await service.call('GET', '/api/traces?limit=50')).body;
@@ -88,18 +96,18 @@ describe('the web console in a browser', () => {
     await poll(() => rows.count()).toBe(1);
     expect(await rows.first().getAttribute('data-trace-id')).toBe('trace-c');
 
-    await page.getByRole('button', { name: 'Clear' }).click();
+    await clearFilters();
     await page.getByLabel('Environment').fill('staging');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/environment=staging/);
     await poll(() => rows.count()).toBe(1);
-    await page.getByRole('button', { name: 'Clear' }).click();
+    await clearFilters();
     await page.getByLabel('Name').fill('refund agent');
     await page.getByLabel('User').fill('user-7');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/name=refund\+agent&userId=user-7|userId=user-7.*name=refund/);
     await poll(() => rows.count()).toBe(1);
-    await page.getByRole('button', { name: 'Clear' }).click();
+    await clearFilters();
     await poll(() => rows.count()).toBe(3);
 
     await page.getByRole('button', { name: 'Cost' }).click();
@@ -114,8 +122,15 @@ describe('the web console in a browser', () => {
 
   it('shows a trace: the tree beside the waterfall, a span with its conversation, keyboard navigation, a deep link', async () => {
     const trace = (await service.call('GET', '/api/traces/trace-a')).body.data;
+    // The page reads the slim tree, then each selected span once (cached when selected again).
+    const reads: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      const { pathname } = new URL(request.url());
+      if (pathname.startsWith('/api/traces/trace-a')) reads.push(pathname.slice('/api/traces/trace-a'.length) || '(whole trace)');
+    };
+    page.on('request', onRequest);
     await page.goto(`${service.baseUrl}/traces/trace-a?span=trace-a-chat`);
-    const panel = page.getByRole('article', { name: 'Span chat' });
+    const panel = loadedPanel('chat');
     await panel.waitFor();
     expect(await page.getByTestId('trace-tokens').textContent()).toBe(intl.format(trace.totalTokens));
     expect(await page.getByTestId('trace-spans').textContent()).toBe(String(trace.spans.length));
@@ -147,7 +162,7 @@ describe('the web console in a browser', () => {
     await tree.focus();
     await page.keyboard.press('ArrowDown');
     await selected('trace-a-tool');
-    await page.getByRole('article', { name: 'Span lookup_order' }).waitFor();
+    await loadedPanel('lookup_order').waitFor();
     await page.keyboard.press('ArrowLeft'); // a leaf: to its parent
     await selected('trace-a-chat');
     await page.keyboard.press('ArrowLeft'); // expanded: collapses
@@ -158,7 +173,7 @@ describe('the web console in a browser', () => {
     await selected('trace-a-root');
     await page.keyboard.press('End');
     await selected('trace-a-final');
-    const final = page.getByRole('article', { name: 'Span answer' });
+    const final = loadedPanel('answer');
     await final.waitFor();
     expect(await final.locator('.message[data-role]').evaluateAll((els) => els.map((e) => e.getAttribute('data-role')))).toEqual([
       'user',
@@ -166,9 +181,22 @@ describe('the web console in a browser', () => {
       'assistant',
     ]);
     expect(await final.textContent()).toContain('call_1');
+    // Back to a span seen before: its messages are there at once (in the render that selects
+    // it), from the cache; only the spans selected were read, the whole trace never.
+    await page.keyboard.press('Home');
+    await selected('trace-a-root');
+    expect(await loadedPanel('support-agent').textContent()).toContain('Is my kettle under warranty?');
+    page.off('request', onRequest);
+    expect([...new Set(reads)]).toEqual([
+      '/tree',
+      '/spans/trace-a-chat',
+      '/spans/trace-a-tool',
+      '/spans/trace-a-root',
+      '/spans/trace-a-final',
+    ]);
 
     await page.goto(`${service.baseUrl}/traces/trace-a?span=trace-a-search`);
-    const search = page.getByRole('article', { name: 'Span search docs' });
+    const search = loadedPanel('search docs');
     await search.waitFor();
     expect(await search.textContent()).toContain('Kettles carry a two-year warranty.');
     expect(await search.textContent()).toContain('score 0.920');
@@ -244,7 +272,14 @@ describe('the web console in a browser', () => {
     expect(await row.textContent()).toContain(String(user7.sessionCount));
     await checkScreen('users');
     await row.getByRole('link', { name: 'user-7' }).click();
-    await page.getByRole('table', { name: 'Sessions' }).waitFor();
+    const userSessions = page.getByRole('table', { name: 'Sessions' });
+    await userSessions.waitFor();
+    expect(await page.locator('[data-kpi="traces"]').textContent()).toBe(intl.format(user7.traceCount));
+    expect(await page.locator('[data-kpi="sessions"]').textContent()).toBe(intl.format(user7.sessionCount));
+    const ofUser = (await service.call('GET', '/api/sessions?userId=user-7')).body.data.map((s: { sessionId: string }) => s.sessionId);
+    expect(
+      await userSessions.locator('tr[data-session-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-session-id'))),
+    ).toEqual(ofUser);
     await checkScreen('user');
   });
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import * as tenancy from '../../src/tenancy/store.js';
+import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
 import { openTestStores, type TestStores } from '../support/stores.js';
 
 export interface ListeningService {
@@ -17,10 +18,19 @@ export interface ListeningService {
   close(): Promise<void>;
 }
 
+export interface ListeningServiceOptions {
+  /**
+   * Per-organization rate limits as a started server counts them (off by default, so other
+   * tests never hit them); `now` is their clock.
+   */
+  rateLimits?: { now?: () => number };
+}
+
 /** The real service on a loopback port, over fresh stores, with one workspace and its key. */
-export async function startListeningService(): Promise<ListeningService> {
+export async function startListeningService(options: ListeningServiceOptions = {}): Promise<ListeningService> {
   const stores = await openTestStores();
-  const app = await buildApp({ config: stores.config, sql: stores.sql, clickhouse: stores.clickhouse });
+  const admit = options.rateLimits ? createRateLimiter(stores.sql, { now: options.rateLimits.now }).admit : undefined;
+  const app = await buildApp({ config: stores.config, sql: stores.sql, clickhouse: stores.clickhouse, ...(admit && { admit }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   const organization = await tenancy.createOrganization(stores.sql, { name: `sdk-${randomBytes(4).toString('hex')}`, plan: 'enterprise', rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000 });

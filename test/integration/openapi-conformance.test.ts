@@ -142,6 +142,16 @@ const examples: Record<string, () => Promise<Example>> = {
     await authed('POST', '/api/traces', { traces: [trace(id)] });
     return { url: `/api/traces/${id}` };
   },
+  'GET /api/traces/{id}/tree': async () => {
+    const id = `c-${unique()}`;
+    await authed('POST', '/api/traces', { traces: [trace(id)] });
+    return { url: `/api/traces/${id}/tree` };
+  },
+  'GET /api/traces/{id}/spans/{spanId}': async () => {
+    const id = `c-${unique()}`;
+    await authed('POST', '/api/traces', { traces: [trace(id)] });
+    return { url: `/api/traces/${id}/spans/root` };
+  },
   'DELETE /api/traces/{id}': async () => {
     const id = `c-${unique()}`;
     await authed('POST', '/api/traces', { traces: [trace(id)] });

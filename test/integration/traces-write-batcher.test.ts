@@ -70,6 +70,36 @@ describe('group commit of ingestion', () => {
     }
   });
 
+  it('flushes on two lanes at once but never one trace on both, so a slow flush cannot leave a stale summary', async () => {
+    const [first, second] = [ctx.writeClients[0]!, ctx.writeClients[1] ?? ctx.writeClients[0]!];
+    // A real client whose reads answer 1.5 s late: its flush reads the spans early and
+    // writes its summary (with a newer version) late, as a busy engine or network would.
+    const late = new Proxy(first, {
+      get(target, property, receiver) {
+        if (property === 'query') {
+          return async (...args: Parameters<typeof target.query>) => {
+            const result = await target.query(...args);
+            await new Promise((resolve) => setTimeout(resolve, 1500));
+            return result;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const lanes = new WriteBatcher([late, second], { maxGatherMs: 0 });
+    const rows = (id: string, spanIds: string[], root: boolean) => toSpanRows(tenant.workspaceId, [trace(id, spanIds, root) as never]);
+    let slowDone = false;
+    const slow = lanes.write(tenant.workspaceId, rows('lane-one', ['s0'], true), ['lane-one']).then(() => (slowDone = true));
+    // Another trace takes the free lane at once; the same trace waits for the slow flush.
+    await lanes.write(tenant.workspaceId, rows('lane-other', ['a'], true), ['lane-other']);
+    expect(slowDone).toBe(false);
+    await Promise.all([slow, lanes.write(tenant.workspaceId, rows('lane-one', ['s1'], false), ['lane-one'])]);
+    expect(lanes.counts).toMatchObject({ writes: 3, flushes: 3 });
+    const one = await ctx.app.inject({ method: 'GET', url: '/api/traces/lane-one', headers: tenant.headers });
+    expect(one.json().data).toMatchObject({ spanCount: 3, inputTokens: 2, costUsd: 1 });
+  });
+
   it('flushes a write at once when idle', async () => {
     const batcher = new WriteBatcher(ctx.clickhouse);
     await batcher.write(tenant.workspaceId, toSpanRows(tenant.workspaceId, [trace('gc-idle', ['a'], true) as never]), ['gc-idle']);

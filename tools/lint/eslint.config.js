@@ -52,16 +52,6 @@ export default tseslint.config(
     },
   },
   {
-    // Known findings in pages being reworked on another branch, listed so the rules land now:
-    // Sessions.tsx passes fetchNextPage's promise to onClick, Trace.tsx leaves navigate's promise
-    // floating, Traces.tsx builds its query from Object.fromEntries (values typed any). Remove
-    // each entry once its page is fixed.
-    files: ['web/src/pages/Sessions.tsx'],
-    rules: { '@typescript-eslint/no-misused-promises': 'off' },
-  },
-  { files: ['web/src/pages/Trace.tsx'], rules: { '@typescript-eslint/no-floating-promises': 'off' } },
-  { files: ['web/src/pages/Traces.tsx'], rules: { '@typescript-eslint/no-unsafe-assignment': 'off' } },
-  {
     // The house rule of src/: a feature folder reaches another only through contract/ or stores/
     // (http/ is plumbing every route shares); see feature-boundaries.js.
     files: ['src/**/*.ts'],

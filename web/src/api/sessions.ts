@@ -11,3 +11,4 @@ export const getUser = (userId: string) => call(api.GET('/api/users/{userId}', {
 export const listUserSessions = (userId: string) => call(api.GET('/api/sessions/', { params: { query: { userId, limit: 20 } } }));
 
 export type SessionSummary = Awaited<ReturnType<typeof listSessions>>['data'][number];
+export type UserSummary = Awaited<ReturnType<typeof listUsers>>['data'][number];

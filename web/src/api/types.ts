@@ -17,6 +17,9 @@ export type TraceListItem = TraceList['data'][number];
 export type TraceListQuery = NonNullable<paths['/api/traces/']['get']['parameters']['query']>;
 export type TraceDetail = Body<'/api/traces/{id}', 'get'>['data'];
 export type Span = TraceDetail['spans'][number];
+/** A trace with slim spans (no payloads): what the trace page's tree and waterfall draw. */
+export type TraceTree = Body<'/api/traces/{id}/tree', 'get'>['data'];
+export type SpanNode = TraceTree['spans'][number];
 export type SpanIO = NonNullable<Span['input']>;
 export type ChatMessage = NonNullable<SpanIO['messages']>[number];
 export type ToolCall = NonNullable<SpanIO['toolCalls']>[number];

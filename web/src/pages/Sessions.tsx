@@ -1,103 +1,36 @@
 import { useMemo } from 'react';
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
 import { getSession, listSessions } from '../api/sessions';
-import { ErrorState, EmptyState, Loading } from '../components/states';
+import { CursorListPage, Totals } from '../components/GroupList';
+import { ErrorState, Loading } from '../components/states';
 import { StatusBadge } from '../components/Kind';
 import { barGeometry, formatDuration, traceBounds } from '../lib/timeline';
-import { formatInt, formatRelative, formatTime, formatUsd } from '../lib/format';
+import { formatInt, formatTime, formatUsd } from '../lib/format';
+import { sessionColumns } from './group-columns';
 
 export function SessionsPage() {
-  const [params, setParams] = useSearchParams();
-  const cursor = params.get('cursor') ?? undefined;
-  const sessions = useQuery({ queryKey: ['sessions', cursor], queryFn: () => listSessions(cursor) });
-  const next = sessions.data?.meta.pagination?.nextCursor;
+  const c = sessionColumns;
   return (
-    <div className="page">
-      <header className="page-head">
-        <div>
-          <h1>Sessions</h1>
-          <p className="muted">Conversations and agent runs that span many traces, most recent activity first.</p>
-        </div>
-      </header>
-      {sessions.isPending ? (
-        <Loading />
-      ) : sessions.isError ? (
-        <ErrorState error={sessions.error} retry={() => sessions.refetch()} />
-      ) : sessions.data.data.length === 0 ? (
-        <EmptyState title="No sessions yet">
-          <p>
+    <CursorListPage
+      title="Sessions"
+      description="Conversations and agent runs that span many traces, most recent activity first."
+      queryKey="sessions"
+      load={listSessions}
+      empty={{
+        title: 'No sessions yet',
+        hint: (
+          <>
             Send traces with a <code>sessionId</code> to group them here.
-          </p>
-        </EmptyState>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Sessions">
-            <thead>
-              <tr>
-                <th scope="col">Session</th>
-                <th scope="col">Last activity</th>
-                <th scope="col" className="num">
-                  Traces
-                </th>
-                <th scope="col" className="num">
-                  Duration
-                </th>
-                <th scope="col" className="num">
-                  Tokens
-                </th>
-                <th scope="col" className="num">
-                  Cost
-                </th>
-                <th scope="col" className="num">
-                  Errors
-                </th>
-                <th scope="col">Users</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sessions.data.data.map((s) => (
-                <tr key={s.sessionId} data-session-id={s.sessionId}>
-                  <td>
-                    <Link to={`/sessions/${encodeURIComponent(s.sessionId)}`}>{s.sessionId}</Link>
-                  </td>
-                  <td className="muted">{formatRelative(s.lastEndTime ?? s.firstStartTime)}</td>
-                  <td className="num">{formatInt(s.traceCount)}</td>
-                  <td className="num">{formatDuration(s.durationMs)}</td>
-                  <td className="num">{formatInt(s.totalTokens)}</td>
-                  <td className="num">{formatUsd(s.costUsd)}</td>
-                  <td className={`num${s.traceErrorCount ? ' text-error' : ''}`}>{formatInt(s.traceErrorCount)}</td>
-                  <td className="truncate">
-                    {s.userIds.length ? (
-                      s.userIds.map((u, i) => (
-                        <span key={u}>
-                          {i > 0 && ', '}
-                          <Link to={`/users/${encodeURIComponent(u)}`}>{u}</Link>
-                        </span>
-                      ))
-                    ) : (
-                      <span className="muted">—</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <nav className="pager" aria-label="Pages">
-            {cursor && (
-              <button className="button" onClick={() => setParams({})}>
-                First page
-              </button>
-            )}
-            {next && (
-              <button className="button" onClick={() => setParams({ cursor: next })}>
-                Next
-              </button>
-            )}
-          </nav>
-        </div>
-      )}
-    </div>
+          </>
+        ),
+      }}
+      table={{
+        columns: [c.session, c.lastActivity, c.traces, c.duration, c.tokens, c.cost, c.errors, c.users],
+        rowKey: (s) => s.sessionId,
+        rowData: (s) => ['data-session-id', s.sessionId],
+      }}
+    />
   );
 }
 
@@ -140,32 +73,17 @@ export function SessionPage() {
           Open in trace list
         </Link>
       </header>
-      <dl className="kpis kpis-compact" aria-label="Session totals">
-        <div>
-          <dt>Traces</dt>
-          <dd data-kpi="traces">{formatInt(s.traceCount)}</dd>
-        </div>
-        <div>
-          <dt>Duration</dt>
-          <dd>{formatDuration(s.durationMs)}</dd>
-        </div>
-        <div>
-          <dt>Tokens</dt>
-          <dd data-kpi="tokens">{formatInt(s.totalTokens)}</dd>
-        </div>
-        <div>
-          <dt>Cost</dt>
-          <dd data-kpi="cost">{formatUsd(s.costUsd)}</dd>
-        </div>
-        <div>
-          <dt>Failed traces</dt>
-          <dd className={s.traceErrorCount ? 'text-error' : undefined}>{formatInt(s.traceErrorCount)}</dd>
-        </div>
-        <div>
-          <dt>Failed spans</dt>
-          <dd>{formatInt(s.errorCount)}</dd>
-        </div>
-      </dl>
+      <Totals
+        label="Session totals"
+        items={[
+          { label: 'Traces', value: formatInt(s.traceCount), kpi: 'traces' },
+          { label: 'Duration', value: formatDuration(s.durationMs) },
+          { label: 'Tokens', value: formatInt(s.totalTokens), kpi: 'tokens' },
+          { label: 'Cost', value: formatUsd(s.costUsd), kpi: 'cost' },
+          { label: 'Failed traces', value: formatInt(s.traceErrorCount), error: s.traceErrorCount > 0 },
+          { label: 'Failed spans', value: formatInt(s.errorCount) },
+        ]}
+      />
       <section className="card" aria-label="Session timeline">
         <h2>Timeline</h2>
         <ol className="session-timeline">
@@ -198,7 +116,7 @@ export function SessionPage() {
           })}
         </ol>
         {session.hasNextPage && (
-          <button className="button" onClick={() => session.fetchNextPage()} disabled={session.isFetchingNextPage}>
+          <button className="button" onClick={() => void session.fetchNextPage()} disabled={session.isFetchingNextPage}>
             {session.isFetchingNextPage ? 'Loading…' : `Load more (${formatInt(traces.length)} of ${formatInt(s.traceCount)})`}
           </button>
         )}

@@ -1,8 +1,11 @@
 import type { ReactNode } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import type { ChatMessage, Span, SpanIO, ToolCall } from '../api/types';
+import { api, call } from '../api/client';
+import type { ChatMessage, Span, SpanIO, SpanNode, ToolCall } from '../api/types';
 import { KindIcon, StatusBadge } from '../components/Kind';
 import { Json } from '../components/Json';
+import { ErrorState, Loading } from '../components/states';
 import { formatDuration } from '../lib/timeline';
 import { formatInt, formatTime, formatUsd } from '../lib/format';
 
@@ -101,11 +104,23 @@ function Metric({ label, value }: { label: string; value: ReactNode }) {
 
 const number = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-export function SpanPanel({ span }: { span: Span }) {
+/**
+ * The selected span: its header and metrics at once from the tree's node, then its input,
+ * output, attributes, metadata and events from its own request (cached per span, so going back
+ * to a span shows it at once). `aria-busy` until the whole span is there.
+ */
+export function SpanPanel({ traceId, node }: { traceId: string; node: SpanNode }) {
+  const detail = useQuery({
+    queryKey: ['trace', traceId, 'span', node.spanId],
+    queryFn: ({ signal }) =>
+      call(api.GET('/api/traces/{id}/spans/{spanId}', { params: { path: { id: traceId, spanId: node.spanId } }, signal })),
+    select: (body) => body.data,
+  });
+  const span: SpanNode & Partial<Span> = detail.data ?? node;
   const ttft = number(span.ttftMs) ?? number(span.metadata?.ttftMs);
   const latency = number(span.metadata?.latencyMs) ?? span.durationMs;
   return (
-    <article className="span-panel" aria-label={`Span ${span.name}`}>
+    <article className="span-panel" aria-label={`Span ${span.name}`} aria-busy={detail.isPending}>
       <header className="panel-head">
         <div className="panel-title">
           <KindIcon kind={span.kind} />
@@ -160,6 +175,21 @@ export function SpanPanel({ span }: { span: Span }) {
           />
         )}
       </dl>
+      {detail.isPending ? (
+        <Loading label="Loading input and output…" />
+      ) : detail.isError ? (
+        <ErrorState error={detail.error} retry={() => detail.refetch()} />
+      ) : (
+        <SpanContent span={detail.data} />
+      )}
+    </article>
+  );
+}
+
+/** What only the whole span has: its payloads and free-form JSON. */
+function SpanContent({ span }: { span: Span }) {
+  return (
+    <>
       <IOView io={span.input} label="Input" />
       <IOView io={span.output} label="Output" />
       {span.attributes && Object.keys(span.attributes).length > 0 && (
@@ -186,6 +216,6 @@ export function SpanPanel({ span }: { span: Span }) {
           </ol>
         </Section>
       )}
-    </article>
+    </>
   );
 }

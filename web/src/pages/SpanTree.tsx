@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { Span } from '../api/types';
+import type { SpanNode } from '../api/types';
 import { ancestorsOf, buildTree, flattenTree, treeKeyAction } from '../lib/tree';
 import { barGeometry, formatDuration, ticks, traceBounds } from '../lib/timeline';
 import { KindIcon, kindGroup } from '../components/Kind';
@@ -16,7 +16,7 @@ export function SpanTree({
   selectedId,
   onSelect,
 }: {
-  spans: Span[];
+  spans: SpanNode[];
   selectedId: string | undefined;
   onSelect: (spanId: string) => void;
 }) {

@@ -15,16 +15,23 @@ export function TracePage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
+  // The tree only: a span's input and output are fetched when it is selected (SpanPanel).
   const trace = useQuery({
-    queryKey: ['trace', traceId],
-    queryFn: () => call(api.GET('/api/traces/{id}', { params: { path: { id: traceId } } })),
+    queryKey: ['trace', traceId, 'tree'],
+    queryFn: ({ signal }) => call(api.GET('/api/traces/{id}/tree', { params: { path: { id: traceId } }, signal })),
     select: (body) => body.data,
   });
   const remove = useMutation({
-    mutationFn: () => call(api.DELETE('/api/traces/{id}', { params: { path: { id: traceId } } })),
+    mutationFn: async () => {
+      // A read of this trace still under way (the selected span) would be answered 404 once the
+      // trace is gone: it is cancelled first.
+      await queryClient.cancelQueries({ queryKey: ['trace', traceId] });
+      return call(api.DELETE('/api/traces/{id}', { params: { path: { id: traceId } } }));
+    },
     onSuccess: async () => {
       // Leave the page first: a query still observed would refetch the deleted trace.
-      navigate('/traces', { replace: true });
+      void navigate('/traces', { replace: true });
+      // Its tree and every span fetched, by the key prefix.
       queryClient.removeQueries({ queryKey: ['trace', traceId] });
       await queryClient.invalidateQueries({ queryKey: ['traces'] });
     },
@@ -113,7 +120,11 @@ export function TracePage() {
       <div className="trace-split">
         <SpanTree spans={t.spans} selectedId={selected?.spanId} onSelect={select} />
         <div className="trace-side">
-          {selected ? <SpanPanel key={selected.spanId} span={selected} /> : <p className="muted">This trace has no spans.</p>}
+          {selected ? (
+            <SpanPanel key={selected.spanId} traceId={t.traceId} node={selected} />
+          ) : (
+            <p className="muted">This trace has no spans.</p>
+          )}
         </div>
       </div>
       {confirming && (

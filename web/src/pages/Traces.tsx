@@ -21,7 +21,8 @@ import { ErrorState, FirstTraceGuide, Loading } from '../components/states';
  * The text filters of the list. Typed against the generated query type, so a filter the API
  * does not have does not compile.
  */
-const textFilters: Array<{ key: keyof TraceListQuery & TraceFilterKey; label: string; placeholder: string; type?: string }> = [
+type TextFilterKey = Exclude<keyof TraceListQuery & TraceFilterKey, 'status' | 'startAfter' | 'startBefore'>;
+const textFilters: Array<{ key: TextFilterKey; label: string; placeholder: string; type?: string }> = [
   { key: 'name', label: 'Name', placeholder: 'trace name' },
   { key: 'source', label: 'Source', placeholder: 'sdk, otel…' },
   { key: 'environment', label: 'Environment', placeholder: 'production' },
@@ -48,11 +49,17 @@ export function TracesPage() {
   const [live, setLive] = useState(false);
   const setView = (next: TraceView) => setParams(new URLSearchParams(traceViewToSearch(next)));
 
+  // The text filters that are set, typed as the API's query names them.
+  const textQuery: Partial<Record<TextFilterKey, string>> = {};
+  for (const f of textFilters) {
+    const value = view.filters[f.key];
+    if (value) textQuery[f.key] = value;
+  }
   const query: TraceListQuery = {
     limit: view.pageSize,
     offset: (view.page - 1) * view.pageSize,
     ...(view.filters.status ? { status: view.filters.status as TraceListQuery['status'] } : {}),
-    ...Object.fromEntries(textFilters.map((f) => [f.key, view.filters[f.key]]).filter(([, v]) => v)),
+    ...textQuery,
     ...(view.filters.startAfter ? { startAfter: view.filters.startAfter } : {}),
     ...(view.filters.startBefore ? { startBefore: view.filters.startBefore } : {}),
     ...(serverSortKeys.includes(view.sort) ? { sort: `${view.descending ? '-' : ''}${view.sort}` as TraceListQuery['sort'] } : {}),
