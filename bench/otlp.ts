@@ -6,6 +6,7 @@
  * trace ids: as native JSON to POST /api/traces and as OTLP protobuf exports to
  * POST /api/traces/otlp/v1/traces, each from N concurrent clients, in alternating rounds.
  * Bodies are built before the clock starts, so both rates measure the server.
+ * With `--cpu`, no service: the CPU time of each stage per export, in this process (otlp-cpu.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { decodeProtobufRequest, decodeProtobufResponse, encodeProtobufRequest } from '../src/traces/otlp/protobuf.js';
 import { normalizeExport } from '../src/traces/otlp/normalize.js';
 import { exportRequest, spansPerRequest, spansPerTrace, tracesPerRequest } from './otlp-data.js';
+import { runCpu } from './otlp-cpu.js';
 
 const self = fileURLToPath(import.meta.url);
 
@@ -58,6 +60,8 @@ async function drive(bodies: Buffer[], clients: number, send: (body: Buffer) => 
 }
 
 export async function run(args: string[]) {
+  // The bridge's CPU per export, stage by stage, in this process (otlp-cpu.ts).
+  if (args.includes('--cpu')) return runCpu(args);
   const option = (name: string, fallback: number) => {
     const i = args.indexOf(`--${name}`);
     const n = i >= 0 ? Number(args[i + 1]) : fallback;

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { notFound } from '../http/errors.js';
+import { tombstoneLogRecords } from './otlp/log-records.js';
 import { nextVersion } from './rows.js';
 import { tombstoneSpans } from './spans-table.js';
 import { selectTraceExists, selectTraceWithSpans, tombstoneTraceSummary } from './traces-table.js';
@@ -29,11 +30,13 @@ export async function getSpan(clickhouse: ClickHouseClient, workspaceId: string,
   return toStoredSpan(detail);
 }
 
+/** Deletes the trace's spans and summary, and the GenAI log records that fed its spans (OTLP logs). */
 export async function deleteTrace(clickhouse: ClickHouseClient, workspaceId: string, traceId: string) {
   if ((await selectTraceExists(clickhouse, { workspaceId, traceId })).length === 0) throw notFound('Trace', { traceId });
-  // Tombstones of one version for the spans and the summary (spans-table.ts, traces-table.ts).
+  // Tombstones of one version for the spans, the summary (spans-table.ts, traces-table.ts) and the log records.
   const version = nextVersion().toString();
   await tombstoneSpans(clickhouse, { workspaceId, traceId, version });
   await tombstoneTraceSummary(clickhouse, { workspaceId, traceId, version });
+  await tombstoneLogRecords(clickhouse, workspaceId, traceId, version);
   return { traceId, deleted: true as const };
 }

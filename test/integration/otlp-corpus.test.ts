@@ -41,6 +41,8 @@ interface WeatherCase {
   session: string | null;
   service: string | null;
   provider: string | null;
+  /** The provider is not sent but inferred from the model name. */
+  providerFromModel?: boolean;
   /** Whether the library reports the time to first token of the stream. */
   ttft: boolean;
   /** Whether the 500 call was made (the Langfuse script made no failing 500 call). */
@@ -61,8 +63,9 @@ const weatherCases: WeatherCase[] = [
   { folder: 'openai-v2-latest', session: 'sess-v2-latest', service: 'interop-v2-latest', provider: 'openai', ttft: false, has500: true, tool: 'call', embeddingInput: null, details: { cacheRead: false, reasoning: false }, rootKind: 'custom' },
   { folder: 'openinference-openai', session: 'sess-openinference', service: 'interop-openinference', provider: 'openai', ttft: true, has500: true, tool: 'call', embeddingInput: 'Loupe traces embeddings', details: { cacheRead: true, reasoning: true }, rootKind: 'agent' },
   { folder: 'openllmetry-0.54', session: 'sess-traceloop-0.54', service: 'interop-traceloop-0.54', provider: 'openai', ttft: true, has500: true, tool: 'call-no-id', embeddingInput: 'Loupe traces embeddings', details: { cacheRead: true, reasoning: true }, rootKind: 'agent' },
-  // The SDK set no session, no user and no service name (its default `unknown_service`), and sends no provider.
-  { folder: 'langfuse-sdk', session: null, service: null, provider: null, ttft: true, has500: false, tool: 'text', embeddingInput: 'Loupe traces embeddings', details: { cacheRead: true, reasoning: true }, rootKind: 'agent' },
+  // The SDK set no session, no user and no service name (its default `unknown_service`), and sends no provider:
+  // it is the family of the model (gpt-… and text-embedding-3-… are OpenAI's; `bad-model` names none).
+  { folder: 'langfuse-sdk', session: null, service: null, provider: 'openai', providerFromModel: true, ttft: true, has500: false, tool: 'text', embeddingInput: 'Loupe traces embeddings', details: { cacheRead: true, reasoning: true }, rootKind: 'agent' },
 ];
 
 async function loadTrace(folder: string, owner: Tenant): Promise<{ trace: Trace; statuses: number[] }> {
@@ -125,7 +128,8 @@ for (const c of weatherCases) {
       expect(trace.model).toBe(model);
     });
     it('providers', () => {
-      for (const span of [s.chat, s.stream, s.toolCall, s.followUp, s.embedding, s.bad]) expect(span.provider).toBe(c.provider ?? undefined);
+      for (const span of [s.chat, s.stream, s.toolCall, s.followUp, s.embedding]) expect(span.provider).toBe(c.provider ?? undefined);
+      expect(s.bad.provider).toBe(c.providerFromModel ? undefined : (c.provider ?? undefined));
     });
     it('token counts (23/11/34, 61/18/79, embeddings 7/7) and the trace sums', () => {
       for (const span of [s.chat, s.stream, s.followUp]) expect(span).toMatchObject({ inputTokens: 23, outputTokens: 11, totalTokens: 34 });

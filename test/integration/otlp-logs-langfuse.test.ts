@@ -138,6 +138,46 @@ describe('POST /api/traces/otlp/v1/logs', () => {
     expect(anonymous.statusCode).toBe(401);
   });
 
+  it('deletes the records with their trace: none left readable, and the span sent again takes none back', async () => {
+    const other = await ctx.tenant();
+    for (const owner of [tenant, other]) {
+      const send = (url: string, payload: string) => ctx.app.inject({ method: 'POST', url, headers: { ...owner.headers, ...json }, payload });
+      await send('/api/traces/otlp/v1/logs', JSON.stringify(logs(conversation(7, 1))));
+      await send('/api/traces/otlp/v1/traces', JSON.stringify(traces([chatSpan(7, 1)])));
+      expect((await span(7, 1, owner)).input).toEqual(expectedInput);
+    }
+    const live = async (workspaceId: string) => {
+      const rows = await ctx.clickhouse.query({
+        query: `SELECT body FROM genai_log_records FINAL WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0`,
+        query_params: { workspaceId, traceId: hex(7, 16) },
+        format: 'JSONEachRow',
+      });
+      return (await rows.json<{ body: string }>()).length;
+    };
+    expect(await live(tenant.workspaceId)).toBe(2);
+
+    const deleted = await ctx.app.inject({ method: 'DELETE', url: `/api/traces/${hex(7, 16)}`, headers: tenant.headers });
+    expect(deleted.statusCode).toBe(200);
+    expect(await live(tenant.workspaceId)).toBe(0);
+    // Nothing of the records is left on the newest rows; the other workspace's trace is untouched.
+    const newest = await ctx.clickhouse.query({
+      query: `SELECT body, event_name FROM genai_log_records FINAL WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String}`,
+      query_params: { workspaceId: tenant.workspaceId, traceId: hex(7, 16) },
+      format: 'JSONEachRow',
+    });
+    expect((await newest.json<{ body: string }>()).map((r) => r.body)).toEqual(['', '']);
+    expect(await live(other.workspaceId)).toBe(2);
+    expect((await span(7, 1, other)).input).toEqual(expectedInput);
+
+    await post('/api/traces/otlp/v1/traces', JSON.stringify(traces([chatSpan(7, 1)])), json);
+    const again = await span(7, 1);
+    expect(again.input).toBeUndefined();
+    expect(again.metadata.otel.contentFrom).toBeUndefined();
+    // Records sent again after the deletion are kept and fill the span, as for any new records.
+    expect((await post('/api/traces/otlp/v1/logs', JSON.stringify(logs(conversation(7, 1))), json)).json().data.spansUpdated).toBe(1);
+    expect((await span(7, 1)).input).toEqual(expectedInput);
+  });
+
   it('maps GenAI content sent as span events', async () => {
     const withEvents = {
       ...chatSpan(6, 1),

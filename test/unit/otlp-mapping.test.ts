@@ -95,6 +95,7 @@ const readCases: Record<string, { value: unknown; fields: Record<string, unknown
     fields: { inputTokens: 23, outputTokens: 11, totalTokens: 34, cacheReadTokens: 4, reasoningTokens: 2 },
   },
   'langfuse.observation.cost_details': { value: '{"input": 0.5, "output": 0.25}', fields: { costUsd: 0.75 } },
+  'langfuse.observation.model.name': { value: 'gpt-4o-mini-2024-07-18', fields: { model: 'gpt-4o-mini-2024-07-18', provider: 'openai' } },
   'langfuse.observation.completion_start_time': { value: '"2026-01-01T00:00:00.150250Z"', fields: { ttftMs: 150.25 } },
   'gen_ai.response.time_to_first_chunk': { value: 0.25, fields: { ttftMs: 250 } },
   'gen_ai.response.time_to_first_token': { value: '0.5', fields: { ttftMs: 500 } },
@@ -126,6 +127,11 @@ describe('metric rows', () => {
     const mapped = mapMetrics({ [key]: value }, { startMs: start });
     expect(mapped.fields).toMatchObject(fields);
     expect(mapped.consumed).toEqual([key]);
+  });
+  it("takes a Langfuse observation's provider from its model's family only when none is sent", () => {
+    expect(mapMetrics({ 'langfuse.observation.model.name': 'claude-3-5-haiku' }).fields.provider).toBe('anthropic');
+    expect(mapMetrics({ 'langfuse.observation.model.name': 'gpt-4o', 'gen_ai.system': 'azure.ai.openai' }).fields.provider).toBe('azure');
+    expect(mapMetrics({ 'langfuse.observation.model.name': 'bad-model' }).fields).toEqual({ model: 'bad-model' });
   });
   it('reads Langfuse usage buckets as parts of the main counts', () => {
     const usage = '{"input": 10, "output": 5, "cache_read_input_tokens": 90, "cache_creation_input_tokens": 20, "output_reasoning_tokens": 3}';

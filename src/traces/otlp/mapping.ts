@@ -30,8 +30,9 @@ export const kindRows: KindRow[] = [...loupe.kinds, ...langfuse.kinds, ...openIn
 
 const nativeKinds = new Set<string>(spanKinds);
 
-export function mapKind(attrs: Attrs): { kind: SpanKind; consumed: string[]; noMetrics?: boolean } {
-  for (const row of kindRows) {
+export function mapKind(attrs: Attrs, hits: AttributeHits = hitsOf(attrs)): { kind: SpanKind; consumed: string[]; noMetrics?: boolean } {
+  for (const index of hits.kinds) {
+    const row = kindRows[index]!;
     const value = attrs[row.key];
     if (typeof value !== 'string') continue;
     if (row.value === '*') {
@@ -57,6 +58,7 @@ export const fieldRows: FieldRow[] = [
   ...genAi.fallbackFields,
   ...openInference.fallbackFields,
   ...aiSdk.fallbackFields,
+  ...langfuse.fallbackFields,
 ];
 
 const textFields = new Set(['model', 'provider', 'promptName', 'promptVersion']);
@@ -74,11 +76,16 @@ function plainValue(field: string, value: unknown): string | number | undefined 
  * the output count (OpenTelemetry's rule, which every mapped convention follows or is
  * converted to). A total that is absent is the sum of input and output.
  */
-export function mapMetrics(attrs: Attrs, context: FieldContext = { startMs: 0 }): { fields: MetricFields; consumed: string[] } {
+export function mapMetrics(
+  attrs: Attrs,
+  context: FieldContext = { startMs: 0 },
+  hits: AttributeHits = hitsOf(attrs),
+): { fields: MetricFields; consumed: string[] } {
   const fields: MetricFields = {};
   const consumed: string[] = [];
   const out = fields as Record<string, unknown>;
-  for (const row of fieldRows) {
+  for (const index of hits.fields) {
+    const row = fieldRows[index]!;
     const raw = attrs[row.key];
     if (raw === undefined || out[row.field] !== undefined) continue;
     if (!row.read) {
@@ -97,7 +104,8 @@ export function mapMetrics(attrs: Attrs, context: FieldContext = { startMs: 0 })
       out[field] = value;
       used = true;
     }
-    if (used) consumed.push(row.key);
+    // A key read by two rows (a model, then the provider of its family) is listed once.
+    if (used && !consumed.includes(row.key)) consumed.push(row.key);
   }
   if (fields.provider !== undefined) fields.provider = normalizeProvider(fields.provider);
   if (fields.totalTokens === undefined && (fields.inputTokens !== undefined || fields.outputTokens !== undefined)) {
@@ -130,11 +138,12 @@ function asTags(value: unknown): string[] | undefined {
  * Trace fields of a span, span attributes before resource attributes. `resourceFields`, when
  * given, is `mapTraceFields({}, resource)` worked out once for all the spans of a resource.
  */
-export function mapTraceFields(span: Attributes, resource: Attributes, resourceFields?: TraceFields): TraceFields {
+export function mapTraceFields(span: Attributes, resource: Attributes, resourceFields?: TraceFields, hits: AttributeHits = hitsOf(span)): TraceFields {
   const out: TraceFields = {};
-  const sources = resourceFields ? ([[span, 'span']] as const) : ([[span, 'span'], [resource, 'resource']] as const);
-  for (const [attrs, from] of sources) {
-    for (const row of traceFieldRows) {
+  const sources = resourceFields ? ([[span, 'span', hits]] as const) : ([[span, 'span', hits], [resource, 'resource', hitsOf(resource)]] as const);
+  for (const [attrs, from, found] of sources) {
+    for (const index of found.traceFields) {
+      const row = traceFieldRows[index]!;
       if (out[row.field] !== undefined || (row.from !== undefined && row.from !== from)) continue;
       const raw = attrs[row.key];
       if (raw === undefined) continue;
@@ -176,15 +185,21 @@ export function mergeIO(into: SpanIO, add: SpanIO | undefined) {
   if (add.raw !== undefined) into.raw = { ...(into.raw as object), ...(add.raw as object) };
 }
 
-export function mapIO(attrs: Attrs): { input?: SpanIO; output?: SpanIO; consumed: string[]; duplicates: string[]; trims: Trim[] } {
+export function mapIO(
+  attrs: Attrs,
+  hits: AttributeHits = hitsOf(attrs),
+): { input?: SpanIO; output?: SpanIO; consumed: string[]; duplicates: string[]; trims: Trim[] } {
   const input: SpanIO = {};
   const output: SpanIO = {};
   // A row runs only on keys no earlier row took, so one attribute never lands twice.
   const consumed = new Set<string>();
   const duplicates: string[] = [];
   const trims: Trim[] = [];
-  for (const row of ioRows) {
-    if (!row.keys.some((k) => present(attrs, k, consumed))) continue;
+  for (const index of hits.io) {
+    const row = ioRows[index]!;
+    let live = false;
+    for (const key of row.keys) if ((live = present(attrs, key, consumed))) break;
+    if (!live) continue;
     const result = row.read(attrs, { input, output });
     mergeIO(input, result.input);
     mergeIO(output, result.output);
@@ -192,11 +207,75 @@ export function mapIO(attrs: Attrs): { input?: SpanIO; output?: SpanIO; consumed
     if (result.duplicates) duplicates.push(...result.duplicates);
     if (result.trims) trims.push(...result.trims);
   }
-  return {
-    ...(Object.keys(input).length > 0 ? { input } : {}),
-    ...(Object.keys(output).length > 0 ? { output } : {}),
-    consumed: [...consumed],
-    duplicates,
-    trims,
-  };
+  const mapped: ReturnType<typeof mapIO> = { consumed: consumed.size > 0 ? [...consumed] : [], duplicates, trims };
+  if (!isEmptyObject(input)) mapped.input = input;
+  if (!isEmptyObject(output)) mapped.output = output;
+  return mapped;
+}
+
+function isEmptyObject(object: object): boolean {
+  for (const _ in object) return false;
+  return true;
+}
+
+// ---- rows by attribute key --------------------------------------------------------------
+
+/**
+ * The rows of each table that a span's attributes can set off, in table order. Spans carry a
+ * handful of the keys the tables name, so the rows are found from the span's own keys, in one
+ * pass over them, rather than by looking up every row's key in every span.
+ */
+export interface AttributeHits {
+  kinds: number[];
+  fields: number[];
+  traceFields: number[];
+  io: number[];
+}
+
+type Table = keyof AttributeHits;
+const rowsByKey = new Map<string, Partial<Record<Table, number[]>>>();
+/** IO rows triggered by a key prefix, by the prefix's first segment (`llm` of `llm.input_messages.`). */
+const ioPrefixes = new Map<string, { prefix: string; index: number }[]>();
+const byKey = (table: Table, key: string, index: number) => {
+  let entry = rowsByKey.get(key);
+  if (!entry) rowsByKey.set(key, (entry = {}));
+  (entry[table] ??= []).push(index);
+};
+kindRows.forEach((row, i) => byKey('kinds', row.key, i));
+fieldRows.forEach((row, i) => byKey('fields', row.key, i));
+traceFieldRows.forEach((row, i) => byKey('traceFields', row.key, i));
+ioRows.forEach((row, i) => {
+  for (const key of row.keys) {
+    if (!key.endsWith('.')) byKey('io', key, i);
+    else {
+      const segment = key.slice(0, key.indexOf('.'));
+      let list = ioPrefixes.get(segment);
+      if (!list) ioPrefixes.set(segment, (list = []));
+      list.push({ prefix: key, index: i });
+    }
+  }
+});
+
+const ascending = (a: number, b: number) => a - b;
+
+export function hitsOf(attrs: Attrs): AttributeHits {
+  const hits: AttributeHits = { kinds: [], fields: [], traceFields: [], io: [] };
+  for (const key in attrs) {
+    const entry = rowsByKey.get(key);
+    if (entry) {
+      if (entry.kinds) for (const i of entry.kinds) hits.kinds.push(i);
+      if (entry.fields) for (const i of entry.fields) hits.fields.push(i);
+      if (entry.traceFields) for (const i of entry.traceFields) hits.traceFields.push(i);
+      if (entry.io) for (const i of entry.io) hits.io.push(i);
+    }
+    const dot = key.indexOf('.');
+    const prefixed = dot > 0 ? ioPrefixes.get(key.slice(0, dot)) : undefined;
+    if (prefixed) for (const { prefix, index } of prefixed) if (key.startsWith(prefix) && !hits.io.includes(index)) hits.io.push(index);
+  }
+  if (hits.kinds.length > 1) hits.kinds.sort(ascending);
+  if (hits.fields.length > 1) hits.fields.sort(ascending);
+  if (hits.traceFields.length > 1) hits.traceFields.sort(ascending);
+  // A row with several keys present is run once.
+  if (hits.io.length > 1) hits.io = hits.io.sort(ascending).filter((index, i, list) => index !== list[i - 1]);
+  return hits;
 }

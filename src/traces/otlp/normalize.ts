@@ -1,5 +1,5 @@
 import { fromKeyValues } from './any-value.js';
-import { mapIO, mapKind, mapMetrics, mapTraceFields, mergeIO, type TraceFields } from './mapping.js';
+import { hitsOf, mapIO, mapKind, mapMetrics, mapTraceFields, mergeIO, type TraceFields } from './mapping.js';
 import { otelSpanKinds, type Attributes, type NativeSpan, type NativeTrace, type PlainExportRequest, type PlainId, type PlainInt64, type PlainSpan } from './model.js';
 import { firstTokenEvents, isGenAiContentEvent, messagesFromEvents } from './conventions/genai-events.js';
 import { langfuseStatus } from './conventions/langfuse.js';
@@ -33,8 +33,13 @@ export function toHexId(id: PlainId | undefined, bytes: number): string | undefi
     // OTLP/JSON ids are hex; some older senders used base64 of the bytes: take both.
     if (hex.length !== bytes * 2 && id.length === Math.ceil(bytes / 3) * 4) hex = Buffer.from(id, 'base64').toString('hex');
   } else {
+    // Bytes (protobuf): hex by construction, so only the length and all-zero checks apply.
     if (id.byteLength === 0) return '';
-    hex = Buffer.from(id.buffer, id.byteOffset, id.byteLength).toString('hex');
+    if (id.byteLength !== bytes) return undefined;
+    let zero = true;
+    for (let i = 0; i < id.length && zero; i++) zero = id[i] === 0;
+    if (zero) return undefined;
+    return (Buffer.isBuffer(id) ? id : Buffer.from(id.buffer, id.byteOffset, id.byteLength)).toString('hex');
   }
   if (hex.length !== bytes * 2 || !hexPattern.test(hex) || zeroPattern.test(hex)) return undefined;
   return hex;
@@ -94,13 +99,18 @@ function buildSpan(
 ) {
   const attributes = fromKeyValues(span.attributes);
   const startMs = toMs(start);
-  const { kind, consumed: kindKeys, noMetrics } = mapKind(attributes);
-  const { fields, consumed: metricKeys } = noMetrics ? { fields: {}, consumed: [] } : mapMetrics(attributes, { startMs });
-  const { input: mappedInput, output: mappedOutput, consumed: ioKeys, duplicates, trims } = mapIO(attributes);
-  const traceFields = mapTraceFields(attributes, context.resource, context.resourceFields);
-  const trimmed: Trim[] = [...trims, ...duplicates.map((key) => ({ key, reason: 'repeats the mapped messages', chars: sizeOfValue(attributes[key]) }))];
+  // The rows each table may apply, found once from the span's keys.
+  const hits = hitsOf(attributes);
+  const { kind, consumed: kindKeys, noMetrics } = mapKind(attributes, hits);
+  const { fields, consumed: metricKeys } = noMetrics ? { fields: {}, consumed: [] } : mapMetrics(attributes, { startMs }, hits);
+  const { input: mappedInput, output: mappedOutput, consumed: ioKeys, duplicates, trims } = mapIO(attributes, hits);
+  const traceFields = mapTraceFields(attributes, context.resource, context.resourceFields, hits);
+  const trimmed: Trim[] = trims; // mapIO's own list, extended here
+  for (const key of duplicates) trimmed.push({ key, reason: 'repeats the mapped messages', chars: sizeOfValue(attributes[key]) });
   // A fresh object of the keys left, rather than deletes (which slow every later access).
-  const consumed = new Set([...kindKeys, ...metricKeys, ...ioKeys]);
+  const consumed = new Set(kindKeys);
+  for (const key of metricKeys) consumed.add(key);
+  for (const key of ioKeys) consumed.add(key);
   let rest: Attributes | undefined;
   for (const key in attributes) {
     if (consumed.has(key)) continue;
@@ -115,7 +125,8 @@ function buildSpan(
   const plainEvents = span.events ?? [];
   // GenAI content sent as span events (the event conventions) fills a conversation that the
   // attributes left empty; those events are then stored as the messages, not twice.
-  const contentFromEvents = !input?.messages?.length && !output?.messages?.length && plainEvents.some((e) => e.name !== undefined && isGenAiContentEvent(e.name));
+  const contentFromEvents =
+    plainEvents.length > 0 && !input?.messages?.length && !output?.messages?.length && plainEvents.some((e) => e.name !== undefined && isGenAiContentEvent(e.name));
   let ttftMs = fields.ttftMs;
   const events: NonNullable<NativeSpan['events']> = [];
   const contentEvents: { name: string; body: unknown }[] = [];
@@ -158,8 +169,9 @@ function buildSpan(
   if (span.links?.length) {
     otel.links = span.links.map((l) => ({ traceId: toHexId(l.traceId, 16) ?? '', spanId: toHexId(l.spanId, 8) ?? '', attributes: fromKeyValues(l.attributes) }));
   }
-  const sentDropped = { attributes: span.droppedAttributesCount ?? 0, events: span.droppedEventsCount ?? 0, links: span.droppedLinksCount ?? 0 };
-  if (sentDropped.attributes || sentDropped.events || sentDropped.links) otel.dropped = sentDropped;
+  if (span.droppedAttributesCount || span.droppedEventsCount || span.droppedLinksCount) {
+    otel.dropped = { attributes: span.droppedAttributesCount ?? 0, events: span.droppedEventsCount ?? 0, links: span.droppedLinksCount ?? 0 };
+  }
   if (trimmed.length > 0) otel.trimmed = trimmed;
 
   const native: NativeSpan = {
@@ -198,7 +210,9 @@ interface TraceEntry {
 /** A trace field from the root span wins; otherwise the first span that has it. */
 function setTraceFields(entry: TraceEntry, fields: TraceFields, isRoot: boolean) {
   const trace = entry.trace as unknown as Record<string, unknown>;
-  for (const [field, value] of Object.entries(fields) as [keyof TraceFields, string | string[]][]) {
+  for (const key in fields) {
+    const field = key as keyof TraceFields;
+    const value = fields[field];
     if (isRoot) {
       // A root span sent again in the same export replaces the first copy, its fields too.
       trace[field] = value;
@@ -232,14 +246,14 @@ export function normalizeExport(request: PlainExportRequest): NormalizedExport {
         const parentSpanId = toHexId(span.parentSpanId, 8);
         const start = parseUnixNanos(span.startTimeUnixNano);
         const end = parseUnixNanos(span.endTimeUnixNano);
-        const reject = (reason: string) => rejections.push({ traceId: traceId || '', spanId: spanId || '', reason });
-        if (!traceId) reject('traceId is missing or not 16 bytes of hex (or all zero)');
-        else if (!spanId) reject('spanId is missing or not 8 bytes of hex (or all zero)');
-        else if (parentSpanId === undefined) reject('parentSpanId is not 8 bytes of hex (or all zero)');
-        else if (parentSpanId === spanId) reject('parentSpanId names the span itself');
-        else if (start === undefined) reject('startTimeUnixNano is missing or out of range');
-        else if (end === undefined) reject('endTimeUnixNano is missing or out of range');
-        else if (nanosBetween(start, end) < 0) reject('endTimeUnixNano is before startTimeUnixNano');
+        let reason: string | undefined;
+        if (!traceId) reason = 'traceId is missing or not 16 bytes of hex (or all zero)';
+        else if (!spanId) reason = 'spanId is missing or not 8 bytes of hex (or all zero)';
+        else if (parentSpanId === undefined) reason = 'parentSpanId is not 8 bytes of hex (or all zero)';
+        else if (parentSpanId === spanId) reason = 'parentSpanId names the span itself';
+        else if (start === undefined) reason = 'startTimeUnixNano is missing or out of range';
+        else if (end === undefined) reason = 'endTimeUnixNano is missing or out of range';
+        else if (nanosBetween(start, end) < 0) reason = 'endTimeUnixNano is before startTimeUnixNano';
         else {
           const { native, traceFields } = buildSpan(span, { spanId, parentSpanId }, start, end, { resource, resourceFields, scope });
           let entry = traces.get(traceId);
@@ -249,8 +263,10 @@ export function normalizeExport(request: PlainExportRequest): NormalizedExport {
           if (earlier === undefined) entry.bySpanId.set(spanId, entry.trace.spans.push(native) - 1);
           else entry.trace.spans[earlier] = native;
           const isRoot = !parentSpanId;
-          setTraceFields(entry, isRoot && traceFields.name === undefined ? { ...traceFields, name: native.name } : traceFields, isRoot);
+          if (isRoot && traceFields.name === undefined) traceFields.name = native.name;
+          setTraceFields(entry, traceFields, isRoot);
         }
+        if (reason) rejections.push({ traceId: traceId || '', spanId: spanId || '', reason });
       }
     }
   }

@@ -4,6 +4,7 @@ import { jsonProblem } from '../../http/json-bounds.js';
 import { maxOtlpJsonDepth } from './json.js';
 import protobuf from 'protobufjs';
 import type { PlainExportRequest, PlainLogsRequest } from './model.js';
+import { readExportRequest } from './protobuf-reader.js';
 
 const protoDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'proto');
 
@@ -31,6 +32,12 @@ const toObjectOptions: protobuf.IConversionOptions = { longs: String, enums: Num
 export class ProtobufDecodeError extends Error {}
 
 export function decodeProtobufRequest(body: Buffer): PlainExportRequest {
+  // The direct reader takes every ordinary request; anything else is protobufjs's to decode or refuse.
+  return readExportRequest(body, maxOtlpJsonDepth) ?? decodeWithProtobufjs(body);
+}
+
+/** The request decoded by protobufjs and converted to plain objects: the reference the direct reader follows. */
+export function decodeWithProtobufjs(body: Buffer): PlainExportRequest {
   let message: protobuf.Message;
   try {
     message = schema.request.decode(body);

@@ -105,7 +105,7 @@ export function toolCallRow(id: string, keys: { name: string; id: string; args: 
 export const messagesRow = (id: string, side: 'input' | 'output', convert: (v: unknown) => ConvertedMessages): IORow => ({
   id,
   keys: [id],
-  read: (attrs) => ({ [side]: toSpanIO(convert(attrs[id]), id), consumed: [id] }),
+  read: (attrs) => (side === 'input' ? { input: toSpanIO(convert(attrs[id]), id), consumed: [id] } : { output: toSpanIO(convert(attrs[id]), id), consumed: [id] }),
 });
 
 const isEmpty = (io: SpanIO) => !io.messages?.length && !io.toolCalls?.length && !io.documents?.length && io.text === undefined;

@@ -1,4 +1,5 @@
 import { convertOpenAiMessages, emptyConversion, toSpanIO } from '../io-genai.js';
+import { providerOfModel } from '../../cost/provider.js';
 import { asNumber, asString, isRecord, parseMaybeJson } from '../io-values.js';
 import type { SpanIO } from '../model.js';
 import type { Attrs, FieldRow, IORow, KindRow, MetricFields, TraceFieldRow } from '../table.js';
@@ -73,6 +74,12 @@ function readCost(value: unknown): MetricFields | undefined {
   return parts.length > 0 ? { costUsd: parts.reduce((a, b) => a + b, 0) } : undefined;
 }
 
+function providerFromModel(value: unknown): MetricFields | undefined {
+  const model = asString(value);
+  const provider = model ? providerOfModel(model) : undefined;
+  return provider ? { provider } : undefined;
+}
+
 function readCompletionStart(value: unknown, context: { startMs: number }): MetricFields | undefined {
   const text = parseMaybeJson(typeof value === 'string' && value.startsWith('"') ? JSON.parse(value) : value);
   const at = typeof text === 'string' ? isoToMs(text) : undefined;
@@ -115,7 +122,7 @@ const ioRow = (key: string, side: 'input' | 'output'): IORow => ({
 export function langfuseStatus(attrs: Attrs): { error: boolean; message?: string } {
   const error = asString(attrs['langfuse.observation.level'])?.toUpperCase() === 'ERROR';
   const message = asString(attrs['langfuse.observation.status_message']);
-  return { error, ...(message ? { message } : {}) };
+  return message ? { error, message } : { error };
 }
 
 export const langfuse = {
@@ -137,6 +144,11 @@ export const langfuse = {
     { field: 'promptName', key: 'langfuse.observation.prompt.name' },
     { field: 'promptVersion', key: 'langfuse.observation.prompt.version' },
   ] satisfies FieldRow[],
+  /**
+   * Below every other convention's rows: an observation names its model but never its provider,
+   * which is then the model's family (cost/provider.ts), so it groups and prices like the others.
+   */
+  fallbackFields: [{ field: 'provider', key: 'langfuse.observation.model.name', read: providerFromModel }] satisfies FieldRow[],
   traceFields: [
     { field: 'name', key: 'langfuse.trace.name' },
     { field: 'environment', key: 'langfuse.environment' },
