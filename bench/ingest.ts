@@ -127,7 +127,7 @@ async function serverRole() {
   const sql = stores.postgres.sql;
   const clickhouse = stores.clickhouse.client;
   const { WriteBatcher } = await import('../src/traces/write-batcher.js');
-  const writer = new WriteBatcher(stores.clickhouse.writeClients);
+  const writer = new WriteBatcher(stores.clickhouse.writeClient);
   const app = await buildApp({ config, sql, clickhouse, writer, log, admit: createRateLimiter(sql).admit });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const org = await tenancy.createOrganization(sql, { name: 'bench-ingest', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });

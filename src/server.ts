@@ -106,7 +106,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       config,
       sql,
       clickhouse: stores.clickhouse.client,
-      writer: new WriteBatcher(stores.clickhouse.writeClients),
+      writer: new WriteBatcher(stores.clickhouse.writeClient),
       log,
       verifyBearer: oauthVerifierFromConfig(sql, config),
       admit: createRateLimiter(sql).admit,

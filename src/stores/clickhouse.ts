@@ -10,13 +10,12 @@ export type { ClickHouseClient };
 export interface ClickhouseStore {
   client: ClickHouseClient;
   /**
-   * The clients ingestion writes through, one per flush that may run at once (the group-commit
-   * writer's lanes). On a server, the same client twice: its statements run concurrently over
-   * HTTP. In the embedded engine, sessions of their own: the engine runs one session's
-   * statements one after another, so with one session every read would wait behind a flush
-   * (and every flush behind the reads), and flushes could not overlap.
+   * The client ingestion writes through (the group-commit writer's). On a server, the same
+   * client: its statements run concurrently over HTTP. In the embedded engine, a session of its
+   * own: the engine runs one session's statements one after another, so with one session every
+   * read would wait behind the writer's flush (and every flush behind the reads).
    */
-  writeClients: ClickHouseClient[];
+  writeClient: ClickHouseClient;
   database: string;
   embedded: boolean;
   close(): Promise<void>;
@@ -78,7 +77,7 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
       password: options.password ?? '',
       database: options.database,
     });
-    return { client, writeClients: [client, client], database: options.database, embedded: false, close: () => client.close() };
+    return { client, writeClient: client, database: options.database, embedded: false, close: () => client.close() };
   }
   const dir = path.resolve(options.dataDir, 'clickhouse');
   const connection = await createEmbeddedConnection(dir);
@@ -92,14 +91,14 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
   for (const [name, value] of Object.entries(sharedSettings)) {
     await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
-  const writers = [await openClickhouseSession(options, options.database), await openClickhouseSession(options, options.database)];
+  const writer = await openClickhouseSession(options, options.database);
   return {
     client,
-    writeClients: writers.map((w) => w.client),
+    writeClient: writer.client,
     database: options.database,
     embedded: true,
     close: async () => {
-      for (const writer of writers) await writer.close();
+      await writer.close();
       await client.close();
     },
   };
@@ -120,7 +119,7 @@ export async function openClickhouseSession(options: ClickhouseOptions, database
       password: options.password ?? '',
       database,
     });
-    return { client, writeClients: [client, client], database, embedded: false, close: () => client.close() };
+    return { client, writeClient: client, database, embedded: false, close: () => client.close() };
   }
   const connection = await createEmbeddedConnection(path.resolve(options.dataDir, 'clickhouse'));
   const client = createClient({ connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database });
@@ -128,7 +127,7 @@ export async function openClickhouseSession(options: ClickhouseOptions, database
   for (const [name, value] of Object.entries(sharedSettings)) {
     await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
-  return { client, writeClients: [client], database, embedded: true, close: () => client.close() };
+  return { client, writeClient: client, database, embedded: true, close: () => client.close() };
 }
 
 /**

@@ -13,40 +13,25 @@ interface PendingWrite {
   reject(error: unknown): void;
 }
 
-/** One connection the writer flushes through, and the traces of its flush in progress. */
-interface Lane {
-  client: ClickHouseClient;
-  /** `workspaceId/traceId` of the writes being flushed; empty when idle. */
-  traces: Set<string>;
-  busy: boolean;
-}
-
-const traceKey = (workspaceId: string, traceId: string) => `${workspaceId}/${traceId}`;
-
 /**
  * Group commit for ingestion. Concurrent ingest requests share one span insert and one summary
  * recompute per workspace, instead of one each: the engine's cost per statement (a new part,
- * a read of every part's index) is paid once per flush, and fewer, larger parts leave less to
- * merge. A write that finds a lane idle is flushed at once (no added latency); writes that
- * arrive while every lane flushes go together into the next flush. Each caller's promise
- * settles only after its spans and its traces' summaries are stored, so an answered ingest is
- * readable.
+ * a read of every part's index, the statement's analysis) is paid once per flush, and fewer,
+ * larger parts leave less to merge. Writes that arrive during a flush go together into the
+ * next one. Each caller's promise settles only after its spans and its traces' summaries are
+ * stored, so an answered ingest is readable. Flushes run one at a time, which also keeps the
+ * summary versions of one process in order.
  *
- * Flushes run on as many lanes as clients were given (the embedded engine runs one session's
- * statements one after another, so each lane is a session of its own; on a server they share
- * the HTTP client). Two lanes never hold the same trace at once: a summary is recomputed from
- * the spans its flush reads after its own insert, and two flushes of one trace side by side
- * could each miss the other's spans. A write whose trace is being flushed waits for that flush,
- * and so does every later write of that trace, so a trace's writes are stored in order.
- * One is made per app with its stores (server.ts, buildApp) and handed to the routes.
+ * The client is the writer's own (in the embedded engine a session of its own, so reads do not
+ * wait behind a flush: stores/clickhouse.ts). Two writers flushing side by side on two sessions
+ * were measured slower on 2 cores than one (docs/benchmarks.md). One is made per app with its
+ * stores (server.ts, buildApp) and handed to the routes.
  */
 export class WriteBatcher {
   private queue: PendingWrite[] = [];
-  private readonly lanes: Lane[];
+  private flushing = false;
   /** Writes taken and flushes run, for the logs and the tests: writes / flushes is the batching. */
   readonly counts = { writes: 0, flushes: 0, isolations: 0 };
-  /** The store it writes to; ingest also prices spans with the pricing attached to it (cost/pricing.ts). */
-  readonly clickhouse: ClickHouseClient;
   private readonly maxRows: number;
   private readonly maxGatherMs: number;
   /** Callers writing at once, as the last flush saw them: the writes it carried and those queued when it ended. */
@@ -57,7 +42,8 @@ export class WriteBatcher {
   private gathered = false;
 
   constructor(
-    clients: ClickHouseClient | readonly ClickHouseClient[],
+    /** The store it writes to; ingest also prices spans with the pricing attached to it (cost/pricing.ts). */
+    readonly clickhouse: ClickHouseClient,
     options: {
       /** Rows in one flush at most; the rest wait for the next. */
       maxRows?: number;
@@ -67,10 +53,6 @@ export class WriteBatcher {
   ) {
     this.maxRows = options.maxRows ?? 50_000;
     this.maxGatherMs = options.maxGatherMs ?? 8;
-    const all = Array.isArray(clients) ? (clients as readonly ClickHouseClient[]) : [clients as ClickHouseClient];
-    if (all.length === 0) throw new Error('WriteBatcher needs at least one client');
-    this.clickhouse = all[0]!;
-    this.lanes = all.map((client) => ({ client, traces: new Set<string>(), busy: false }));
   }
 
   write(workspaceId: string, rows: SpanRow[], traceIds: string[]): Promise<void> {
@@ -107,68 +89,48 @@ export class WriteBatcher {
     return true;
   }
 
-  /** Starts a flush on every idle lane that has writes it may take. */
+  /** Starts the next flush when none runs and its writes are in. */
   private schedule(): void {
-    for (const lane of this.lanes) {
-      if (lane.busy || this.queue.length === 0) continue;
-      if (this.gathering()) return;
-      const batch = this.takeBatch();
-      if (batch.length === 0) return;
-      this.gathered = false;
-      lane.busy = true;
-      for (const w of batch) for (const id of w.traceIds) lane.traces.add(traceKey(w.workspaceId, id));
-      const started = performance.now();
-      void this.run(lane, batch).finally(() => {
-        this.lastFlushMs = performance.now() - started;
-        this.concurrency = batch.length + this.queue.length;
-        lane.busy = false;
-        lane.traces.clear();
-        this.schedule();
-      });
-    }
+    if (this.flushing || this.queue.length === 0 || this.gathering()) return;
+    const batch = this.takeBatch();
+    this.gathered = false;
+    this.flushing = true;
+    const started = performance.now();
+    void this.run(batch).finally(() => {
+      this.lastFlushMs = performance.now() - started;
+      this.concurrency = batch.length + this.queue.length;
+      this.flushing = false;
+      this.schedule();
+    });
   }
 
-  /**
-   * The queued writes of the next flush, in arrival order, up to `maxRows`: a write is left
-   * queued when one of its traces is in a flush in progress or in a write left queued before it.
-   */
+  /** The queued writes of the next flush, in arrival order, up to `maxRows` (at least one). */
   private takeBatch(): PendingWrite[] {
-    const inFlight = (key: string) => this.lanes.some((lane) => lane.traces.has(key));
-    const held = new Set<string>();
-    const taken: PendingWrite[] = [];
-    const left: PendingWrite[] = [];
     let rows = 0;
-    for (const w of this.queue) {
-      const keys = w.traceIds.map((id) => traceKey(w.workspaceId, id));
-      const fits = taken.length === 0 || rows + w.rows.length <= this.maxRows;
-      if (fits && !keys.some((k) => held.has(k) || inFlight(k))) {
-        taken.push(w);
-        rows += w.rows.length;
-      } else {
-        left.push(w);
-        for (const k of keys) held.add(k);
-      }
+    let count = 0;
+    while (count < this.queue.length && (count === 0 || rows + this.queue[count]!.rows.length <= this.maxRows)) {
+      rows += this.queue[count]!.rows.length;
+      count += 1;
     }
-    this.queue = left;
-    return taken;
+    return this.queue.splice(0, count);
   }
 
   /** One statement pair for the writes given: their spans, then their traces' summaries. */
-  private async flush(client: ClickHouseClient, batch: PendingWrite[]): Promise<void> {
+  private async flush(batch: PendingWrite[]): Promise<void> {
     this.counts.flushes += 1;
-    await insertSpanRows(client, batch.flatMap((w) => w.rows));
+    await insertSpanRows(this.clickhouse, batch.flatMap((w) => w.rows));
     const traceIds = new Map<string, Set<string>>();
     for (const w of batch) {
       const ids = traceIds.get(w.workspaceId) ?? new Set<string>();
       for (const id of w.traceIds) ids.add(id);
       traceIds.set(w.workspaceId, ids);
     }
-    for (const [workspaceId, ids] of traceIds) await recomputeTraceSummaries(client, workspaceId, [...ids]);
+    for (const [workspaceId, ids] of traceIds) await recomputeTraceSummaries(this.clickhouse, workspaceId, [...ids]);
   }
 
-  private async run(lane: Lane, batch: PendingWrite[]): Promise<void> {
+  private async run(batch: PendingWrite[]): Promise<void> {
     try {
-      await this.flush(lane.client, batch);
+      await this.flush(batch);
       for (const w of batch) w.resolve();
     } catch (error) {
       if (batch.length === 1 || isStoreUnavailable(error)) {
@@ -181,7 +143,7 @@ export class WriteBatcher {
       this.counts.isolations += 1;
       for (const w of batch) {
         try {
-          await this.flush(lane.client, [w]);
+          await this.flush([w]);
           w.resolve();
         } catch (single) {
           w.reject(alone(single, true));

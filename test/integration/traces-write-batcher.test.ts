@@ -70,34 +70,30 @@ describe('group commit of ingestion', () => {
     }
   });
 
-  it('flushes on two lanes at once but never one trace on both, so a slow flush cannot leave a stale summary', async () => {
-    const [first, second] = [ctx.writeClients[0]!, ctx.writeClients[1] ?? ctx.writeClients[0]!];
-    // A real client whose reads answer 1.5 s late: its flush reads the spans early and
-    // writes its summary (with a newer version) late, as a busy engine or network would.
-    const late = new Proxy(first, {
-      get(target, property, receiver) {
-        if (property === 'query') {
-          return async (...args: Parameters<typeof target.query>) => {
-            const result = await target.query(...args);
-            await new Promise((resolve) => setTimeout(resolve, 1500));
-            return result;
-          };
-        }
-        const value: unknown = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-    const lanes = new WriteBatcher([late, second], { maxGatherMs: 0 });
-    const rows = (id: string, spanIds: string[], root: boolean) => toSpanRows(tenant.workspaceId, [trace(id, spanIds, root) as never]);
-    let slowDone = false;
-    const slow = lanes.write(tenant.workspaceId, rows('lane-one', ['s0'], true), ['lane-one']).then(() => (slowDone = true));
-    // Another trace takes the free lane at once; the same trace waits for the slow flush.
-    await lanes.write(tenant.workspaceId, rows('lane-other', ['a'], true), ['lane-other']);
-    expect(slowDone).toBe(false);
-    await Promise.all([slow, lanes.write(tenant.workspaceId, rows('lane-one', ['s1'], false), ['lane-one'])]);
-    expect(lanes.counts).toMatchObject({ writes: 3, flushes: 3 });
-    const one = await ctx.app.inject({ method: 'GET', url: '/api/traces/lane-one', headers: tenant.headers });
-    expect(one.json().data).toMatchObject({ spanCount: 3, inputTokens: 2, costUsd: 1 });
+  it('gathers the writes of callers that come back together into one flush, and never delays a lone caller', async () => {
+    const gathering = new WriteBatcher(ctx.writeClient, { maxGatherMs: 50 });
+    const rows = (id: string) => toSpanRows(tenant.workspaceId, [trace(id, ['a'], true) as never]);
+    const write = (id: string) => gathering.write(tenant.workspaceId, rows(id), [id]);
+    // A lone caller: flushed at once, alone.
+    await write('ga-alone');
+    expect(gathering.counts).toMatchObject({ writes: 1, flushes: 1 });
+    // Eight callers at once: the first finds the writer idle, the other seven share the next flush.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await Promise.all(Array.from({ length: 8 }, (_, i) => write(`ga-${i}`)));
+    expect(gathering.counts).toMatchObject({ writes: 9, flushes: 3 });
+    // Seven of them come back a moment apart, as answered clients do, to an idle writer: one
+    // flush (without gathering the first would go alone and the other six in a second one).
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const again: Promise<void>[] = [];
+    for (let i = 0; i < 7; i++) {
+      again.push(write(`gb-${i}`));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(again);
+    expect(gathering.counts).toMatchObject({ writes: 16, flushes: 4 });
+    const list = await ctx.app.inject({ method: 'GET', url: '/api/traces?limit=100', headers: tenant.headers });
+    const ids = list.json().data.map((item: { traceId: string }) => item.traceId);
+    for (const id of ['ga-alone', 'ga-0', 'ga-7', 'gb-0', 'gb-6']) expect(ids).toContain(id);
   });
 
   it('flushes a write at once when idle', async () => {

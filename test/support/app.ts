@@ -38,7 +38,7 @@ export interface TestContextOptions {
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
   const stores = await openTestStores(options.env);
   const limits = options.rateLimits === true ? {} : options.rateLimits || undefined;
-  const writer = new WriteBatcher(stores.writeClients);
+  const writer = new WriteBatcher(stores.writeClient);
   const app = await buildApp({
     config: stores.config,
     sql: stores.sql,

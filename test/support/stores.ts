@@ -9,8 +9,8 @@ import { migrateClickhouse, openClickhouse, type ClickHouseClient } from '../../
 export interface TestStores {
   sql: Sql;
   clickhouse: ClickHouseClient;
-  /** The clients ingestion writes through, as the server has them (sessions of their own in the embedded engine). */
-  writeClients: ClickHouseClient[];
+  /** The client ingestion writes through, as the server has it (a session of its own in the embedded engine). */
+  writeClient: ClickHouseClient;
   config: Config;
   postgresUrl: string;
   close(): Promise<void>;
@@ -54,7 +54,7 @@ export async function openTestStores(env: Record<string, string> = {}): Promise<
   return {
     sql,
     clickhouse: ch.client,
-    writeClients: ch.writeClients,
+    writeClient: ch.writeClient,
     config,
     postgresUrl,
     close: async () => {
