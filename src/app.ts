@@ -21,7 +21,7 @@ import { promptFiguresReader } from './traces/spans-table.js';
 import { webhookRoutes } from './prompts/webhooks/routes.js';
 import { meRoutes } from './tenancy/me.js';
 import { otlpRoutes } from './traces/otlp/routes.js';
-import { analyticsRoutes } from './traces/analytics-routes.js';
+import { analyticsRoutes } from './traces/analytics/routes.js';
 import { attachIngestPricing } from './traces/cost/pricing.js';
 import { modelRoutes } from './traces/cost/routes.js';
 import { PriceBook } from './traces/cost/workspace-prices.js';

@@ -4,7 +4,7 @@ import { traceFilterSchema, traceSummaryFilter } from './traces-table.js';
 
 /**
  * Aggregates over the trace summaries (`traces FINAL`, filtered by `traceSummaryFilter`):
- * GET /api/traces/stats (stats.ts) and GET /api/traces/analytics (analytics.ts). Every figure
+ * GET /api/traces/stats (analytics/stats.ts) and GET /api/traces/analytics (analytics/analytics.ts). Every figure
  * is computed in the engine over deduplicated rows.
  *
  * Span-level figures (by model, provider or kind) read the `by_model`, `by_provider` and

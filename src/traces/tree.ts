@@ -17,7 +17,7 @@ const usageFields = ['inputTokens', 'outputTokens', 'totalTokens', 'cacheReadTok
  * A summary's list item. Items written before migration 0004 lack the service, user and tags
  * of the trace: they read as the item of a trace that sent none. Usage sums of values stored
  * before the span bounds existed may have overflowed in the engine, which writes them as
- * null: such a sum reads as the largest number a 64-bit float holds (stats.ts finiteSum), so
+ * null: such a sum reads as the largest number a 64-bit float holds (analytics/stats.ts finiteSum), so
  * no stored value can break a read.
  */
 export const toTraceListItem = (item: string): TraceListItem => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStarts, resolveRange, type AnalyticsRange } from '../../src/traces/analytics.js';
-import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/analytics-schemas.js';
+import { bucketStarts, resolveRange, type AnalyticsRange } from '../../src/traces/analytics/analytics.js';
+import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/analytics/schemas.js';
 import {
   selectAnalyticsTotals,
   selectCostBreakdown,

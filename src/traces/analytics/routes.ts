@@ -1,12 +1,12 @@
-import type { Config } from '../config.js';
+import type { Config } from '../../config.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
-import { analyticsQuerySchema, analyticsResultSchema, statsQuerySchema, statsResultSchema } from './analytics-schemas.js';
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { analyticsQuerySchema, analyticsResultSchema, statsQuerySchema, statsResultSchema } from './schemas.js';
 import { getAnalytics } from './analytics.js';
 import { getStats } from './stats.js';
-import { queryLimitsOf } from './query-limits.js';
-import { queryTooExpensiveSchema } from './routes.js';
+import { queryLimitsOf } from '../query-limits.js';
+import { queryTooExpensiveSchema } from '../routes.js';
 
 const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema };
 const tags = ['traces'];

@@ -1,8 +1,8 @@
-import type { ClickHouseClient } from '../stores/clickhouse.js';
-import type { StatsGroup, StatsQuery, StatsResult } from './analytics-schemas.js';
-import { windowedGroupBys } from './analytics-schemas.js';
-import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from './query-limits.js';
-import { selectStatsBySpanGroup, selectStatsByTraceField, type AggregateRow } from './traces-table-aggregates.js';
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import type { StatsGroup, StatsQuery, StatsResult } from './schemas.js';
+import { windowedGroupBys } from './schemas.js';
+import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from '../query-limits.js';
+import { selectStatsBySpanGroup, selectStatsByTraceField, type AggregateRow } from '../traces-table-aggregates.js';
 
 /**
  * GET /api/traces/stats as one aggregate query per call (traces-table-aggregates.ts).

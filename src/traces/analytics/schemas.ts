@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listTracesQuery } from './schemas.js';
+import { listTracesQuery } from '../schemas.js';
 
 /**
  * Wire shapes of GET /api/traces/stats and /api/traces/analytics (field names: DESIGN.md,

@@ -1,8 +1,8 @@
-import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from './query-limits.js';
-import type { AnalyticsQuery, AnalyticsResult } from './analytics-schemas.js';
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from '../query-limits.js';
+import type { AnalyticsQuery, AnalyticsResult } from './schemas.js';
 import { finiteOrNull, finiteSum } from './stats.js';
-import { selectAnalyticsTotals, selectCostBreakdown } from './traces-table-aggregates.js';
+import { selectAnalyticsTotals, selectCostBreakdown } from '../traces-table-aggregates.js';
 
 /**
  * GET /api/traces/analytics as two aggregate queries (traces-table-aggregates.ts): one over the
