@@ -111,7 +111,9 @@ export async function run(args: string[]) {
     await limited.close();
     const without = median(results.without);
     const withLimits = median(results.with);
-    console.log(`GET /api/me through a listening server, ${connections} keep-alive connections, ${rounds} rounds of ${seconds} s each, max lease ${maxLease}`);
+    console.log(
+      `GET /api/me through a listening server, ${connections} keep-alive connections, ${rounds} rounds of ${seconds} s each, max lease ${maxLease}`,
+    );
     console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}); load generator in a separate process`);
     console.log(`without limits: ${without.toFixed(0)} req/s (rounds: ${results.without.map((r) => r.toFixed(0)).join(', ')})`);
     console.log(`with limits:    ${withLimits.toFixed(0)} req/s (rounds: ${results.with.map((r) => r.toFixed(0)).join(', ')})`);

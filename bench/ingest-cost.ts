@@ -48,10 +48,23 @@ async function costRole(options: Options) {
   const store = await openClickhouse({ database: 'loupe', dataDir: process.env.BENCH_DIR! });
   await migrateClickhouse(store.client, { database: 'loupe' });
   const price = (i: number, model: string, matchType: 'exact' | 'regex') => ({
-    id: `p${i}`, model, matchType, provider: null, inputPerMillion: 1, outputPerMillion: 2, cacheReadPerMillion: null,
-    cacheWritePerMillion: null, validFrom: null, createdAt: new Date(2026, 0, 1 + i).toISOString(),
+    id: `p${i}`,
+    model,
+    matchType,
+    provider: null,
+    inputPerMillion: 1,
+    outputPerMillion: 2,
+    cacheReadPerMillion: null,
+    cacheWritePerMillion: null,
+    validFrom: null,
+    createdAt: new Date(2026, 0, 1 + i).toISOString(),
   });
-  const index = new WorkspacePriceIndex([price(1, 'acme-large', 'exact'), price(2, 'acme-small', 'exact'), price(3, 'acme-.*', 'regex'), price(4, 'my-(fine|tuned)-.+', 'regex')]);
+  const index = new WorkspacePriceIndex([
+    price(1, 'acme-large', 'exact'),
+    price(2, 'acme-small', 'exact'),
+    price(3, 'acme-.*', 'regex'),
+    price(4, 'my-(fine|tuned)-.+', 'regex'),
+  ]);
   const book = { forWorkspace: async () => index } as unknown as Book;
   const template = makeBodyTemplate(options.tracesPerRequest, true);
   const batches = Math.ceil(options.spans / spansPerTrace / options.tracesPerRequest);
@@ -80,7 +93,9 @@ async function costRole(options: Options) {
   const runs = [];
   for (const on of [false, true, true, false, false, true, true, false]) runs.push(await round(on));
   // The price of one span alone, over many calls: the built-in table behind a workspace miss.
-  const llm = (JSON.parse(template) as { traces: Array<{ spans: Array<{ kind: string }> }> }).traces[0]!.spans.find((s) => s.kind === 'llm.chat')!;
+  const llm = (JSON.parse(template) as { traces: Array<{ spans: Array<{ kind: string }> }> }).traces[0]!.spans.find(
+    (s) => s.kind === 'llm.chat',
+  )!;
   const calls = 200_000;
   const t0 = performance.now();
   for (let i = 0; i < calls; i++) priceSpan(llm as never, index);
@@ -94,9 +109,18 @@ export async function run(args: string[]) {
   const options = parseOptions(args);
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-'));
   try {
-    const result = await new Promise<{ runs: Array<{ on: boolean; spans: number; seconds: number; cpuSeconds: number }>; microsPerSpan: number; check: unknown }>((resolve, reject) => {
+    const result = await new Promise<{
+      runs: Array<{ on: boolean; spans: number; seconds: number; cpuSeconds: number }>;
+      microsPerSpan: number;
+      check: unknown;
+    }>((resolve, reject) => {
       let figure: any;
-      const env = { BENCH_DIR: dir, BENCH_SPANS: String(options.spans), BENCH_CLIENTS: String(options.clients), BENCH_TPR: String(options.tracesPerRequest) };
+      const env = {
+        BENCH_DIR: dir,
+        BENCH_SPANS: String(options.spans),
+        BENCH_CLIENTS: String(options.clients),
+        BENCH_TPR: String(options.tracesPerRequest),
+      };
       const proc = fork(self, ['--role', 'cost'], { env: { ...process.env, ...env }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
       proc.on('message', (message) => (figure = message));
       proc.on('exit', (code) => (code === 0 && figure ? resolve(figure) : reject(new Error(`cost run exited with ${code}`))));
@@ -116,7 +140,8 @@ export async function run(args: string[]) {
       [
         `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${mib(totalmem())} RAM, Node ${process.version}`,
         ...result.runs.map(
-          (r, i) => `round ${i + 1}, pricing ${r.on ? 'on ' : 'off'}: ${r.spans} spans in ${r.seconds.toFixed(1)} s = ${Math.round(r.spans / r.seconds)} spans/s, ${((1e6 * r.cpuSeconds) / r.spans).toFixed(0)} µs CPU/span`,
+          (r, i) =>
+            `round ${i + 1}, pricing ${r.on ? 'on ' : 'off'}: ${r.spans} spans in ${r.seconds.toFixed(1)} s = ${Math.round(r.spans / r.seconds)} spans/s, ${((1e6 * r.cpuSeconds) / r.spans).toFixed(0)} µs CPU/span`,
         ),
         `pricing off: ${Math.round(off)} spans/s; on: ${Math.round(on)} spans/s; cost of pricing: ${((100 * (off - on)) / off).toFixed(1)}% of ingest throughput (goal <= 5%)`,
         `CPU per span: off ${cpuOff.toFixed(0)} µs, on ${cpuOn.toFixed(0)} µs: ${((100 * (cpuOn - cpuOff)) / cpuOff).toFixed(1)}% more`,
@@ -128,9 +153,12 @@ export async function run(args: string[]) {
   }
 }
 
-
 if (process.argv.includes('--role')) {
-  const options = { spans: Number(process.env.BENCH_SPANS), clients: Number(process.env.BENCH_CLIENTS), tracesPerRequest: Number(process.env.BENCH_TPR) };
+  const options = {
+    spans: Number(process.env.BENCH_SPANS),
+    clients: Number(process.env.BENCH_CLIENTS),
+    tracesPerRequest: Number(process.env.BENCH_TPR),
+  };
   costRole(options).catch((error) => {
     console.error(error);
     process.exit(1);

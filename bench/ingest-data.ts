@@ -19,17 +19,40 @@ export function makeTrace(traceId: string, base: number): Trace {
   const t = (ms: number) => new Date(base + ms).toISOString();
   const spans: Trace['spans'] = [
     {
-      spanId: 'root', name: 'support-agent', kind: 'agent', startTime: t(0), endTime: t(4000), durationMs: 4000, status: 'ok',
-      input: { text: question }, output: { text: answer },
+      spanId: 'root',
+      name: 'support-agent',
+      kind: 'agent',
+      startTime: t(0),
+      endTime: t(4000),
+      durationMs: 4000,
+      status: 'ok',
+      input: { text: question },
+      output: { text: answer },
       attributes: { 'gen_ai.agent.name': 'support-agent', 'app.user_tier': 'enterprise' },
     },
   ];
   for (let i = 0; i < 4; i++) {
     spans.push({
-      spanId: `llm-${i}`, parentSpanId: 'root', name: 'chat gpt-4o-mini', kind: 'llm.chat',
-      startTime: t(100 + i * 900), endTime: t(800 + i * 900), durationMs: 700, status: 'ok',
-      model: 'gpt-4o-mini', provider: 'openai', inputTokens: 420 + i, outputTokens: 96, totalTokens: 516 + i, costUsd: 0.00012,
-      input: { messages: [{ role: 'system', content: 'You are a concise analyst.' }, { role: 'user', content: question }] },
+      spanId: `llm-${i}`,
+      parentSpanId: 'root',
+      name: 'chat gpt-4o-mini',
+      kind: 'llm.chat',
+      startTime: t(100 + i * 900),
+      endTime: t(800 + i * 900),
+      durationMs: 700,
+      status: 'ok',
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      inputTokens: 420 + i,
+      outputTokens: 96,
+      totalTokens: 516 + i,
+      costUsd: 0.00012,
+      input: {
+        messages: [
+          { role: 'system', content: 'You are a concise analyst.' },
+          { role: 'user', content: question },
+        ],
+      },
       output: { messages: [{ role: 'assistant', content: answer }] },
       attributes: { 'gen_ai.request.temperature': 0.2, 'gen_ai.request.max_tokens': 512, 'gen_ai.response.finish_reasons': ['stop'] },
       events: [{ name: 'gen_ai.first_token', timestamp: t(300 + i * 900) }],
@@ -37,8 +60,14 @@ export function makeTrace(traceId: string, base: number): Trace {
   }
   for (let i = 0; i < 3; i++) {
     spans.push({
-      spanId: `tool-${i}`, parentSpanId: `llm-${i}`, name: 'lookup_account', kind: 'tool',
-      startTime: t(810 + i * 900), endTime: t(880 + i * 900), durationMs: 70, status: i === 2 ? 'error' : 'ok',
+      spanId: `tool-${i}`,
+      parentSpanId: `llm-${i}`,
+      name: 'lookup_account',
+      kind: 'tool',
+      startTime: t(810 + i * 900),
+      endTime: t(880 + i * 900),
+      durationMs: 70,
+      status: i === 2 ? 'error' : 'ok',
       ...(i === 2 && { statusMessage: 'account service timed out' }),
       input: { toolCalls: [{ id: `call-${i}`, name: 'lookup_account', arguments: { accountId: `acc-${i}`, fields: ['plan', 'seats'] } }] },
       output: { raw: { plan: 'enterprise', seats: 120 + i } },
@@ -46,13 +75,29 @@ export function makeTrace(traceId: string, base: number): Trace {
     });
   }
   spans.push({
-    spanId: 'retrieve', parentSpanId: 'root', name: 'vector search', kind: 'retrieval', startTime: t(50), endTime: t(95), durationMs: 45,
-    status: 'ok', input: { text: 'quarterly churn drivers' },
-    output: { documents: [{ content: 'Churn rose after the price change in small accounts.', score: 0.91, metadata: { source: 'q1.pdf' } }] },
+    spanId: 'retrieve',
+    parentSpanId: 'root',
+    name: 'vector search',
+    kind: 'retrieval',
+    startTime: t(50),
+    endTime: t(95),
+    durationMs: 45,
+    status: 'ok',
+    input: { text: 'quarterly churn drivers' },
+    output: {
+      documents: [{ content: 'Churn rose after the price change in small accounts.', score: 0.91, metadata: { source: 'q1.pdf' } }],
+    },
   });
   spans.push({
-    spanId: 'format', parentSpanId: 'root', name: 'format answer', kind: 'chain', startTime: t(3700), endTime: t(3990), durationMs: 290,
-    status: 'ok', metadata: { template: 'summary-v3' },
+    spanId: 'format',
+    parentSpanId: 'root',
+    name: 'format answer',
+    kind: 'chain',
+    startTime: t(3700),
+    endTime: t(3990),
+    durationMs: 290,
+    status: 'ok',
+    metadata: { template: 'summary-v3' },
   });
   return { traceId, name: 'quarterly summary', sessionId: `session-${traceId.slice(-3)}`, source: 'sdk', environment: 'production', spans };
 }

@@ -43,7 +43,12 @@ function parseOptions(args: string[]): Options {
     if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number`);
     return n;
   };
-  return { preload: value('preload', 1_000_000), spans: value('spans', 300_000), seconds: value('seconds', 60), sustain: value('sustain', 0) };
+  return {
+    preload: value('preload', 1_000_000),
+    spans: value('spans', 300_000),
+    seconds: value('seconds', 60),
+    sustain: value('sustain', 0),
+  };
 }
 
 function child(role: string, env: Record<string, string>, onMessage: (message: any, proc: ChildProcess) => void) {
@@ -59,10 +64,26 @@ async function rawRows(workspaceId: string, traces: number) {
   const made = Array.from({ length: traces }, (_, i) => makeTrace(String(i).padStart(3, '0'), base + i * 1000));
   const spanRows = toSpanRows(workspaceId, made);
   const summaries = made.map((t) => ({
-    workspace_id: workspaceId, trace_id: t.traceId, name: t.name, session_id: t.sessionId, source: t.source, environment: t.environment,
-    status: 'completed', trace_kind: 'agent', start_time: toStoredTime(t.spans[0]!.startTime), end_time: toStoredTime(t.spans[0]!.endTime),
-    duration_ms: 4000, model: 'gpt-4o-mini', provider: 'openai', input_tokens: 1686, output_tokens: 384, total_tokens: 2070,
-    cost_usd: 0.00048, span_count: 10, error_count: 1, is_deleted: 0,
+    workspace_id: workspaceId,
+    trace_id: t.traceId,
+    name: t.name,
+    session_id: t.sessionId,
+    source: t.source,
+    environment: t.environment,
+    status: 'completed',
+    trace_kind: 'agent',
+    start_time: toStoredTime(t.spans[0]!.startTime),
+    end_time: toStoredTime(t.spans[0]!.endTime),
+    duration_ms: 4000,
+    model: 'gpt-4o-mini',
+    provider: 'openai',
+    input_tokens: 1686,
+    output_tokens: 384,
+    total_tokens: 2070,
+    cost_usd: 0.00048,
+    span_count: 10,
+    error_count: 1,
+    is_deleted: 0,
   }));
   return { spanRows, summaries };
 }
@@ -84,8 +105,16 @@ async function rawRole(options: Options) {
           next++;
           const ids = new Map(summaries.map((s) => [s.trace_id, randomTraceId()]));
           const version = nextVersion().toString();
-          await store.client.insert({ table: 'spans', values: spanRows.map((r) => ({ ...r, trace_id: ids.get(r.trace_id)!, version })), format: 'JSONEachRow' });
-          await store.client.insert({ table: 'traces', values: summaries.map((r) => ({ ...r, trace_id: ids.get(r.trace_id)!, version })), format: 'JSONEachRow' });
+          await store.client.insert({
+            table: 'spans',
+            values: spanRows.map((r) => ({ ...r, trace_id: ids.get(r.trace_id)!, version })),
+            format: 'JSONEachRow',
+          });
+          await store.client.insert({
+            table: 'traces',
+            values: summaries.map((r) => ({ ...r, trace_id: ids.get(r.trace_id)!, version })),
+            format: 'JSONEachRow',
+          });
         }
       }),
     );
@@ -105,7 +134,10 @@ async function rawRole(options: Options) {
 async function settleMerges(clickhouse: import('../src/stores/clickhouse.js').ClickHouseClient) {
   const started = performance.now();
   while (performance.now() - started < 180_000) {
-    const result = await clickhouse.query({ query: 'SELECT count() AS n FROM system.merges WHERE database = currentDatabase()', format: 'JSONEachRow' });
+    const result = await clickhouse.query({
+      query: 'SELECT count() AS n FROM system.merges WHERE database = currentDatabase()',
+      format: 'JSONEachRow',
+    });
     const [row] = await result.json<{ n: number }>();
     if (Number(row?.n ?? 0) === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -130,7 +162,12 @@ async function serverRole() {
   const writer = new WriteBatcher(stores.clickhouse.writeClient);
   const app = await buildApp({ config, sql, clickhouse, writer, log, admit: createRateLimiter(sql).admit });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  const org = await tenancy.createOrganization(sql, { name: 'bench-ingest', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });
+  const org = await tenancy.createOrganization(sql, {
+    name: 'bench-ingest',
+    plan: 'enterprise',
+    rateLimitPerMinute: 1e8,
+    rateLimitPerDay: 1e9,
+  });
   const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
   const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
   process.send!({ type: 'ready', url, key });
@@ -142,7 +179,10 @@ async function serverRole() {
         query: `SELECT table, count() AS parts FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('spans', 'traces') GROUP BY table`,
         format: 'JSONEachRow',
       });
-      process.send!({ type: 'parts', parts: Object.fromEntries((await result.json<{ table: string; parts: number }>()).map((r) => [r.table, Number(r.parts)])) });
+      process.send!({
+        type: 'parts',
+        parts: Object.fromEntries((await result.json<{ table: string; parts: number }>()).map((r) => [r.table, Number(r.parts)])),
+      });
     } else {
       await app.close();
       await stores.close();
@@ -167,9 +207,19 @@ function startServerChild(dir: string): Promise<Server> {
     const proc = child('server', { BENCH_DIR: dir }, (message, p) => {
       if (message.type === 'ready') {
         resolve({
-          url: message.url, key: message.key, proc: p,
-          parts: () => new Promise((done) => { waiting.push(done); p.send({ type: 'parts' }); }),
-          settle: () => new Promise((done) => { settling.push(done); p.send({ type: 'settle' }); }),
+          url: message.url,
+          key: message.key,
+          proc: p,
+          parts: () =>
+            new Promise((done) => {
+              waiting.push(done);
+              p.send({ type: 'parts' });
+            }),
+          settle: () =>
+            new Promise((done) => {
+              settling.push(done);
+              p.send({ type: 'settle' });
+            }),
         });
       } else if (message.type === 'parts') waiting.shift()?.(message.parts);
       else if (message.type === 'settled') settling.shift()?.(message.seconds);
@@ -179,7 +229,11 @@ function startServerChild(dir: string): Promise<Server> {
 }
 
 async function post(server: Server, url: string, body: string | Uint8Array, contentType: string, expect: (text: string) => boolean) {
-  const res = await fetch(`${server.url}${url}`, { method: 'POST', headers: { 'content-type': contentType, 'x-api-key': server.key }, body: typeof body === 'string' ? body : new Uint8Array(body) });
+  const res = await fetch(`${server.url}${url}`, {
+    method: 'POST',
+    headers: { 'content-type': contentType, 'x-api-key': server.key },
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+  });
   const text = contentType === 'application/json' ? await res.text() : '';
   if (contentType !== 'application/json') await res.arrayBuffer();
   if (res.status !== 200 || !expect(text)) throw new Error(`${url} answered ${res.status} ${text.slice(0, 300)}`);
@@ -188,8 +242,12 @@ async function post(server: Server, url: string, body: string | Uint8Array, cont
 const nativeLoad = (server: Server, tracesPerRequest: number, clients: number, maxSpans: number, maxSeconds: number) => {
   const template = makeBodyTemplate(tracesPerRequest);
   return drive({
-    clients, spansPerRequest: tracesPerRequest * spansPerTrace, maxSpans, maxSeconds,
-    send: () => post(server, '/api/traces', fillTraceIds(template), 'application/json', (t) => t.includes(`"accepted":${tracesPerRequest},`)),
+    clients,
+    spansPerRequest: tracesPerRequest * spansPerTrace,
+    maxSpans,
+    maxSeconds,
+    send: () =>
+      post(server, '/api/traces', fillTraceIds(template), 'application/json', (t) => t.includes(`"accepted":${tracesPerRequest},`)),
   });
 };
 
@@ -199,7 +257,10 @@ async function otelLoad(server: Server, options: Options) {
   // Encoded before the clock starts: the figure is the server's.
   const bodies = Array.from({ length: requests }, (_, r) => encodeProtobufRequest(exportRequest(7, r) as never));
   return drive({
-    clients: 8, spansPerRequest: otlpSpansPerRequest, maxSpans: options.spans, maxSeconds: options.seconds,
+    clients: 8,
+    spansPerRequest: otlpSpansPerRequest,
+    maxSpans: options.spans,
+    maxSeconds: options.seconds,
     send: (_client, request) => post(server, '/api/traces/otlp/v1/traces', bodies[request]!, 'application/x-protobuf', () => true),
   });
 }
@@ -220,7 +281,9 @@ export async function run(args: string[]) {
       const proc = child('raw', { BENCH_DIR: dir, BENCH_OPTIONS: JSON.stringify(options) }, (message) => (figure = message));
       proc.on('exit', (code) => (code === 0 && figure ? resolve(figure) : reject(new Error(`raw baseline exited with ${code}`))));
     });
-    lines.push(`store preloaded with ${options.preload} spans in ${raw.preloadSeconds.toFixed(0)} s, merges settled ${raw.settleSeconds.toFixed(0)} s later`);
+    lines.push(
+      `store preloaded with ${options.preload} spans in ${raw.preloadSeconds.toFixed(0)} s, merges settled ${raw.settleSeconds.toFixed(0)} s later`,
+    );
     // Every shape starts on a settled store (no merge running), not paying for the one before.
     const settled: number[] = [];
     const rawRate = raw.spans / raw.seconds;
@@ -229,14 +292,23 @@ export async function run(args: string[]) {
       settled.push(await server.settle());
       const bulk = await nativeLoad(server, 100, 4, options.spans, Infinity);
       const traceId = /"traceId":"([0-9a-f]{32})"/.exec(fillTraceIds(makeBodyTemplate(1)))![1]!;
-      await post(server, '/api/traces', JSON.stringify({ traces: [makeTrace(traceId, Date.parse('2025-06-01T12:00:00Z'))] }), 'application/json', () => true);
+      await post(
+        server,
+        '/api/traces',
+        JSON.stringify({ traces: [makeTrace(traceId, Date.parse('2025-06-01T12:00:00Z'))] }),
+        'application/json',
+        () => true,
+      );
       const get = (url: string) => async () => {
         const res = await fetch(`${server.url}${url}`, { headers: { 'x-api-key': server.key } });
         if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
         await res.arrayBuffer();
       };
       settled.push(await server.settle());
-      const idle = { list: median(await sampleReads(get('/api/traces'), { count: 30 })), detail: median(await sampleReads(get(`/api/traces/${traceId}`), { count: 30 })) };
+      const idle = {
+        list: median(await sampleReads(get('/api/traces'), { count: 30 })),
+        detail: median(await sampleReads(get(`/api/traces/${traceId}`), { count: 30 })),
+      };
       const underLoad = async (clients: number, seconds: number) => {
         let done = false;
         const load = nativeLoad(server, 1, clients, Infinity, seconds).finally(() => (done = true));

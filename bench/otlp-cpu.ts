@@ -85,9 +85,16 @@ function corpusBodies() {
   for (const dir of readdirSync(corpusDir, { withFileTypes: true })) {
     if (!dir.isDirectory()) continue;
     for (const file of readdirSync(path.join(corpusDir, dir.name)).filter((f) => f.endsWith('.meta.json'))) {
-      const meta = JSON.parse(readFileSync(path.join(corpusDir, dir.name, file), 'utf8')) as { path: string; contentType: string; contentEncoding: string | null };
+      const meta = JSON.parse(readFileSync(path.join(corpusDir, dir.name, file), 'utf8')) as {
+        path: string;
+        contentType: string;
+        contentEncoding: string | null;
+      };
       if (!meta.path.endsWith('/v1/traces') || meta.contentEncoding) continue;
-      bodies.push({ body: readFileSync(path.join(corpusDir, dir.name, file.replace('.meta.json', '.body'))), json: meta.contentType.includes('json') });
+      bodies.push({
+        body: readFileSync(path.join(corpusDir, dir.name, file.replace('.meta.json', '.body'))),
+        json: meta.contentType.includes('json'),
+      });
     }
   }
   return bodies;

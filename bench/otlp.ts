@@ -37,7 +37,12 @@ async function serverRole() {
   const sql = stores.postgres.sql;
   const app = await buildApp({ config, sql, clickhouse: stores.clickhouse.client, log, admit: createRateLimiter(sql).admit });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  const org = await tenancy.createOrganization(sql, { name: 'bench-otlp', plan: 'enterprise', rateLimitPerMinute: 1e8, rateLimitPerDay: 1e9 });
+  const org = await tenancy.createOrganization(sql, {
+    name: 'bench-otlp',
+    plan: 'enterprise',
+    rateLimitPerMinute: 1e8,
+    rateLimitPerDay: 1e9,
+  });
   const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
   const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
   process.send!({ url, key });
@@ -53,9 +58,11 @@ async function serverRole() {
 async function drive(bodies: Buffer[], clients: number, send: (body: Buffer) => Promise<void>) {
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < bodies.length) await send(bodies[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < bodies.length) await send(bodies[next++]!);
+    }),
+  );
   return (performance.now() - started) / 1000;
 }
 
@@ -80,21 +87,35 @@ export async function run(args: string[]) {
   );
 
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-otlp-'));
-  const proc: ChildProcess = fork(self, ['--role', 'server'], { env: { ...process.env, BENCH_DIR: dir }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const proc: ChildProcess = fork(self, ['--role', 'server'], {
+    env: { ...process.env, BENCH_DIR: dir },
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+  });
   try {
     const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
       proc.once('message', (m: any) => resolve(m));
       proc.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
     const sendNative = async (body: Buffer) => {
-      const res = await fetch(`${url}/api/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: new Uint8Array(body) });
+      const res = await fetch(`${url}/api/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: new Uint8Array(body),
+      });
       const result = (await res.json()) as { data?: { accepted: number } };
-      if (res.status !== 200 || result.data?.accepted !== tracesPerRequest) throw new Error(`native ingest failed: ${res.status} ${JSON.stringify(result).slice(0, 300)}`);
+      if (res.status !== 200 || result.data?.accepted !== tracesPerRequest)
+        throw new Error(`native ingest failed: ${res.status} ${JSON.stringify(result).slice(0, 300)}`);
     };
     const sendOtlp = async (body: Buffer) => {
-      const res = await fetch(`${url}/api/traces/otlp/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-api-key': key }, body: new Uint8Array(body) });
+      const res = await fetch(`${url}/api/traces/otlp/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', 'x-api-key': key },
+        body: new Uint8Array(body),
+      });
       const answer = decodeProtobufResponse(new Uint8Array(await res.arrayBuffer()));
-      if (res.status !== 200 || answer.partialSuccess?.rejectedSpans) throw new Error(`OTLP export failed: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
+      if (res.status !== 200 || answer.partialSuccess?.rejectedSpans)
+        throw new Error(`OTLP export failed: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
     };
     // Rounds alternate the two paths, so background merges and a warming engine weigh on both alike.
     let nativeSeconds = 0;

@@ -69,36 +69,81 @@ export function makeQueryTrace(traceNumber: number, rangeStart: number, rangeMs:
   const main = models[Math.floor(rand() * models.length)]!;
   const spans: Trace['spans'] = [];
   let cursor = 50;
-  spans.push({ spanId: 'retrieve', parentSpanId: 'root', name: 'vector search', kind: 'retrieval', startTime: t(5), endTime: t(45), durationMs: 40, status: 'ok' });
+  spans.push({
+    spanId: 'retrieve',
+    parentSpanId: 'root',
+    name: 'vector search',
+    kind: 'retrieval',
+    startTime: t(5),
+    endTime: t(45),
+    durationMs: 40,
+    status: 'ok',
+  });
   for (let i = 0; i < 4; i++) {
     const m = i === 3 ? models[1] : main;
     const duration = Math.round(300 + rand() ** 2 * 4000);
     const inputTokens = 200 + Math.floor(rand() * 1800);
     const outputTokens = 50 + Math.floor(rand() * 450);
     spans.push({
-      spanId: `llm-${i}`, parentSpanId: 'root', name: `chat ${m.model}`, kind: 'llm.chat', startTime: t(cursor), endTime: t(cursor + duration),
-      durationMs: duration, status: 'ok', model: m.model, provider: m.provider, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens,
+      spanId: `llm-${i}`,
+      parentSpanId: 'root',
+      name: `chat ${m.model}`,
+      kind: 'llm.chat',
+      startTime: t(cursor),
+      endTime: t(cursor + duration),
+      durationMs: duration,
+      status: 'ok',
+      model: m.model,
+      provider: m.provider,
+      inputTokens,
+      outputTokens,
+      totalTokens: inputTokens + outputTokens,
       costUsd: inputTokens * m.inPerToken + outputTokens * m.outPerToken,
-      input: { text: 'Summarise the account history and propose next steps.' }, output: { text: 'Three steps: review pricing, call the owner, set alerts.' },
+      input: { text: 'Summarise the account history and propose next steps.' },
+      output: { text: 'Three steps: review pricing, call the owner, set alerts.' },
     });
     cursor += duration + 5;
     if (i < 3) {
       const toolMs = Math.round(20 + rand() * 480);
       const toolFailed = failed && i === 2;
       spans.push({
-        spanId: `tool-${i}`, parentSpanId: `llm-${i}`, name: 'lookup_account', kind: 'tool', startTime: t(cursor), endTime: t(cursor + toolMs),
-        durationMs: toolMs, status: toolFailed ? 'error' : 'ok', ...(toolFailed && { statusMessage: 'account service timed out' }),
+        spanId: `tool-${i}`,
+        parentSpanId: `llm-${i}`,
+        name: 'lookup_account',
+        kind: 'tool',
+        startTime: t(cursor),
+        endTime: t(cursor + toolMs),
+        durationMs: toolMs,
+        status: toolFailed ? 'error' : 'ok',
+        ...(toolFailed && { statusMessage: 'account service timed out' }),
       });
       cursor += toolMs + 5;
     }
   }
-  spans.push({ spanId: 'format', parentSpanId: 'root', name: 'format answer', kind: 'chain', startTime: t(cursor), endTime: t(cursor + 30), durationMs: 30, status: 'ok' });
+  spans.push({
+    spanId: 'format',
+    parentSpanId: 'root',
+    name: 'format answer',
+    kind: 'chain',
+    startTime: t(cursor),
+    endTime: t(cursor + 30),
+    durationMs: 30,
+    status: 'ok',
+  });
   cursor += 35;
   spans.unshift({
-    spanId: 'root', name: 'support-agent', kind: 'agent', startTime: t(0), endTime: t(cursor), durationMs: cursor,
-    status: failed ? 'error' : 'ok', ...(failed && { statusMessage: 'a tool failed' }),
+    spanId: 'root',
+    name: 'support-agent',
+    kind: 'agent',
+    startTime: t(0),
+    endTime: t(cursor),
+    durationMs: cursor,
+    status: failed ? 'error' : 'ok',
+    ...(failed && { statusMessage: 'a tool failed' }),
   });
-  const tail = Math.floor(rand() * 0xffffffff).toString(16).padStart(8, '0');
+  const tail = Math.floor(rand() * 0xffffffff)
+    .toString(16)
+    .padStart(8, '0');
   return {
     traceId: `${traceNumber.toString(16).padStart(8, '0')}${tail}`,
     name: 'account summary',

@@ -101,7 +101,13 @@ export async function run(args: string[]) {
   const { storeTraces } = await import('../src/traces/ingest.js');
   const { WriteBatcher } = await import('../src/traces/write-batcher.js');
   const adminToken = 'bench-query-admin-token-0123456789';
-  const config = loadConfig({ LOUPE_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn', LOUPE_BOOTSTRAP_API_KEY: apiKey, LOUPE_ADMIN_TOKEN: adminToken });
+  const config = loadConfig({
+    LOUPE_DATA_DIR: dir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    LOUPE_BOOTSTRAP_API_KEY: apiKey,
+    LOUPE_ADMIN_TOKEN: adminToken,
+  });
   const server = await startServer(config);
   // A second client on the same directory and database: the server's own engine, loaded in-process.
   const store = await openClickhouse({ database: config.CLICKHOUSE_DATABASE, dataDir: dir });
@@ -180,6 +186,9 @@ function printTable(rows: Array<{ spans: number; loadSeconds: number; figures: R
     });
     console.log(`| ${name} | ${cells.join(' | ')} |`);
   }
-  console.log(`\nMedian of the calls after one warm-up, through HTTP on the embedded engine; up to ${maxTraces.toLocaleString('en')} traces.`);
-  for (const r of rows) console.log(`Loading up to ${r.spans.toLocaleString('en')} spans took ${r.loadSeconds.toFixed(0)} s (storeTraces, in-process).`);
+  console.log(
+    `\nMedian of the calls after one warm-up, through HTTP on the embedded engine; up to ${maxTraces.toLocaleString('en')} traces.`,
+  );
+  for (const r of rows)
+    console.log(`Loading up to ${r.spans.toLocaleString('en')} spans took ${r.loadSeconds.toFixed(0)} s (storeTraces, in-process).`);
 }

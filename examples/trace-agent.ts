@@ -35,13 +35,17 @@ const lookUpOrder = loupe.wrap(
 );
 
 async function chat(question: string, context: string): Promise<string> {
-  return loupe.withSpan('chat', { kind: 'llm.chat', input: { messages: [{ role: 'user', content: `${context}\n\n${question}` }] } }, async (span) => {
-    await sleep(60); // the model "thinks"
-    const answer = 'Yes: the warranty covers it for two years.';
-    span.setMetrics({ model: 'fake-gpt', provider: 'example', inputTokens: 212, outputTokens: 14, costUsd: 0.00031 });
-    span.setOutput({ messages: [{ role: 'assistant', content: answer }] });
-    return answer;
-  });
+  return loupe.withSpan(
+    'chat',
+    { kind: 'llm.chat', input: { messages: [{ role: 'user', content: `${context}\n\n${question}` }] } },
+    async (span) => {
+      await sleep(60); // the model "thinks"
+      const answer = 'Yes: the warranty covers it for two years.';
+      span.setMetrics({ model: 'fake-gpt', provider: 'example', inputTokens: 212, outputTokens: 14, costUsd: 0.00031 });
+      span.setOutput({ messages: [{ role: 'assistant', content: answer }] });
+      return answer;
+    },
+  );
 }
 
 const supportAgent = loupe.wrap(
@@ -73,4 +77,6 @@ await loupe.shutdown();
 const { sent, rejected, dropped } = loupe.stats();
 console.log(`spans sent: ${sent}, rejected: ${rejected}, dropped: ${dropped}`);
 console.log(`read them back: curl -H "x-api-key: $LOUPE_API_KEY" "${loupe.options.baseUrl}/api/traces?environment=development"`);
-console.log(`the session:    curl -H "x-api-key: $LOUPE_API_KEY" "${loupe.options.baseUrl}/api/traces?sessionId=${session.sessionId}&include=spans"`);
+console.log(
+  `the session:    curl -H "x-api-key: $LOUPE_API_KEY" "${loupe.options.baseUrl}/api/traces?sessionId=${session.sessionId}&include=spans"`,
+);

@@ -122,7 +122,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, promptFigures: promptFiguresReader(deps.clickhouse) });
     await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
-    await api.register(modelRoutes, { prefix: '/api/models', sql: deps.sql, clickhouse: deps.clickhouse, book: priceBook, config: deps.config });
+    await api.register(modelRoutes, {
+      prefix: '/api/models',
+      sql: deps.sql,
+      clickhouse: deps.clickhouse,
+      book: priceBook,
+      config: deps.config,
+    });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
   });
   if (deps.consoleDir !== false) await registerConsole(app, deps.consoleDir);

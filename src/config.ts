@@ -21,12 +21,7 @@ const optionalUrl = (protocols: string[]) =>
 
 const optionalInt = (min: number, max: number) =>
   optionalString.pipe(
-    z
-      .string()
-      .regex(/^\d+$/, 'must be a whole number')
-      .transform(Number)
-      .pipe(z.number().int().min(min).max(max))
-      .optional(),
+    z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max)).optional(),
   );
 
 export const planSchema = z.enum(['free', 'pro', 'enterprise']);
@@ -45,18 +40,16 @@ export const configSchema = z.object({
       message: 'must be a plain identifier (letters, digits, underscore)',
     })
     .transform((v) => v ?? 'loupe'),
-  CLICKHOUSE_CLUSTER: optionalString.refine(
-    (v) => v === undefined || /^[A-Za-z_][A-Za-z0-9_]*$/.test(v),
-    { message: 'must be a plain identifier (letters, digits, underscore)' },
-  ),
+  CLICKHOUSE_CLUSTER: optionalString.refine((v) => v === undefined || /^[A-Za-z_][A-Za-z0-9_]*$/.test(v), {
+    message: 'must be a plain identifier (letters, digits, underscore)',
+  }),
   LOUPE_RETENTION_DAYS: optionalInt(1, 36500),
   LOUPE_ADMIN_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, {
     message: 'must be at least 16 characters',
   }),
-  LOUPE_BOOTSTRAP_API_KEY: optionalString.refine(
-    (v) => v === undefined || /^[A-Za-z0-9_-]{20,200}$/.test(v),
-    { message: 'must be 20 to 200 characters of letters, digits, _ or -' },
-  ),
+  LOUPE_BOOTSTRAP_API_KEY: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9_-]{20,200}$/.test(v), {
+    message: 'must be 20 to 200 characters of letters, digits, _ or -',
+  }),
   LOUPE_BOOTSTRAP_PLAN: optionalString.pipe(planSchema.optional()).transform((v) => v ?? 'pro'),
   LOUPE_BODY_LIMIT: optionalInt(1024, 1024 * 1024 * 1024).transform((v) => v ?? 10 * 1024 * 1024),
   /**
@@ -74,21 +67,21 @@ export const configSchema = z.object({
    * Which proxies' X-Forwarded-For to believe for the client address (the failed-login limit
    * counts per address): `true` (any), a hop count, or comma-separated addresses / CIDRs.
    */
-  LOUPE_TRUST_PROXY: optionalString.transform((v): boolean | number | string => {
-    if (v === undefined || v === 'false') return false;
-    if (v === 'true') return true;
-    if (/^\d+$/.test(v)) return Number(v);
-    return v;
-  }).refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:./]+$/.test(p.trim())), {
-    message: 'must be true, false, a hop count, or comma-separated addresses or CIDRs',
-  }),
+  LOUPE_TRUST_PROXY: optionalString
+    .transform((v): boolean | number | string => {
+      if (v === undefined || v === 'false') return false;
+      if (v === 'true') return true;
+      if (/^\d+$/.test(v)) return Number(v);
+      return v;
+    })
+    .refine((v) => typeof v !== 'string' || v.split(',').every((p) => /^[0-9a-fA-F:./]+$/.test(p.trim())), {
+      message: 'must be true, false, a hop count, or comma-separated addresses or CIDRs',
+    }),
   /**
    * Whether ingest prices generation spans that sent no cost (src/traces/cost/). Off, spans keep
    * only the cost they sent; the ingest benchmark compares both.
    */
-  LOUPE_COST_AT_INGEST: optionalString
-    .pipe(z.enum(['true', 'false']).optional())
-    .transform((v) => v !== 'false'),
+  LOUPE_COST_AT_INGEST: optionalString.pipe(z.enum(['true', 'false']).optional()).transform((v) => v !== 'false'),
   /** How long a replica reuses a workspace's prices before reading them again (a change made through this replica applies at once). */
   LOUPE_PRICE_CACHE_MS: optionalInt(0, 3_600_000).transform((v) => v ?? 15_000),
   /**
@@ -107,9 +100,7 @@ export const configSchema = z.object({
   LOUPE_URL: optionalUrl(['http:', 'https:']).transform((v) => v ?? 'http://127.0.0.1:3000'),
   LOUPE_API_KEY: optionalString,
   /** Lets webhooks reach loopback, private and link-local addresses (tests, self-hosted receivers). */
-  LOUPE_WEBHOOK_ALLOW_PRIVATE: optionalString
-    .pipe(z.enum(['true', 'false']).optional())
-    .transform((v) => v === 'true'),
+  LOUPE_WEBHOOK_ALLOW_PRIVATE: optionalString.pipe(z.enum(['true', 'false']).optional()).transform((v) => v === 'true'),
   LOG_LEVEL: optionalString
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional())
     .transform((v) => v ?? 'info'),
@@ -128,9 +119,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | undefined>): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
   }
   return parsed.data;
 }

@@ -73,9 +73,17 @@ async function runCli(argv: string[]): Promise<number> {
   if (command === 'sql') {
     if (!sub) throw new AppError('VALIDATION_ERROR', 'sql needs the query: loupe sql "SELECT …"');
     const format = values.csv ? 'csv' : (values.format ?? 'table');
-    if (format !== 'table' && format !== 'csv' && format !== 'jsonl') throw new AppError('VALIDATION_ERROR', '--format takes table, csv or jsonl');
+    if (format !== 'table' && format !== 'csv' && format !== 'jsonl')
+      throw new AppError('VALIDATION_ERROR', '--format takes table, csv or jsonl');
     return runSqlCommand(
-      { baseUrl: config.LOUPE_URL, apiKey: config.LOUPE_API_KEY, query: sub, format, parameters: values.param ?? [], workspaceId: values.workspace },
+      {
+        baseUrl: config.LOUPE_URL,
+        apiKey: config.LOUPE_API_KEY,
+        query: sub,
+        format,
+        parameters: values.param ?? [],
+        workspaceId: values.workspace,
+      },
       process.stdout,
       process.stderr,
     );

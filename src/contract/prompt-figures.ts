@@ -29,4 +29,3 @@ export type PromptFiguresReader = (
   promptName: string,
   window: { startAfter?: string | undefined; startBefore?: string | undefined },
 ) => Promise<PromptVersionFigures[]>;
-

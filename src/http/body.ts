@@ -17,7 +17,11 @@ class LimitedInflate extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
     this.inflated += chunk.length;
     if (this.inflated > this.limit) {
-      callback(new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than ${this.limit} bytes after decompression`, { limitBytes: this.limit }));
+      callback(
+        new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than ${this.limit} bytes after decompression`, {
+          limitBytes: this.limit,
+        }),
+      );
       return;
     }
     callback(null, chunk);
@@ -26,7 +30,9 @@ class LimitedInflate extends Transform {
 
 export function registerBodyDecoding(app: FastifyInstance, limit: number) {
   app.addHook('preParsing', async (request, _reply, payload) => {
-    const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    const encoding = String(request.headers['content-encoding'] ?? 'identity')
+      .trim()
+      .toLowerCase();
     if (encoding === 'identity' || encoding === '') return payload;
     if (encoding !== 'gzip' && encoding !== 'deflate' && encoding !== 'x-gzip') {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${encoding} is not supported; use gzip, deflate or none`, {
@@ -39,9 +45,7 @@ export function registerBodyDecoding(app: FastifyInstance, limit: number) {
       limited.receivedEncodedLength += chunk.length;
     });
     const fail = (error: Error) => {
-      limited.destroy(
-        error instanceof AppError ? error : new AppError('VALIDATION_ERROR', `Request body is not valid ${encoding} data`),
-      );
+      limited.destroy(error instanceof AppError ? error : new AppError('VALIDATION_ERROR', `Request body is not valid ${encoding} data`));
     };
     inflate.on('error', fail);
     payload.on('error', fail);

@@ -48,7 +48,14 @@ const queryLimitTypes: Record<string, 'memory' | 'time' | 'size'> = {
   TOO_MANY_BYTES: 'size',
   TOO_MANY_ROWS_OR_BYTES: 'size',
 };
-const queryLimitCodes: Record<string, string> = { '241': 'MEMORY_LIMIT_EXCEEDED', '159': 'TIMEOUT_EXCEEDED', '160': 'TOO_SLOW', '158': 'TOO_MANY_ROWS', '307': 'TOO_MANY_BYTES', '396': 'TOO_MANY_ROWS_OR_BYTES' };
+const queryLimitCodes: Record<string, string> = {
+  '241': 'MEMORY_LIMIT_EXCEEDED',
+  '159': 'TIMEOUT_EXCEEDED',
+  '160': 'TOO_SLOW',
+  '158': 'TOO_MANY_ROWS',
+  '307': 'TOO_MANY_BYTES',
+  '396': 'TOO_MANY_ROWS_OR_BYTES',
+};
 
 export function queryTooExpensive(error: unknown): AppError | undefined {
   const { type, code } = error as { type?: unknown; code?: unknown };
@@ -73,7 +80,10 @@ export function toAppError(error: unknown): { appError: AppError; internal: bool
     // One message per field: the first reported, the most specific (errors.ts firstIssuePerPath).
     const seen = new Set<string>();
     const issues = validationIssues(fastifyError).filter((i) => !seen.has(i.path) && Boolean(seen.add(i.path)));
-    const summary = issues.map((i) => `${i.path}: ${i.message}`).slice(0, 3).join('; ');
+    const summary = issues
+      .map((i) => `${i.path}: ${i.message}`)
+      .slice(0, 3)
+      .join('; ');
     return { appError: new AppError('VALIDATION_ERROR', `Invalid request: ${summary}`, { issues }), internal: false };
   }
   const mapped = fastifyError.code ? fastifyCodes[fastifyError.code] : undefined;
@@ -82,7 +92,10 @@ export function toAppError(error: unknown): { appError: AppError; internal: bool
       mapped === 'PAYLOAD_TOO_LARGE'
         ? 'Request body is too large'
         : mapped === 'UNSUPPORTED_MEDIA_TYPE'
-          ? `Content-Type ${fastifyError.message.replace(/^Unsupported Media Type:?\s*/i, '') || ''} is not supported`.replace(/\s+is/, ' is')
+          ? `Content-Type ${fastifyError.message.replace(/^Unsupported Media Type:?\s*/i, '') || ''} is not supported`.replace(
+              /\s+is/,
+              ' is',
+            )
           : fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
             ? 'Request body is empty but Content-Type is application/json'
             : 'Request body is not valid JSON';

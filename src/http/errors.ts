@@ -35,11 +35,9 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what: string, details: Record<string, unknown> = {}) =>
-  new AppError('NOT_FOUND', `${what} not found`, details);
+export const notFound = (what: string, details: Record<string, unknown> = {}) => new AppError('NOT_FOUND', `${what} not found`, details);
 
-export const validationError = (message: string, issues: ValidationIssue[]) =>
-  new AppError('VALIDATION_ERROR', message, { issues });
+export const validationError = (message: string, issues: ValidationIssue[]) => new AppError('VALIDATION_ERROR', message, { issues });
 
 /** Turns zod issue paths into one dotted path: `body.traces.0.spanId`. */
 export function issuePath(prefix: string, path: ReadonlyArray<PropertyKey>): string {

@@ -30,5 +30,9 @@ export async function registerOpenApi(app: FastifyInstance) {
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', staticCSP: true });
   // Generated once, on the first request: the routes are all registered by then.
   let document: OpenApiDocument | undefined;
-  app.get('/openapi.json', { schema: { hide: true } }, async () => (document ??= finishDocument(app.swagger() as unknown as OpenApiDocument)));
+  app.get(
+    '/openapi.json',
+    { schema: { hide: true } },
+    async () => (document ??= finishDocument(app.swagger() as unknown as OpenApiDocument)),
+  );
 }

@@ -14,7 +14,13 @@ export function diffText(before: string | null, after: string | null): TextDiff 
   const patch = structuredPatch('', '', before ?? '', after ?? '', '', '', { context: CONTEXT_LINES });
   return {
     changed: (before ?? null) !== (after ?? null),
-    hunks: patch.hunks.map((h) => ({ oldStart: h.oldStart, oldLines: h.oldLines, newStart: h.newStart, newLines: h.newLines, lines: h.lines })),
+    hunks: patch.hunks.map((h) => ({
+      oldStart: h.oldStart,
+      oldLines: h.oldLines,
+      newStart: h.newStart,
+      newLines: h.newLines,
+      lines: h.lines,
+    })),
   };
 }
 

@@ -14,7 +14,9 @@ const tags = ['prompts'];
 /** The credential of the request, as label history records it. */
 export function movedByOf(request: FastifyRequest): MovedBy {
   const principal = request.auth.principal;
-  return principal.kind === 'apiKey' ? { apiKeyId: principal.keyId, userId: principal.userId } : { apiKeyId: null, userId: principal.userId };
+  return principal.kind === 'apiKey'
+    ? { apiKeyId: principal.keyId, userId: principal.userId }
+    : { apiKeyId: null, userId: principal.userId };
 }
 
 /** Labels, resolution by label or version, label history and diffs; mounted under /api/prompt. */

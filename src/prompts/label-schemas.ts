@@ -6,9 +6,7 @@ export const labelParams = promptIdParams.extend({ label: labelName });
 export const resolveQuery = z
   .object({
     name: z.string().trim().min(1).max(200),
-    label: readableLabel
-      .optional()
-      .meta({ description: 'A label; "latest" names the latest version' }),
+    label: readableLabel.optional().meta({ description: 'A label; "latest" names the latest version' }),
     version: versionString.optional(),
   })
   .strict()

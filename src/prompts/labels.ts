@@ -108,7 +108,8 @@ export async function resolvePrompt(sql: Sql, workspaceId: string, query: Resolv
   }
   const prompt = id === undefined ? undefined : await store.selectPrompt(sql, workspaceId, id);
   if (!prompt) {
-    const which = query.label !== undefined ? `label ${query.label}` : query.version !== undefined ? `version ${query.version}` : 'latest version';
+    const which =
+      query.label !== undefined ? `label ${query.label}` : query.version !== undefined ? `version ${query.version}` : 'latest version';
     throw new AppError('NOT_FOUND', `Prompt ${query.name} has no ${which}`, { ...query });
   }
   return prompt;

@@ -36,6 +36,8 @@ export type VersionMetrics = z.infer<typeof versionMetricsSchema>;
 export const promptMetricsSchema = z.object({
   name: z.string(),
   range: z.object({ startAfter: z.string().nullable(), startBefore: z.string().nullable() }),
-  versions: z.array(versionMetricsSchema).meta({ description: 'Every version of the prompt (newest first), then versions only the spans name' }),
+  versions: z
+    .array(versionMetricsSchema)
+    .meta({ description: 'Every version of the prompt (newest first), then versions only the spans name' }),
 });
 export type PromptMetrics = z.infer<typeof promptMetricsSchema>;

@@ -24,7 +24,13 @@ const empty = (version: string, promptId: number | null, labels: string[]): Vers
  * GET /api/prompt/:id/metrics: the versions come from PostgreSQL, the figures of the spans that
  * name each version from the trace store (contract/prompt-figures.ts).
  */
-export async function promptMetrics(sql: Sql, figures: PromptFiguresReader, workspaceId: string, id: number, query: PromptMetricsQuery): Promise<PromptMetrics> {
+export async function promptMetrics(
+  sql: Sql,
+  figures: PromptFiguresReader,
+  workspaceId: string,
+  id: number,
+  query: PromptMetricsQuery,
+): Promise<PromptMetrics> {
   const prompt = await store.selectPrompt(sql, workspaceId, id);
   if (!prompt) throw notFound('Prompt', { id });
   const [{ prompts: versions }, found] = await Promise.all([

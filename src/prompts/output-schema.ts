@@ -28,7 +28,10 @@ function validatorFor(dialect: unknown): Ajv | Ajv2019 | Ajv2020 | undefined {
 function toProblem(error: ErrorObject): SchemaProblem {
   const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
   return {
-    path: error.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')),
+    path: error.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')),
     message: (error.message ?? 'is invalid') + (allowed ? ` (${allowed.map(String).join(', ')})` : ''),
   };
 }

@@ -25,13 +25,17 @@ const writeErrors = { ...errors, 409: errorEnvelopeSchema };
 const tags = ['prompts'];
 
 /** Prompt versions of the caller's workspace; every query is confined to `request.auth.workspaceId`. */
-export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; promptFigures: PromptFiguresReader }> = async (app, { sql, promptFigures }) => {
+export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; promptFigures: PromptFiguresReader }> = async (
+  app,
+  { sql, promptFigures },
+) => {
   await app.register(promptLabelRoutes, { sql });
 
   app.get('/:id/metrics', {
     schema: {
       tags,
-      summary: 'Per version of the prompt of :id: calls, error rate, tokens, cost, latency and time to first token of the spans that used it',
+      summary:
+        'Per version of the prompt of :id: calls, error rate, tokens, cost, latency and time to first token of the spans that used it',
       params: promptIdParams,
       querystring: promptMetricsQuery,
       response: { 200: envelope(promptMetricsSchema), ...errors },
@@ -40,7 +44,12 @@ export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; promptFigures: Prom
       sendData(request, reply, await promptMetrics(sql, promptFigures, request.auth.workspaceId, request.params.id, request.query)),
   });
   app.post('/', {
-    schema: { tags, summary: 'Create a prompt (its first version)', body: createPromptBody, response: { 201: envelope(promptSchema), ...writeErrors } },
+    schema: {
+      tags,
+      summary: 'Create a prompt (its first version)',
+      body: createPromptBody,
+      response: { 201: envelope(promptSchema), ...writeErrors },
+    },
     handler: async (request, reply) =>
       sendData(request, reply, await versions.createPrompt(sql, request.auth.workspaceId, request.body), { status: 201 }),
   });
@@ -72,9 +81,14 @@ export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; promptFigures: Prom
       response: { 201: envelope(promptSchema), ...writeErrors },
     },
     handler: async (request, reply) =>
-      sendData(request, reply, await versions.createVersion(sql, request.auth.workspaceId, request.params.id, request.body, movedByOf(request)), {
-        status: 201,
-      }),
+      sendData(
+        request,
+        reply,
+        await versions.createVersion(sql, request.auth.workspaceId, request.params.id, request.body, movedByOf(request)),
+        {
+          status: 201,
+        },
+      ),
   });
 
   app.patch('/:id', {
@@ -92,8 +106,14 @@ export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; promptFigures: Prom
   });
 
   app.delete('/:id', {
-    schema: { tags, summary: 'Delete a prompt: every version of its group', params: promptIdParams, response: { 200: envelope(deletedPromptSchema), ...errors } },
-    handler: async (request, reply) => sendData(request, reply, await versions.deletePrompt(sql, request.auth.workspaceId, request.params.id)),
+    schema: {
+      tags,
+      summary: 'Delete a prompt: every version of its group',
+      params: promptIdParams,
+      response: { 200: envelope(deletedPromptSchema), ...errors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await versions.deletePrompt(sql, request.auth.workspaceId, request.params.id)),
   });
 
   app.post('/:id/render', {

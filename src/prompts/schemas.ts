@@ -142,7 +142,9 @@ export const promptIdParams = z.object({
 
 export const renderBody = z
   .object({
-    variables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier'), z.union([z.string(), z.number(), z.boolean()])).default({}),
+    variables: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an identifier'), z.union([z.string(), z.number(), z.boolean()]))
+      .default({}),
   })
   .strict();
 export type RenderBody = z.infer<typeof renderBody>;
@@ -161,4 +163,3 @@ export const deletedPromptSchema = z.object({
   name: z.string(),
   deletedVersions: z.number().int(),
 });
-

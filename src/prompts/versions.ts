@@ -116,15 +116,22 @@ async function addVersion(
           version = next.explicit;
           context.version = version.text;
           if (highest && !isGreater(version, highest)) {
-            throw new AppError('CONFLICT', `Version ${version.text} of ${base.name} is not greater than every existing version (highest: ${highest.text})`, {
-              name: base.name,
-              newVersion: version.text,
-              highestVersion: highest.text,
-            });
+            throw new AppError(
+              'CONFLICT',
+              `Version ${version.text} of ${base.name} is not greater than every existing version (highest: ${highest.text})`,
+              {
+                name: base.name,
+                newVersion: version.text,
+                highestVersion: highest.text,
+              },
+            );
           }
         } else {
           const bumped = bumpVersion(highest ?? versionOf(base.version), next.bump);
-          if (!bumped.ok) throw new AppError('CONFLICT', `The version of ${base.name} cannot be incremented further: ${bumped.reason}`, { name: base.name });
+          if (!bumped.ok)
+            throw new AppError('CONFLICT', `The version of ${base.name} cannot be incremented further: ${bumped.reason}`, {
+              name: base.name,
+            });
           version = bumped.version;
           context.version = version.text;
         }
@@ -184,7 +191,12 @@ export async function deletePrompt(sql: Sql, workspaceId: string, id: number) {
   });
 }
 
-export async function renderPrompt(sql: Sql, workspaceId: string, id: number, body: RenderBody): Promise<RenderedPrompt & { promptId: number; version: string }> {
+export async function renderPrompt(
+  sql: Sql,
+  workspaceId: string,
+  id: number,
+  body: RenderBody,
+): Promise<RenderedPrompt & { promptId: number; version: string }> {
   const prompt = await getPrompt(sql, workspaceId, id);
   return { promptId: prompt.id, version: prompt.version, ...renderPromptTemplates(prompt, body.variables) };
 }

@@ -55,10 +55,7 @@ export function renderClickhouseMigration(statement: string, options: DdlOptions
     });
   const ttl = ttlPattern.exec(text);
   if (ttl) {
-    text = text.replace(
-      ttlPattern,
-      options.retentionDays ? `TTL ${ttl[1]} + INTERVAL ${Math.trunc(options.retentionDays)} DAY` : '',
-    );
+    text = text.replace(ttlPattern, options.retentionDays ? `TTL ${ttl[1]} + INTERVAL ${Math.trunc(options.retentionDays)} DAY` : '');
   }
   const shard = shardPattern.exec(text);
   const shardKey = shard?.[1]?.trim() || 'rand()';

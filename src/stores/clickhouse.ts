@@ -82,7 +82,10 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
   const dir = path.resolve(options.dataDir, 'clickhouse');
   const connection = await createEmbeddedConnection(dir);
   // chdb types its Connection against its own copy of @clickhouse/client-common; the shape is the same.
-  const client = createClient({ connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database: options.database });
+  const client = createClient({
+    connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'],
+    database: options.database,
+  });
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
   // The embedded connection does not pass the client's `database` on to the engine; its
   // session does keep a USE, so unqualified names resolve in the configured database as
@@ -122,7 +125,10 @@ export async function openClickhouseSession(options: ClickhouseOptions, database
     return { client, writeClient: client, database, embedded: false, close: () => client.close() };
   }
   const connection = await createEmbeddedConnection(path.resolve(options.dataDir, 'clickhouse'));
-  const client = createClient({ connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'], database });
+  const client = createClient({
+    connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'],
+    database,
+  });
   await client.command({ query: `USE ${database}` });
   for (const [name, value] of Object.entries(sharedSettings)) {
     await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });

@@ -138,11 +138,7 @@ export async function startEmbeddedPostgres(
   };
 }
 
-export async function openPostgres(options: {
-  url?: string;
-  dataDir: string;
-  log?: (message: string) => void;
-}): Promise<PostgresStore> {
+export async function openPostgres(options: { url?: string; dataDir: string; log?: (message: string) => void }): Promise<PostgresStore> {
   if (options.url) {
     const sql = connectPostgres(options.url);
     return { sql, url: options.url, embedded: false, close: () => sql.end({ timeout: 5 }) };
@@ -194,10 +190,7 @@ export async function readMigrations(dir: string): Promise<Migration[]> {
  * then finds everything applied. `whileLocked` runs under the same lock (the ClickHouse
  * migrations use it so that they too are applied by one instance at a time).
  */
-export async function migratePostgres(
-  sql: Sql,
-  whileLocked?: () => Promise<void>,
-): Promise<string[]> {
+export async function migratePostgres(sql: Sql, whileLocked?: () => Promise<void>): Promise<string[]> {
   const migrations = await readMigrations(migrationsDir);
   const applied: string[] = [];
   await sql.begin(async (tx) => {

@@ -13,9 +13,7 @@ export interface AuthContext {
   plan: Plan;
   /** Per-organization limits as stored; null means "the plan's default". */
   customLimits: { perMinute: number | null; perDay: number | null };
-  principal:
-    | { kind: 'apiKey'; keyId: string; scope: KeyScope; userId: string | null }
-    | { kind: 'oauth'; userId: string; subject: string };
+  principal: { kind: 'apiKey'; keyId: string; scope: KeyScope; userId: string | null } | { kind: 'oauth'; userId: string; subject: string };
 }
 
 declare module 'fastify' {
@@ -88,9 +86,7 @@ export async function authenticateApiKey(sql: Sql, request: FastifyRequest, key:
     throw new AppError('UNAUTHORIZED', 'The API key is unknown or revoked', { reason: 'invalid_api_key' });
   }
   if (row.lastUsedAt === null || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    touchKey(sql, row.id).catch((error: unknown) =>
-      request.log.warn({ err: error }, 'could not record key use'),
-    );
+    touchKey(sql, row.id).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
   }
   const principal = { kind: 'apiKey' as const, keyId: row.id, scope: row.scope, userId: row.userId };
   const customLimits = { perMinute: row.rateLimitPerMinute, perDay: row.rateLimitPerDay };
@@ -139,7 +135,9 @@ export function createAuthenticator(sql: Sql, verifyBearer?: BearerVerifier) {
       if (basic && request.url.startsWith(basicAuthPrefix)) {
         const secret = basicSecret(basic[1]!);
         if (secret === undefined) {
-          throw new AppError('UNAUTHORIZED', 'Basic credentials must be base64(publicKey:secretKey) with a Loupe API key as the secret', { reason: 'malformed_authorization' });
+          throw new AppError('UNAUTHORIZED', 'Basic credentials must be base64(publicKey:secretKey) with a Loupe API key as the secret', {
+            reason: 'malformed_authorization',
+          });
         }
         return await authenticateApiKey(sql, request, secret);
       }

@@ -16,8 +16,7 @@ async function ensureDefaultWorkspace(sql: Sql, plan: Plan) {
       ...(plan === 'enterprise' ? { rateLimitPerMinute: 1000, rateLimitPerDay: 100_000 } : {}),
     }));
   const workspace =
-    (await tenancy.findWorkspace(sql, organization.id, 'default')) ??
-    (await tenancy.createWorkspace(sql, organization.id, 'default'));
+    (await tenancy.findWorkspace(sql, organization.id, 'default')) ?? (await tenancy.createWorkspace(sql, organization.id, 'default'));
   return { organization, workspace };
 }
 

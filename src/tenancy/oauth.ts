@@ -42,11 +42,13 @@ function rejection(error: unknown, request: FastifyRequest): AppError {
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
     return unauthorized('unsupported_algorithm', `The bearer token must be signed with one of ${acceptedAlgorithms.join(', ')}`);
   }
-  if (error instanceof errors.JWSSignatureVerificationFailed) return unauthorized('invalid_signature', 'The bearer token signature is invalid');
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return unauthorized('invalid_signature', 'The bearer token signature is invalid');
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
     return unauthorized('unknown_signing_key', "The bearer token's signing key is not in the issuer's key set");
   }
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return unauthorized('malformed_token', 'The bearer token is not a valid JWT');
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid)
+    return unauthorized('malformed_token', 'The bearer token is not a valid JWT');
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
     // Our side: the key set could not be fetched or read. The caller may retry.
     request.log.error({ err: error }, 'could not fetch the OAuth key set');

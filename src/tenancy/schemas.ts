@@ -65,10 +65,15 @@ export const userSchema = z.object({
 });
 export type User = z.infer<typeof userSchema>;
 export const createUserBody = z
-  .object({ email: z.string().trim().toLowerCase().email().max(320), externalSubject: z.string().min(1).max(500).regex(noNulPattern, noNulMessage).optional() })
+  .object({
+    email: z.string().trim().toLowerCase().email().max(320),
+    externalSubject: z.string().min(1).max(500).regex(noNulPattern, noNulMessage).optional(),
+  })
   .strict();
 
-export const updateUserBody = z.object({ externalSubject: z.string().min(1).max(500).regex(noNulPattern, noNulMessage).nullable() }).strict();
+export const updateUserBody = z
+  .object({ externalSubject: z.string().min(1).max(500).regex(noNulPattern, noNulMessage).nullable() })
+  .strict();
 
 export const membershipSchema = z.object({ organizationId: z.string().uuid(), userId: z.string().uuid(), createdAt: z.string() });
 export const addMemberBody = z.object({ userId: z.string().uuid() }).strict();

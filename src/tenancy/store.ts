@@ -1,15 +1,7 @@
 import type { Sql } from '../stores/postgres.js';
 import { AppError, notFound, validationError } from '../http/errors.js';
 import { generateApiKey, hashApiKey, keyPrefix } from './keys.js';
-import type {
-  ApiKey,
-  CreateApiKey,
-  CreateOrganization,
-  Organization,
-  UpdateOrganization,
-  User,
-  Workspace,
-} from './schemas.js';
+import type { ApiKey, CreateApiKey, CreateOrganization, Organization, UpdateOrganization, User, Workspace } from './schemas.js';
 
 const iso = (v: Date | null) => (v === null ? null : v.toISOString());
 
@@ -74,10 +66,7 @@ export async function updateOrganization(sql: Sql, id: string, input: UpdateOrga
     if (plan === 'enterprise') {
       perMinute = input.rateLimitPerMinute ?? current.perMinute;
       perDay = input.rateLimitPerDay ?? current.perDay;
-      const missing = [
-        ...(perMinute === null ? ['rateLimitPerMinute'] : []),
-        ...(perDay === null ? ['rateLimitPerDay'] : []),
-      ];
+      const missing = [...(perMinute === null ? ['rateLimitPerMinute'] : []), ...(perDay === null ? ['rateLimitPerDay'] : [])];
       if (missing.length > 0) {
         throw validationError(
           'The enterprise plan needs its own rate limits',
@@ -161,11 +150,7 @@ export async function addMember(sql: Sql, organizationId: string, userId: string
  * Creates a key and answers it in plaintext, once. `plaintext` is only for the bootstrap key,
  * whose value the operator chose.
  */
-export async function createApiKey(
-  sql: Sql,
-  input: CreateApiKey,
-  plaintext: string = generateApiKey(),
-): Promise<ApiKey & { key: string }> {
+export async function createApiKey(sql: Sql, input: CreateApiKey, plaintext: string = generateApiKey()): Promise<ApiKey & { key: string }> {
   await getOrganization(sql, input.organizationId);
   if (input.workspaceId) {
     const [ws] = await sql`select 1 from workspaces where id = ${input.workspaceId} and organization_id = ${input.organizationId}`;

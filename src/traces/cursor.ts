@@ -33,7 +33,8 @@ export function encodeCursor(state: CursorState): string {
   return Buffer.from(JSON.stringify(state)).toString('base64url');
 }
 
-const invalid = (message: string) => validationError(`Invalid request: querystring.cursor: ${message}`, [{ path: 'querystring.cursor', message }]);
+const invalid = (message: string) =>
+  validationError(`Invalid request: querystring.cursor: ${message}`, [{ path: 'querystring.cursor', message }]);
 
 export function decodeCursor(text: string, digest: string): CursorState {
   let state: unknown;
@@ -45,8 +46,13 @@ export function decodeCursor(text: string, digest: string): CursorState {
   const s = state as Partial<CursorState> | null;
   const window = s?.w;
   if (
-    typeof s !== 'object' || s === null || typeof s.q !== 'string' || typeof s.k !== 'string' || typeof s.id !== 'string' ||
-    (window !== undefined && !(Array.isArray(window) && window.length === 2 && window.every((v) => typeof v === 'string' && !Number.isNaN(Date.parse(v))))) ||
+    typeof s !== 'object' ||
+    s === null ||
+    typeof s.q !== 'string' ||
+    typeof s.k !== 'string' ||
+    typeof s.id !== 'string' ||
+    (window !== undefined &&
+      !(Array.isArray(window) && window.length === 2 && window.every((v) => typeof v === 'string' && !Number.isNaN(Date.parse(v))))) ||
     (s.t !== undefined && !Number.isInteger(s.t))
   ) {
     throw invalid('is not a cursor this API returned');

@@ -20,7 +20,8 @@ export async function ingestTraces(writer: WriteBatcher, workspaceId: string, tr
       valid.push(parsed.data);
       return;
     }
-    const traceId = typeof (candidate as { traceId?: unknown } | null)?.traceId === 'string' ? (candidate as { traceId: string }).traceId : null;
+    const traceId =
+      typeof (candidate as { traceId?: unknown } | null)?.traceId === 'string' ? (candidate as { traceId: string }).traceId : null;
     for (const issue of firstIssuePerPath(parsed.error.issues).slice(0, limits.issuesPerTrace)) {
       errors.push({ index, traceId, path: issuePath(`traces.${index}`, issue.path), message: issue.message });
     }

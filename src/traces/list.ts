@@ -21,8 +21,13 @@ const storedTimePattern = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?$/;
 
 /** A cursor's key must parse as the sort's type, or the engine would fail on the parameter. */
 function checkedKey(state: CursorState, sort: TraceSort): string {
-  const ok = traceSorts[sort].type.startsWith('DateTime64') ? storedTimePattern.test(state.k) : Number.isFinite(Number(state.k)) && state.k.trim() !== '';
-  if (!ok) throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [{ path: 'querystring.cursor', message: 'is not a cursor of this sort' }]);
+  const ok = traceSorts[sort].type.startsWith('DateTime64')
+    ? storedTimePattern.test(state.k)
+    : Number.isFinite(Number(state.k)) && state.k.trim() !== '';
+  if (!ok)
+    throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [
+      { path: 'querystring.cursor', message: 'is not a cursor of this sort' },
+    ]);
   return state.k;
 }
 
@@ -52,12 +57,21 @@ function listFilter(query: ListTracesQuery, window: Window | undefined): TraceFi
  * it is the last one (offset plus its rows); otherwise one count statement. A cursor page takes
  * the total its first page counted (carried in the cursor), so a walk counts once.
  */
-export async function listTraces(clickhouse: ClickHouseClient, workspaceId: string, query: ListTracesQuery, limits: QueryLimits = defaultQueryLimits) {
+export async function listTraces(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  query: ListTracesQuery,
+  limits: QueryLimits = defaultQueryLimits,
+) {
   const sort = query.sort ?? '-startTime';
   const digest = queryDigest(query);
   const state = query.cursor !== undefined ? decodeCursor(query.cursor, digest) : undefined;
   const windowed = sort !== '-startTime';
-  const window = !windowed ? undefined : state?.w ? { from: state.w[0], to: state.w[1] } : resolveWindow(query.startAfter, query.startBefore, limits);
+  const window = !windowed
+    ? undefined
+    : state?.w
+      ? { from: state.w[0], to: state.w[1] }
+      : resolveWindow(query.startAfter, query.startBefore, limits);
   const filter = listFilter(query, window);
   const offset = state ? 0 : query.offset;
   const after = state ? { key: checkedKey(state, sort), id: state.id } : undefined;
@@ -74,7 +88,15 @@ export async function listTraces(clickhouse: ClickHouseClient, workspaceId: stri
 
   const last = rows.at(-1);
   const nextCursor =
-    more && last ? encodeCursor({ q: digest, k: last.k, id: last.trace_id, ...(window && { w: [window.from, window.to] as [string, string] }), t: total }) : null;
+    more && last
+      ? encodeCursor({
+          q: digest,
+          k: last.k,
+          id: last.trace_id,
+          ...(window && { w: [window.from, window.to] as [string, string] }),
+          t: total,
+        })
+      : null;
 
   let items: TraceListItem[] = rows.map((row) => toTraceListItem(row.item));
   if (query.include === 'spans' && rows.length > 0) {

@@ -42,14 +42,12 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
 
   app.post('/', {
     schema: { ...ingest, body: ingestBodySchema },
-    handler: async (request, reply) =>
-      sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
+    handler: async (request, reply) => sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
   });
 
   app.post('/batch', {
     schema: { ...ingest, summary: 'Ingest up to 100 traces', body: batchIngestBodySchema },
-    handler: async (request, reply) =>
-      sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
+    handler: async (request, reply) => sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
   });
 
   app.get('/', {
@@ -82,7 +80,8 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
       response: { 200: envelope(traceTreeSchema), ...errors },
       tags,
     },
-    handler: async (request, reply) => sendData(request, reply, await getTraceTree(clickhouse, request.auth.workspaceId, request.params.id)),
+    handler: async (request, reply) =>
+      sendData(request, reply, await getTraceTree(clickhouse, request.auth.workspaceId, request.params.id)),
   });
 
   app.get('/:id/spans/:spanId', {

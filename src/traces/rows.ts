@@ -146,7 +146,6 @@ export function stringMapOf(object: Record<string, unknown> | undefined): Record
 }
 
 export function toSpanRow(workspaceId: string, trace: Trace, span: Span, version: string, cost: SpanCost = provisionalCost(span)): SpanRow {
-
   const startTime = toStoredTime(span.startTime);
   const endTime = toStoredTime(span.endTime);
   return {

@@ -15,12 +15,26 @@ import { sessionGroupRow } from './traces-table-groups.js';
  * holds the session, so the new summary row, copied under its new session, does not replace
  * the row under the old one.
  */
-export async function tombstoneLeftSessions(clickhouse: ClickHouseClient, previous: PreviousSummary[], rows: TraceSummaryRow[]): Promise<void> {
+export async function tombstoneLeftSessions(
+  clickhouse: ClickHouseClient,
+  previous: PreviousSummary[],
+  rows: TraceSummaryRow[],
+): Promise<void> {
   const sessionBefore = new Map(previous.map((p) => [p.trace_id, p.session_id]));
   const left = rows.flatMap((row) => {
     const before = sessionBefore.get(row.trace_id);
     if (before === undefined || before === '' || before === row.session_id) return [];
-    return [{ workspace_id: row.workspace_id, session_id: before, trace_id: row.trace_id, start_time: row.start_time, error_count: 0, version: row.version, is_deleted: 1 }];
+    return [
+      {
+        workspace_id: row.workspace_id,
+        session_id: before,
+        trace_id: row.trace_id,
+        start_time: row.start_time,
+        error_count: 0,
+        version: row.version,
+        is_deleted: 1,
+      },
+    ];
   });
   if (left.length > 0) await clickhouse.insert({ table: 'session_traces', values: left, format: 'JSONEachRow' });
 }

@@ -132,7 +132,12 @@ const storedTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
  */
 export const selectPromptVersionFigures = defineQuery({
   name: 'selectPromptVersionFigures',
-  params: z.object({ workspaceId, promptName: z.string(), startAfter: storedTime.default(earliest), startBefore: storedTime.default(latest) }),
+  params: z.object({
+    workspaceId,
+    promptName: z.string(),
+    startAfter: storedTime.default(earliest),
+    startBefore: storedTime.default(latest),
+  }),
   row: z.object({
     version: z.string(),
     calls: z.number(),

@@ -43,7 +43,10 @@ function sumSent(spans: SpanFacts[], key: UsageKey): number | null {
 }
 
 /** The latest non-empty value of a trace-level field over the spans, with the version that carried it ('0' when none did). */
-function latestSent<T extends string | string[]>(spans: SpanFacts[], read: (span: SpanFacts) => T): { value: T | undefined; version: string } {
+function latestSent<T extends string | string[]>(
+  spans: SpanFacts[],
+  read: (span: SpanFacts) => T,
+): { value: T | undefined; version: string } {
   let value: T | undefined;
   let version = '0';
   for (const span of spans) {
@@ -60,7 +63,12 @@ function latestSent<T extends string | string[]>(spans: SpanFacts[], read: (span
  * A payload that leaves a trace field out keeps the value an earlier one sent, even once the
  * spans that carried it were replaced: the previous summary remembers it.
  */
-function keepEarlier<T extends string | string[]>(sent: { value: T | undefined; version: string }, previous: T | undefined, previousVersion: string, empty: T): T {
+function keepEarlier<T extends string | string[]>(
+  sent: { value: T | undefined; version: string },
+  previous: T | undefined,
+  previousVersion: string,
+  empty: T,
+): T {
   if (previous === undefined || previous.length === 0 || compareVersion(sent.version, previousVersion) >= 0) return sent.value ?? empty;
   return previous;
 }
@@ -89,7 +97,11 @@ function rootSpan(spans: SpanFacts[]): SpanFacts | undefined {
   let root: SpanFacts | undefined;
   for (const span of spans) {
     if (!isRoot(span)) continue;
-    if (!root || compareText(span.start_time, root.start_time) < 0 || (span.start_time === root.start_time && compareText(span.span_id, root.span_id) < 0)) {
+    if (
+      !root ||
+      compareText(span.start_time, root.start_time) < 0 ||
+      (span.start_time === root.start_time && compareText(span.span_id, root.span_id) < 0)
+    ) {
       root = span;
     }
   }
@@ -176,7 +188,12 @@ function listItem(row: Omit<TraceSummaryRow, 'item'>): string {
 }
 
 /** One trace's summary from its live spans (at least one) and its previous summary, if any. */
-export function summarizeTrace(workspaceId: string, spans: SpanFacts[], previous: PreviousSummary | undefined, version: string): TraceSummaryRow {
+export function summarizeTrace(
+  workspaceId: string,
+  spans: SpanFacts[],
+  previous: PreviousSummary | undefined,
+  version: string,
+): TraceSummaryRow {
   const first = spans[0]!;
   const root = rootSpan(spans);
   const countedSet = countedSpans(spans);
@@ -184,7 +201,12 @@ export function summarizeTrace(workspaceId: string, spans: SpanFacts[], previous
   const model = modelSpan(spans);
   const before = previous?.version ?? '0';
   const text = (field: TextField, previousValue: string | undefined) =>
-    keepEarlier(latestSent(spans, (s) => s[field]), previousValue, before, '');
+    keepEarlier(
+      latestSent(spans, (s) => s[field]),
+      previousValue,
+      before,
+      '',
+    );
   let source = first;
   let start = first.start_time;
   let errors = 0;
@@ -202,7 +224,12 @@ export function summarizeTrace(workspaceId: string, spans: SpanFacts[], previous
     environment: text('environment', previous?.environment),
     service: text('service', previous?.service),
     user_id: text('user_id', previous?.user_id),
-    tags: keepEarlier(latestSent(spans, (s) => s.tags), previous?.tags, before, []),
+    tags: keepEarlier(
+      latestSent(spans, (s) => s.tags),
+      previous?.tags,
+      before,
+      [],
+    ),
     status: root ? (root.status === 'error' ? 'error' : 'completed') : 'running',
     trace_kind: root?.kind ?? '',
     start_time: start,

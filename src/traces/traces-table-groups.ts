@@ -65,7 +65,10 @@ export const selectSessionGroups = defineQuery({
   row: sessionGroupRow,
   sql: ({ workspaceId, filter, fetch, after, withUser }) => {
     const { where, values } = traceSummaryFilter(filter);
-    const ofUser = withUser === undefined ? '' : `AND session_id IN (SELECT session_id FROM traces FINAL WHERE ${where} AND user_id = {withUser:String})`;
+    const ofUser =
+      withUser === undefined
+        ? ''
+        : `AND session_id IN (SELECT session_id FROM traces FINAL WHERE ${where} AND user_id = {withUser:String})`;
     return {
       values: { ...values, workspaceId, fetch, ...(withUser !== undefined && { withUser }), ...afterValues(after) },
       query: `

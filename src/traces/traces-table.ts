@@ -58,8 +58,14 @@ export function traceSummaryFilter(filter: TraceFilter): { where: string; values
   if (filter.startAfter !== undefined) bind('startAfter', `start_time > {startAfter:${time}}`, toStoredTime(filter.startAfter));
   if (filter.startBefore !== undefined) bind('startBefore', `start_time < {startBefore:${time}}`, toStoredTime(filter.startBefore));
   const equal = [
-    ['sessionId', 'session_id'], ['status', 'status'], ['source', 'source'], ['environment', 'environment'],
-    ['userId', 'user_id'], ['name', 'name'], ['model', 'model'], ['service', 'service'],
+    ['sessionId', 'session_id'],
+    ['status', 'status'],
+    ['source', 'source'],
+    ['environment', 'environment'],
+    ['userId', 'user_id'],
+    ['name', 'name'],
+    ['model', 'model'],
+    ['service', 'service'],
   ] as const;
   for (const [name, column] of equal) {
     if (filter[name] !== undefined) bind(name, `${column} = {${name}:String}`, filter[name]);
@@ -150,7 +156,10 @@ export const selectTraceWithSpans = defineQuery({
  * time, and its session, the key of its copy in `session_traces` (clickhouse/0009), so the
  * materialized view hides that copy too.
  */
-export async function tombstoneTraceSummary(clickhouse: ClickHouseClient, params: { workspaceId: string; traceId: string; version: string }) {
+export async function tombstoneTraceSummary(
+  clickhouse: ClickHouseClient,
+  params: { workspaceId: string; traceId: string; version: string },
+) {
   await clickhouse.command({
     query: `
       INSERT INTO traces (workspace_id, trace_id, session_id, start_time, span_count, error_count, version, is_deleted)

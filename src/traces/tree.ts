@@ -11,7 +11,15 @@ import type { SpanNode } from './span-tree-schemas.js';
 
 export const toStoredSpan = (detail: string): StoredSpan => JSON.parse(detail) as StoredSpan;
 
-const usageFields = ['inputTokens', 'outputTokens', 'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'costUsd'] as const;
+const usageFields = [
+  'inputTokens',
+  'outputTokens',
+  'totalTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'reasoningTokens',
+  'costUsd',
+] as const;
 
 /**
  * A summary's list item. Items written before migration 0004 lack the service, user and tags

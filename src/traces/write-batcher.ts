@@ -118,7 +118,10 @@ export class WriteBatcher {
   /** One statement pair for the writes given: their spans, then their traces' summaries. */
   private async flush(batch: PendingWrite[]): Promise<void> {
     this.counts.flushes += 1;
-    await insertSpanRows(this.clickhouse, batch.flatMap((w) => w.rows));
+    await insertSpanRows(
+      this.clickhouse,
+      batch.flatMap((w) => w.rows),
+    );
     const traceIds = new Map<string, Set<string>>();
     for (const w of batch) {
       const ids = traceIds.get(w.workspaceId) ?? new Set<string>();
@@ -158,7 +161,8 @@ export class WriteBatcher {
  * A write failing alone with any other engine error is refused for its data (400), so a
  * client never retries a payload that cannot succeed.
  */
-const transientEngineErrors = /MEMORY_LIMIT|TOO_MANY|TIMEOUT|NETWORK|SOCKET|UNAVAILABLE|ABORTED|READONLY|NOT_ENOUGH_SPACE|KEEPER|REPLICA|QUOTA/;
+const transientEngineErrors =
+  /MEMORY_LIMIT|TOO_MANY|TIMEOUT|NETWORK|SOCKET|UNAVAILABLE|ABORTED|READONLY|NOT_ENOUGH_SPACE|KEEPER|REPLICA|QUOTA/;
 
 function alone(error: unknown, isolated: boolean): unknown {
   if (!isolated || error instanceof AppError || isStoreUnavailable(error)) return error;

@@ -109,21 +109,39 @@ describe('GenAI spans of an instrumented library (the ai SDK telemetry, mock mod
     const res = await fetch(`${base}/api/traces/${traceId}`, { headers: { 'x-api-key': key } });
     expect(res.status).toBe(200);
     const detail = ((await res.json()) as { data: any }).data;
-    expect(detail).toMatchObject({ source: 'otel', environment: 'development', name: 'ai.generateText', traceKind: 'chain', spanCount: spans.length });
+    expect(detail).toMatchObject({
+      source: 'otel',
+      environment: 'development',
+      name: 'ai.generateText',
+      traceKind: 'chain',
+      spanCount: spans.length,
+    });
 
     const root = detail.spans.find((s: any) => s.kind === 'chain');
     const calls = detail.spans.filter((s: any) => s.kind === 'llm.chat');
     const toolSpan = detail.spans.find((s: any) => s.kind === 'tool');
-    expect(root.input.messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Weather in Oslo?' }]);
+    expect(root.input.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather in Oslo?' },
+    ]);
     expect(calls).toHaveLength(2);
     for (const call of calls) {
       expect(call).toMatchObject({ parentSpanId: root.spanId, model: 'mock-model', provider: 'mock-provider' });
     }
     const [first, second] = [...calls].sort((a: any, b: any) => a.startTime.localeCompare(b.startTime));
     const call = { id: 'call-1', name: 'weather', arguments: { city: 'Oslo' } };
-    expect(first).toMatchObject({ inputTokens: 20, outputTokens: 8, totalTokens: 28, output: { messages: [{ role: 'assistant', content: '', toolCalls: [call] }] } });
+    expect(first).toMatchObject({
+      inputTokens: 20,
+      outputTokens: 8,
+      totalTokens: 28,
+      output: { messages: [{ role: 'assistant', content: '', toolCalls: [call] }] },
+    });
     expect(first.input.messages).toContainEqual({ role: 'user', content: 'Weather in Oslo?' });
-    expect(second).toMatchObject({ inputTokens: 40, outputTokens: 10, output: { messages: [{ role: 'assistant', content: 'It is 3 degrees in Oslo.' }] } });
+    expect(second).toMatchObject({
+      inputTokens: 40,
+      outputTokens: 10,
+      output: { messages: [{ role: 'assistant', content: 'It is 3 degrees in Oslo.' }] },
+    });
     // The call after the tool call keeps the conversation in order: the assistant turn with its calls, then the answer.
     expect(second.input.messages.slice(-2)).toEqual([
       { role: 'assistant', content: '', toolCalls: [call] },

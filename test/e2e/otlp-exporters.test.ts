@@ -2,7 +2,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { context, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -60,7 +66,11 @@ function recordAgentRun(environment: string): { spans: ReadableSpan[]; traceId: 
         'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: 'You are helpful.' }]),
         'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Weather in Oslo?' }] }]),
         'gen_ai.output.messages': JSON.stringify([
-          { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } }], finish_reason: 'tool_call' },
+          {
+            role: 'assistant',
+            parts: [{ type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } }],
+            finish_reason: 'tool_call',
+          },
         ]),
       },
     },
@@ -108,7 +118,14 @@ async function expectAgentRun(run: { spans: ReadableSpan[]; traceId: string }, e
   const { status, body } = await fetchTrace(traceId, keys.a);
   expect(status).toBe(200);
   const detail = body.data;
-  expect(detail).toMatchObject({ source: 'otel', environment, sessionId: 'conv-1', name: 'invoke_agent helper', traceKind: 'agent', spanCount: 3 });
+  expect(detail).toMatchObject({
+    source: 'otel',
+    environment,
+    sessionId: 'conv-1',
+    name: 'invoke_agent helper',
+    traceKind: 'agent',
+    spanCount: 3,
+  });
   const byName = Object.fromEntries(detail.spans.map((s: { name: string }) => [s.name, s]));
   const root = byName['invoke_agent helper'];
   const llm = byName['chat gpt-4o'];
@@ -123,8 +140,15 @@ async function expectAgentRun(run: { spans: ReadableSpan[]; traceId: string }, e
     outputTokens: 30,
     totalTokens: 150,
     status: 'ok',
-    input: { messages: [{ role: 'system', content: 'You are helpful.' }, { role: 'user', content: 'Weather in Oslo?' }] },
-    output: { messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } }] }] },
+    input: {
+      messages: [
+        { role: 'system', content: 'You are helpful.' },
+        { role: 'user', content: 'Weather in Oslo?' },
+      ],
+    },
+    output: {
+      messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } }] }],
+    },
     attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.operation.name': 'chat' },
     events: [{ name: 'gen_ai.first_token', attributes: { 'gen_ai.latency_ms': 85 } }],
     metadata: { resource: { 'service.name': 'e2e-agent' }, scope: { name: 'e2e-instrumentation', version: '0.1.0' } },
@@ -157,7 +181,11 @@ describe('real OpenTelemetry exporters against the listening service', () => {
 
   it('OTLP/HTTP protobuf exporter, gzip, at /v1/traces reports success and the spans arrive mapped', async () => {
     const run = recordAgentRun('production');
-    const exporter = new ProtoExporter({ url: `${base}/api/traces/otlp/v1/traces`, headers: { 'x-api-key': keys.a }, compression: 'gzip' as never });
+    const exporter = new ProtoExporter({
+      url: `${base}/api/traces/otlp/v1/traces`,
+      headers: { 'x-api-key': keys.a },
+      compression: 'gzip' as never,
+    });
     const result = await exportWith(exporter, run.spans);
     expect(result.error).toBeUndefined();
     expect(result.code).toBe(0);

@@ -30,7 +30,13 @@ function client() {
     requests.push(url);
     return fetch(url, init);
   };
-  const loupe = new Loupe({ apiKey: service.apiKey, baseUrl: service.baseUrl, fetch: countingFetch, env: {}, onError: (e) => errors.push(e) });
+  const loupe = new Loupe({
+    apiKey: service.apiKey,
+    baseUrl: service.baseUrl,
+    fetch: countingFetch,
+    env: {},
+    onError: (e) => errors.push(e),
+  });
   return { loupe, requests, errors };
 }
 
@@ -64,14 +70,21 @@ describe('SDK prompts against the listening service', () => {
   });
 
   it('resolves by label, and a span started with the prompt is counted for that version', async () => {
-    const moved = await fetch(`${service.baseUrl}/api/prompt/${baseId}/labels/production`, { method: 'PUT', headers: { 'x-api-key': service.apiKey } });
+    const moved = await fetch(`${service.baseUrl}/api/prompt/${baseId}/labels/production`, {
+      method: 'PUT',
+      headers: { 'x-api-key': service.apiKey },
+    });
     expect(moved.status).toBe(200);
     const { loupe, requests } = client();
     const production = await loupe.prompts.get('support-agent', { label: 'production' });
     expect(production).toMatchObject({ id: baseId, version: '1.0.0', labels: ['production'], isFallback: false });
     expect(requests.at(-1)).toBe(`${service.baseUrl}/api/prompt/resolve?name=support-agent&label=production`);
 
-    loupe.withSpan('answer', { kind: 'llm.chat', prompt: production, metrics: { model: 'gpt-4o', totalTokens: 12, costUsd: 0.002, ttftMs: 30 } }, () => 'ok');
+    loupe.withSpan(
+      'answer',
+      { kind: 'llm.chat', prompt: production, metrics: { model: 'gpt-4o', totalTokens: 12, costUsd: 0.002, ttftMs: 30 } },
+      () => 'ok',
+    );
     const fallback = await loupe.prompts.get('not-there', { label: 'production', fallback: 'x' });
     loupe.startSpan('fallback', { kind: 'llm.chat', prompt: fallback }).end();
     await loupe.shutdown();

@@ -33,9 +33,18 @@ export async function startListeningService(options: ListeningServiceOptions = {
   const app = await buildApp({ config: stores.config, sql: stores.sql, clickhouse: stores.clickhouse, ...(admit && { admit }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
-  const organization = await tenancy.createOrganization(stores.sql, { name: `sdk-${randomBytes(4).toString('hex')}`, plan: 'enterprise', rateLimitPerMinute: 100_000, rateLimitPerDay: 1_000_000 });
+  const organization = await tenancy.createOrganization(stores.sql, {
+    name: `sdk-${randomBytes(4).toString('hex')}`,
+    plan: 'enterprise',
+    rateLimitPerMinute: 100_000,
+    rateLimitPerDay: 1_000_000,
+  });
   const workspace = await tenancy.createWorkspace(stores.sql, organization.id, 'main');
-  const { key } = await tenancy.createApiKey(stores.sql, { scope: 'workspace', organizationId: organization.id, workspaceId: workspace.id });
+  const { key } = await tenancy.createApiKey(stores.sql, {
+    scope: 'workspace',
+    organizationId: organization.id,
+    workspaceId: workspace.id,
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   let listening = true;
   return {

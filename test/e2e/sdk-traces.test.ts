@@ -99,7 +99,12 @@ describe('SDK against the listening service', () => {
     expect(root).toMatchObject({ kind: 'agent', status: 'ok', input: { raw: ['What is six times seven?'] } });
     expect(root.parentSpanId).toBeUndefined();
     expect(byName('retrieve')).toMatchObject({ kind: 'retrieval', status: 'ok', parentSpanId: root.spanId });
-    expect(byName('calculator')).toMatchObject({ kind: 'tool', status: 'error', statusMessage: 'cannot evaluate 6 * 7', parentSpanId: root.spanId });
+    expect(byName('calculator')).toMatchObject({
+      kind: 'tool',
+      status: 'error',
+      statusMessage: 'cannot evaluate 6 * 7',
+      parentSpanId: root.spanId,
+    });
     expect(byName('chat')).toMatchObject({
       kind: 'llm.chat',
       status: 'ok',
@@ -149,7 +154,14 @@ describe('SDK against the listening service', () => {
     const listed = await service.call('GET', `/api/traces?sessionId=${session.sessionId}`);
     expect(listed.body.data).toHaveLength(1);
     const { detail, byName } = await readTrace(listed.body.data[0].traceId);
-    expect(detail).toMatchObject({ name: 'coding-session', sessionId: session.sessionId, status: 'completed', traceKind: 'agent', spanCount: 7, errorCount: 1 });
+    expect(detail).toMatchObject({
+      name: 'coding-session',
+      sessionId: session.sessionId,
+      status: 'completed',
+      traceKind: 'agent',
+      spanCount: 7,
+      errorCount: 1,
+    });
 
     const root = byName('coding-session');
     expect(root).toMatchObject({ kind: 'agent', status: 'ok' });

@@ -23,7 +23,13 @@ beforeAll(async () => {
   await admin.unsafe(`create database ${database}`);
   const url = withDatabase(inject('postgresUrl'), database);
   sql = connectPostgres(url, { max: 4 });
-  env = { DATABASE_URL: url, LOUPE_DATA_DIR: dataDir, LOUPE_BOOTSTRAP_API_KEY: apiKey, LOUPE_WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' };
+  env = {
+    DATABASE_URL: url,
+    LOUPE_DATA_DIR: dataDir,
+    LOUPE_BOOTSTRAP_API_KEY: apiKey,
+    LOUPE_WEBHOOK_ALLOW_PRIVATE: 'true',
+    LOG_LEVEL: 'warn',
+  };
   // The first request is never answered (the service dies while it waits); later ones get 200.
   receiver = await startReceiver((index) => (index === 0 ? 'hang' : { status: 200 }));
 });
@@ -58,7 +64,9 @@ describe('webhooks across a crash', () => {
     // The service's own worker claims the delivery and sends it; the receiver holds it.
     await receiver.waitFor(1);
     process.kill(-service.child.pid!, 'SIGKILL');
-    await new Promise<void>((resolve) => (service!.child.exitCode !== null || service!.child.signalCode !== null ? resolve() : service!.child.once('exit', () => resolve())));
+    await new Promise<void>((resolve) =>
+      service!.child.exitCode !== null || service!.child.signalCode !== null ? resolve() : service!.child.once('exit', () => resolve()),
+    );
     service = undefined;
     // The attempt was never recorded: the claim died with the process's transaction.
     expect(await deliveryRows()).toEqual([{ status: 'pending', attempts: 0 }]);

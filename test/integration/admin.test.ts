@@ -11,7 +11,8 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const post = (url: string, payload: unknown, headers = ctx.adminHeaders) => ctx.app.inject({ method: 'POST', url, payload: payload as object, headers });
+const post = (url: string, payload: unknown, headers = ctx.adminHeaders) =>
+  ctx.app.inject({ method: 'POST', url, payload: payload as object, headers });
 
 describe('admin API', () => {
   it('creates an organization, a workspace and a key that authenticates; revoking it answers 401', async () => {
@@ -34,7 +35,11 @@ describe('admin API', () => {
     expect(me.statusCode).toBe(200);
     expect(me.json().data).toMatchObject({ workspaceId, organizationId, plan: 'free' });
 
-    const list = await ctx.app.inject({ method: 'GET', url: `/api/admin/api-keys?organizationId=${organizationId}`, headers: ctx.adminHeaders });
+    const list = await ctx.app.inject({
+      method: 'GET',
+      url: `/api/admin/api-keys?organizationId=${organizationId}`,
+      headers: ctx.adminHeaders,
+    });
     expect(list.statusCode).toBe(200);
     expect(list.json().data).toHaveLength(1);
     expect(list.body).not.toContain(key);
@@ -78,14 +83,21 @@ describe('admin API', () => {
   it('answers 400, 404 and 409 with the error envelope', async () => {
     const bad = await post('/api/admin/organizations', { name: '', plan: 'gold' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json().error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['body.name', 'body.plan']);
+    expect(
+      bad
+        .json()
+        .error.details.issues.map((i: { path: string }) => i.path)
+        .sort(),
+    ).toEqual(['body.name', 'body.plan']);
 
     const enterprise = await post('/api/admin/organizations', { name: 'big', plan: 'enterprise' });
     expect(enterprise.statusCode).toBe(400);
-    expect(enterprise.json().error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual([
-      'body.rateLimitPerDay',
-      'body.rateLimitPerMinute',
-    ]);
+    expect(
+      enterprise
+        .json()
+        .error.details.issues.map((i: { path: string }) => i.path)
+        .sort(),
+    ).toEqual(['body.rateLimitPerDay', 'body.rateLimitPerMinute']);
 
     const dup1 = await post('/api/admin/organizations', { name: 'twice', plan: 'pro' });
     expect(dup1.statusCode).toBe(201);
@@ -100,7 +112,11 @@ describe('admin API', () => {
     expect(wrongScope.statusCode).toBe(400);
     expect(wrongScope.json().error.details.issues[0].path).toBe('body.workspaceId');
 
-    const unknownKey = await ctx.app.inject({ method: 'DELETE', url: '/api/admin/api-keys/00000000-0000-4000-8000-000000000000', headers: ctx.adminHeaders });
+    const unknownKey = await ctx.app.inject({
+      method: 'DELETE',
+      url: '/api/admin/api-keys/00000000-0000-4000-8000-000000000000',
+      headers: ctx.adminHeaders,
+    });
     expect(unknownKey.statusCode).toBe(404);
   });
 
@@ -114,7 +130,10 @@ describe('admin API', () => {
   });
 
   it('answers 404 for every admin route when no admin token is configured', async () => {
-    const config = loadConfig({ ...Object.fromEntries(Object.entries(ctx.config).map(([k, v]) => [k, v === undefined ? undefined : String(v)])), LOUPE_ADMIN_TOKEN: '' });
+    const config = loadConfig({
+      ...Object.fromEntries(Object.entries(ctx.config).map(([k, v]) => [k, v === undefined ? undefined : String(v)])),
+      LOUPE_ADMIN_TOKEN: '',
+    });
     const app = await buildApp({ config, sql: ctx.sql, clickhouse: ctx.clickhouse });
     try {
       for (const [method, url] of [
@@ -122,7 +141,12 @@ describe('admin API', () => {
         ['GET', '/api/admin/api-keys?organizationId=00000000-0000-4000-8000-000000000000'],
         ['DELETE', '/api/admin/api-keys/00000000-0000-4000-8000-000000000000'],
       ] as const) {
-        const res = await app.inject({ method, url, headers: { 'x-admin-token': 'test-admin-token-0123456789' }, ...(method === 'POST' ? { payload: {} } : {}) });
+        const res = await app.inject({
+          method,
+          url,
+          headers: { 'x-admin-token': 'test-admin-token-0123456789' },
+          ...(method === 'POST' ? { payload: {} } : {}),
+        });
         expect(res.statusCode).toBe(404);
         expect(res.json().error.code).toBe('NOT_FOUND');
       }

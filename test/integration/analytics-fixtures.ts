@@ -14,7 +14,10 @@ export async function expectBadQueries(app: FastifyInstance, url: string, header
     const res = await app.inject({ method: 'GET', url: `${url}?${query}`, headers });
     expect(res.statusCode, query).toBe(400);
     expect(res.json().error.code).toBe('VALIDATION_ERROR');
-    expect(res.json().error.details.issues.map((i: { path: string }) => i.path), query).toContain(path);
+    expect(
+      res.json().error.details.issues.map((i: { path: string }) => i.path),
+      query,
+    ).toContain(path);
   }
 }
 
@@ -72,7 +75,17 @@ export function fixtureTraces(prefix = '') {
     environment: 'production',
     spans: [
       span({ spanId: 'a', kind: 'agent', start: '2026-03-01T10:00:00Z', durationMs: 1000, usage: [60, 40, 100], costUsd: 0.5 }),
-      span({ spanId: 'b', parentSpanId: 'a', kind: 'llm.chat', start: '2026-03-01T10:00:00.100Z', durationMs: 200, model: 'gpt-4o', provider: 'openai', usage: [60, 40, 100], costUsd: 0.5 }),
+      span({
+        spanId: 'b',
+        parentSpanId: 'a',
+        kind: 'llm.chat',
+        start: '2026-03-01T10:00:00.100Z',
+        durationMs: 200,
+        model: 'gpt-4o',
+        provider: 'openai',
+        usage: [60, 40, 100],
+        costUsd: 0.5,
+      }),
       span({ spanId: 'c', parentSpanId: 'a', kind: 'tool', start: '2026-03-01T10:00:00.400Z', durationMs: 50 }),
     ],
   };
@@ -82,27 +95,69 @@ export function fixtureTraces(prefix = '') {
     source: 'otel',
     spans: [
       span({ spanId: 'a', kind: 'chain', start: '2026-03-01T11:30:00Z', durationMs: 3000, status: 'error' }),
-      span({ spanId: 'b', parentSpanId: 'a', kind: 'llm.chat', start: '2026-03-01T11:30:00.500Z', durationMs: 400, model: 'claude', provider: 'anthropic', usage: [30, 20, 50], costUsd: 0.25 }),
+      span({
+        spanId: 'b',
+        parentSpanId: 'a',
+        kind: 'llm.chat',
+        start: '2026-03-01T11:30:00.500Z',
+        durationMs: 400,
+        model: 'claude',
+        provider: 'anthropic',
+        usage: [30, 20, 50],
+        costUsd: 0.25,
+      }),
       span({ spanId: 'c', parentSpanId: 'a', kind: 'tool', start: '2026-03-01T11:30:01Z', durationMs: 100, status: 'error' }),
     ],
   };
   const t3 = {
     traceId: `${prefix}t3`,
     source: 'sdk',
-    spans: [span({ spanId: 'a', kind: 'agent', start: '2026-03-02T09:00:00Z', durationMs: 500, model: 'gpt-4o', provider: 'openai', usage: [10, 5, 15], costUsd: 0.1 })],
+    spans: [
+      span({
+        spanId: 'a',
+        kind: 'agent',
+        start: '2026-03-02T09:00:00Z',
+        durationMs: 500,
+        model: 'gpt-4o',
+        provider: 'openai',
+        usage: [10, 5, 15],
+        costUsd: 0.1,
+      }),
+    ],
   };
   const t4 = {
     traceId: `${prefix}t4`,
     source: 'sdk',
     spans: [
-      span({ spanId: 'x', parentSpanId: 'not-yet-sent', kind: 'llm.completion', start: '2026-03-03T00:00:00Z', durationMs: 80, model: 'gpt-4o-mini', provider: 'openai', usage: [5, 5, 10], costUsd: 0.01 }),
+      span({
+        spanId: 'x',
+        parentSpanId: 'not-yet-sent',
+        kind: 'llm.completion',
+        start: '2026-03-03T00:00:00Z',
+        durationMs: 80,
+        model: 'gpt-4o-mini',
+        provider: 'openai',
+        usage: [5, 5, 10],
+        costUsd: 0.01,
+      }),
     ],
   };
   const t5 = {
     traceId: `${prefix}t5`,
     sessionId: 's1',
     source: 'sdk',
-    spans: [span({ spanId: 'a', kind: 'llm.chat', start: '2026-03-01T12:00:00Z', durationMs: 9000, model: 'gpt-4o', provider: 'openai', usage: [1e6, 1e6, 2e6], costUsd: 100 })],
+    spans: [
+      span({
+        spanId: 'a',
+        kind: 'llm.chat',
+        start: '2026-03-01T12:00:00Z',
+        durationMs: 9000,
+        model: 'gpt-4o',
+        provider: 'openai',
+        usage: [1e6, 1e6, 2e6],
+        costUsd: 100,
+      }),
+    ],
   };
   return { t1, t2, t3, t4, t5 };
 }

@@ -28,13 +28,13 @@ beforeAll(async () => {
   expect(deleted.statusCode).toBe(200);
   // Another workspace with the same trace ids and far larger figures.
   const big = fixtureTraces();
-  for (const trace of Object.values(big)) for (const s of trace.spans as Array<Record<string, unknown>>) if ('costUsd' in s) s.costUsd = 1000;
+  for (const trace of Object.values(big))
+    for (const s of trace.spans as Array<Record<string, unknown>>) if ('costUsd' in s) s.costUsd = 1000;
   await send(other, Object.values(big));
 });
 afterAll(async () => {
   await ctx?.close();
 });
-
 
 describe('GET /api/traces/stats', () => {
   it('groups spans by model, ordered by cost, with exact figures', async () => {
@@ -77,7 +77,13 @@ describe('GET /api/traces/stats', () => {
     expect(groups[0]).toMatchObject({ traceCount: 3, spanCount: 5, errorCount: 0, inputTokens: 75, outputTokens: 50, totalTokens: 125 });
     expect(groups[0]!.costUsd).toBeCloseTo(0.61, 10);
     expect(groups[0]!.latencyMs).toEqual({ avg: 750, p50: 750, p95: 975, p99: 995 });
-    expect(groups[1]).toMatchObject({ traceCount: 1, spanCount: 3, errorCount: 1, costUsd: 0.25, latencyMs: { avg: 3000, p50: 3000, p95: 3000, p99: 3000 } });
+    expect(groups[1]).toMatchObject({
+      traceCount: 1,
+      spanCount: 3,
+      errorCount: 1,
+      costUsd: 0.25,
+      latencyMs: { avg: 3000, p50: 3000, p95: 3000, p99: 3000 },
+    });
   });
 
   it('defaults to groupBy=model', async () => {
@@ -93,7 +99,10 @@ describe('GET /api/traces/stats', () => {
     expect((await stats(`groupBy=source&${range}`)).map((g) => [g.key, g.traceCount])).toEqual([['otel', 1]]);
     // T1 starts exactly at `from`: included. T3 starts exactly at `to`: excluded.
     const edge = await stats('groupBy=source&from=2026-03-01T10:00:00Z&to=2026-03-02T09:00:00Z');
-    expect(edge.map((g) => [g.key, g.traceCount])).toEqual([['sdk', 1], ['otel', 1]]);
+    expect(edge.map((g) => [g.key, g.traceCount])).toEqual([
+      ['sdk', 1],
+      ['otel', 1],
+    ]);
     // Span-level groups place T1's late spans by the trace's start, not their own.
     const late = await stats('groupBy=kind&from=2026-03-01T10:00:00.050Z&to=2026-03-01T11:00:00Z');
     expect(late).toEqual([]);
@@ -115,7 +124,10 @@ describe('GET /api/traces/stats', () => {
 
   it("never counts another workspace's traces", async () => {
     const groups = await stats('groupBy=source', other);
-    expect(groups.map((g) => [g.key, g.traceCount])).toEqual([['sdk', 4], ['otel', 1]]);
+    expect(groups.map((g) => [g.key, g.traceCount])).toEqual([
+      ['sdk', 4],
+      ['otel', 1],
+    ]);
     const empty = await ctx.tenant();
     expect(await stats('groupBy=kind', empty)).toEqual([]);
   });
@@ -144,16 +156,26 @@ describe('GET /api/traces/stats', () => {
     const who = await ctx.tenant();
     const { t1 } = fixtureTraces('live-');
     await send(who, [t1]);
-    expect((await stats('groupBy=model', who)).map((g) => [g.key, g.costUsd])).toEqual([['gpt-4o', 0.5], [null, 0]]);
+    expect((await stats('groupBy=model', who)).map((g) => [g.key, g.costUsd])).toEqual([
+      ['gpt-4o', 0.5],
+      [null, 0],
+    ]);
     // The LLM span re-sent with a corrected cost replaces the earlier one.
     const corrected = { ...t1, spans: [{ ...t1.spans[1]!, costUsd: 0.7 }] };
     await send(who, [corrected]);
-    expect((await stats('groupBy=model', who)).map((g) => [g.key, g.costUsd, g.spanCount])).toEqual([['gpt-4o', 0.7, 1], [null, 0, 2]]);
+    expect((await stats('groupBy=model', who)).map((g) => [g.key, g.costUsd, g.spanCount])).toEqual([
+      ['gpt-4o', 0.7, 1],
+      [null, 0, 2],
+    ]);
     const deleted = await ctx.app.inject({ method: 'DELETE', url: `/api/traces/${t1.traceId}`, headers: who.headers });
     expect(deleted.statusCode).toBe(200);
     expect(await stats('groupBy=kind', who)).toEqual([]);
     await send(who, [t1]);
-    expect((await stats('groupBy=kind', who)).map((g) => [g.key, g.spanCount, g.costUsd])).toEqual([['llm.chat', 1, 0.5], ['agent', 1, 0], ['tool', 1, 0]]);
+    expect((await stats('groupBy=kind', who)).map((g) => [g.key, g.spanCount, g.costUsd])).toEqual([
+      ['llm.chat', 1, 0.5],
+      ['agent', 1, 0],
+      ['tool', 1, 0],
+    ]);
   });
 
   it('computes latency percentiles within 1% of exact on a larger set', async () => {
@@ -162,16 +184,30 @@ describe('GET /api/traces/stats', () => {
     const traces = durations.map((d, i) => ({
       traceId: `p${i}`,
       source: 'sdk',
-      spans: [{ spanId: 'r', name: 'root', kind: 'llm.chat', model: 'm', startTime: new Date(Date.UTC(2026, 2, 1) + i * 1000).toISOString(), endTime: new Date(Date.UTC(2026, 2, 1) + i * 1000 + d).toISOString(), durationMs: d, status: 'ok' }],
+      spans: [
+        {
+          spanId: 'r',
+          name: 'root',
+          kind: 'llm.chat',
+          model: 'm',
+          startTime: new Date(Date.UTC(2026, 2, 1) + i * 1000).toISOString(),
+          endTime: new Date(Date.UTC(2026, 2, 1) + i * 1000 + d).toISOString(),
+          durationMs: d,
+          status: 'ok',
+        },
+      ],
     }));
     await send(who, traces);
     for (const groupBy of ['model', 'source']) {
       const [group] = await stats(`groupBy=${groupBy}`, who);
-      for (const [name, level] of [['p50', 0.5], ['p95', 0.95], ['p99', 0.99]] as const) {
+      for (const [name, level] of [
+        ['p50', 0.5],
+        ['p95', 0.95],
+        ['p99', 0.99],
+      ] as const) {
         const exact = exactPercentile(durations, level);
         expect(Math.abs(group!.latencyMs[name] - exact) / exact).toBeLessThanOrEqual(0.01);
       }
     }
   });
 });
-

@@ -38,7 +38,15 @@ describe('GET /api/traces/analytics', () => {
   it('answers totals, error rate and latency over trace durations', async () => {
     const data = await analytics(threeDays);
     expect(data.range).toEqual({ startAfter: '2026-03-01T00:00:00Z', startBefore: '2026-03-04T00:00:00Z' });
-    expect(data.totals).toMatchObject({ traceCount: 4, spanCount: 8, errorCount: 1, errorRate: 0.25, inputTokens: 105, outputTokens: 70, totalTokens: 175 });
+    expect(data.totals).toMatchObject({
+      traceCount: 4,
+      spanCount: 8,
+      errorCount: 1,
+      errorRate: 0.25,
+      inputTokens: 105,
+      outputTokens: 70,
+      totalTokens: 175,
+    });
     expect(data.totals.costUsd).toBeCloseTo(0.86, 10);
     // Durations of the three finished traces: 500, 1000, 3000 (T4 is running).
     const expected = { avg: 1500, p50: 1000, p90: 2600, p95: 2800, p99: 2960 };
@@ -131,13 +139,26 @@ describe('GET /api/traces/analytics', () => {
   it('answers zeros and nulls for an empty workspace', async () => {
     const empty = await ctx.tenant();
     const data = await analytics(`${threeDays}&budget=10`, empty);
-    expect(data.totals).toEqual({ traceCount: 0, spanCount: 0, errorCount: 0, errorRate: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: 0, unpricedSpanCount: 0 });
+    expect(data.totals).toEqual({
+      traceCount: 0,
+      spanCount: 0,
+      errorCount: 0,
+      errorRate: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+      costUsd: 0,
+      unpricedSpanCount: 0,
+    });
     expect(data.latencyMs).toEqual({ avg: null, p50: null, p90: null, p95: null, p99: null });
     expect(data.costBreakdown).toEqual({
       byModel: [],
       byProvider: [],
       byKind: [],
-      bySource: [{ key: 'provided', costUsd: 0, share: 0 }, { key: 'computed', costUsd: 0, share: 0 }],
+      bySource: [
+        { key: 'provided', costUsd: 0, share: 0 },
+        { key: 'computed', costUsd: 0, share: 0 },
+      ],
     });
     expect(data.costEfficiency).toEqual({ costPerTrace: null, costPer1kTokens: null, tokensPerTrace: null, costPerSuccessfulTrace: null });
     expect(data.budget).toMatchObject({ spentUsd: 0, remainingUsd: 10, utilization: 0, exceeded: false, projectedUsd: 0 });

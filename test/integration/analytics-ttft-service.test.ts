@@ -29,15 +29,53 @@ beforeAll(async () => {
     ...(ttftMs === undefined ? {} : { ttftMs }),
     ...extra,
   });
-  const root = (start: string) => ({ spanId: 'root', name: 'agent', kind: 'agent', startTime: start, endTime: start.replace(':00.000Z', ':02.000Z'), durationMs: 2000, status: 'ok' });
+  const root = (start: string) => ({
+    spanId: 'root',
+    name: 'agent',
+    kind: 'agent',
+    startTime: start,
+    endTime: start.replace(':00.000Z', ':02.000Z'),
+    durationMs: 2000,
+    status: 'ok',
+  });
   await sendTraces(ctx.app, tenant.headers, [
-    { traceId: 'tt-1', source: 'sdk', service: 'checkout', spans: [root('2026-05-01T10:00:00.000Z'), span('a', 'gpt-4o', 100, '2026-05-01T10:00:00.000Z'), span('b', 'gpt-4o', 200, '2026-05-01T10:00:00.000Z')] },
-    { traceId: 'tt-2', source: 'sdk', service: 'checkout', spans: [root('2026-05-01T11:00:00.000Z'), span('a', 'gpt-4o', 300, '2026-05-01T11:00:00.000Z'), span('b', 'gpt-4o-mini', undefined, '2026-05-01T11:00:00.000Z')] },
-    { traceId: 'tt-3', source: 'sdk', service: 'search', spans: [root('2026-05-01T12:00:00.000Z'), span('a', 'gpt-4o-mini', 50, '2026-05-01T12:00:00.000Z')] },
-    { traceId: 'tt-4', source: 'sdk', spans: [root('2026-05-01T13:00:00.000Z'), span('a', 'claude', undefined, '2026-05-01T13:00:00.000Z', {
-      droppedEvents: 3,
-      output: { messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: { x: 1 } }] }] },
-    })] },
+    {
+      traceId: 'tt-1',
+      source: 'sdk',
+      service: 'checkout',
+      spans: [
+        root('2026-05-01T10:00:00.000Z'),
+        span('a', 'gpt-4o', 100, '2026-05-01T10:00:00.000Z'),
+        span('b', 'gpt-4o', 200, '2026-05-01T10:00:00.000Z'),
+      ],
+    },
+    {
+      traceId: 'tt-2',
+      source: 'sdk',
+      service: 'checkout',
+      spans: [
+        root('2026-05-01T11:00:00.000Z'),
+        span('a', 'gpt-4o', 300, '2026-05-01T11:00:00.000Z'),
+        span('b', 'gpt-4o-mini', undefined, '2026-05-01T11:00:00.000Z'),
+      ],
+    },
+    {
+      traceId: 'tt-3',
+      source: 'sdk',
+      service: 'search',
+      spans: [root('2026-05-01T12:00:00.000Z'), span('a', 'gpt-4o-mini', 50, '2026-05-01T12:00:00.000Z')],
+    },
+    {
+      traceId: 'tt-4',
+      source: 'sdk',
+      spans: [
+        root('2026-05-01T13:00:00.000Z'),
+        span('a', 'claude', undefined, '2026-05-01T13:00:00.000Z', {
+          droppedEvents: 3,
+          output: { messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: { x: 1 } }] }] },
+        }),
+      ],
+    },
   ]);
 });
 afterAll(async () => {
@@ -82,7 +120,12 @@ describe('service', () => {
   });
   it('filters the list', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/traces?service=checkout', headers: tenant.headers });
-    expect(res.json().data.map((t: { traceId: string }) => t.traceId).sort()).toEqual(['tt-1', 'tt-2']);
+    expect(
+      res
+        .json()
+        .data.map((t: { traceId: string }) => t.traceId)
+        .sort(),
+    ).toEqual(['tt-1', 'tt-2']);
     const none = await ctx.app.inject({ method: 'GET', url: '/api/traces?service=nowhere', headers: tenant.headers });
     expect(none.json().data).toEqual([]);
   });

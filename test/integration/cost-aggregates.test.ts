@@ -28,7 +28,13 @@ const builtin = (model: string, input: number, output: number) =>
 
 const node = (spanId: string, parentSpanId: string | undefined, kind: string, fields: Record<string, unknown> = {}) =>
   span({ spanId, ...(parentSpanId && { parentSpanId }), kind, name: spanId, startTime: at(0), endTime: at(1), ...fields });
-const chat = (input: number, output: number) => ({ model: 'gpt-4o-mini', provider: 'openai', inputTokens: input, outputTokens: output, totalTokens: input + output });
+const chat = (input: number, output: number) => ({
+  model: 'gpt-4o-mini',
+  provider: 'openai',
+  inputTokens: input,
+  outputTokens: output,
+  totalTokens: input + output,
+});
 
 function traces() {
   const agent = trace({
@@ -68,7 +74,8 @@ async function views(tenant: Tenant, ids: Record<string, string>) {
   const listed = Object.fromEntries(Object.entries(ids).map(([name, id]) => [name, list.find((t) => t.traceId === id)?.costUsd ?? 0]));
   const details: Record<string, number> = {};
   for (const [name, id] of Object.entries(ids)) details[name] = (await get(ctx, tenant, `/api/traces/${id}`)).json().data.costUsd ?? 0;
-  const stats = (await get(ctx, tenant, `/api/traces/stats?groupBy=model&from=${range.startAfter}&to=${range.startBefore}`)).json().data.groups as Array<{ key: string | null; costUsd: number }>;
+  const stats = (await get(ctx, tenant, `/api/traces/stats?groupBy=model&from=${range.startAfter}&to=${range.startBefore}`)).json().data
+    .groups as Array<{ key: string | null; costUsd: number }>;
   const analytics = (await get(ctx, tenant, `/api/traces/analytics?${query}`)).json().data;
   return { listed, details, stats: Object.fromEntries(stats.map((g) => [g.key, g.costUsd])), analytics };
 }
@@ -97,7 +104,9 @@ describe('cost aggregates', () => {
     expect(before.stats['gpt-4o-mini']).toBeCloseTo(2 * steps + 0.25, 12);
     expect(before.stats['text-embedding-3-small']).toBeCloseTo(embed, 12);
     expect(cents(sum(Object.values(before.stats)))).toBe(cents(total));
-    const byModel = Object.fromEntries(before.analytics.costBreakdown.byModel.map((e: { key: string; costUsd: number }) => [e.key, e.costUsd]));
+    const byModel = Object.fromEntries(
+      before.analytics.costBreakdown.byModel.map((e: { key: string; costUsd: number }) => [e.key, e.costUsd]),
+    );
     expect(byModel['gpt-4o-mini']).toBeCloseTo(before.stats['gpt-4o-mini'] as number, 12);
     expect(before.analytics.costBreakdown.bySource).toEqual([
       { key: 'provided', costUsd: 0.25, share: expect.closeTo(0.25 / total, 12) },
@@ -110,14 +119,18 @@ describe('cost aggregates', () => {
     expect((await get(ctx, tenant, `/api/traces/${ids.embeddings}`)).json().data).toMatchObject({ inputTokens: 7 });
 
     // New prices: gpt-4o-mini at 1 and 1 USD per million, acme-x at 2 and 2.
-    const price = (body: object) => ctx.app.inject({ method: 'POST', url: '/api/models', headers: tenant.headers, payload: { matchType: 'exact', ...body } });
+    const price = (body: object) =>
+      ctx.app.inject({ method: 'POST', url: '/api/models', headers: tenant.headers, payload: { matchType: 'exact', ...body } });
     expect((await price({ model: 'gpt-4o-mini', inputPerMillion: 1, outputPerMillion: 1 })).statusCode).toBe(201);
     expect((await price({ model: 'acme-x', inputPerMillion: 2, outputPerMillion: 2 })).statusCode).toBe(201);
-    const reprice = (tenantToUse: Tenant, body: object) => ctx.app.inject({ method: 'POST', url: '/api/models/reprice', headers: tenantToUse.headers, payload: body });
+    const reprice = (tenantToUse: Tenant, body: object) =>
+      ctx.app.inject({ method: 'POST', url: '/api/models/reprice', headers: tenantToUse.headers, payload: body });
 
     // Another workspace's reprice, and a range holding nothing, change nothing.
     expect((await reprice(await ctx.tenant(), range)).json().data).toMatchObject({ spansExamined: 0, spansUpdated: 0 });
-    expect((await reprice(tenant, { startAfter: '2026-04-01T00:00:00Z', startBefore: '2026-04-02T00:00:00Z' })).json().data.spansExamined).toBe(0);
+    expect(
+      (await reprice(tenant, { startAfter: '2026-04-01T00:00:00Z', startBefore: '2026-04-02T00:00:00Z' })).json().data.spansExamined,
+    ).toBe(0);
     expect((await reprice(tenant, { startAfter: range.startAfter })).statusCode).toBe(400);
 
     const res = await reprice(tenant, range);
@@ -152,7 +165,9 @@ describe('cost aggregates', () => {
     });
     expect(Number((await versions.json<{ n: string }>())[0]!.n)).toBe(1);
     // A repriced span tells the price it now carries, in the span's field order.
-    const step = (await get(ctx, tenant, `/api/traces/${ids.vercel}`)).json().data.spans.find((s: { spanId: string }) => s.spanId === 'ai.generateText.doGenerate-1');
+    const step = (await get(ctx, tenant, `/api/traces/${ids.vercel}`))
+      .json()
+      .data.spans.find((s: { spanId: string }) => s.spanId === 'ai.generateText.doGenerate-1');
     expect(step).toMatchObject({ costUsd: 120 / 1e6, costSource: 'computed', pricing: { source: 'workspace', inputPerMillion: 1 } });
     expect(Object.keys(step).indexOf('costSource')).toBe(Object.keys(step).indexOf('costUsd') + 1);
 
@@ -163,11 +178,27 @@ describe('cost aggregates', () => {
   it('reprices page by page: each page of traces summarized, spans of one trace across pages', async () => {
     const tenant = await ctx.tenant();
     const many = Array.from({ length: 3 }, (_, t) =>
-      trace({ traceId: uniqueId(`paged-${t}`), spans: Array.from({ length: 3 }, (_, i) => node(`s${i}`, i === 0 ? undefined : 's0', i === 0 ? 'agent' : 'llm.chat', chat(1000, 1000))) }),
+      trace({
+        traceId: uniqueId(`paged-${t}`),
+        spans: Array.from({ length: 3 }, (_, i) =>
+          node(`s${i}`, i === 0 ? undefined : 's0', i === 0 ? 'agent' : 'llm.chat', chat(1000, 1000)),
+        ),
+      }),
     );
     await post(ctx, tenant, many);
     const prices = new WorkspacePriceIndex([
-      { id: '00000000-0000-4000-8000-000000000001', model: 'gpt-4o-mini', matchType: 'exact', provider: null, inputPerMillion: 1, outputPerMillion: 1, cacheReadPerMillion: null, cacheWritePerMillion: null, validFrom: null, createdAt: new Date().toISOString() },
+      {
+        id: '00000000-0000-4000-8000-000000000001',
+        model: 'gpt-4o-mini',
+        matchType: 'exact',
+        provider: null,
+        inputPerMillion: 1,
+        outputPerMillion: 1,
+        cacheReadPerMillion: null,
+        cacheWritePerMillion: null,
+        validFrom: null,
+        createdAt: new Date().toISOString(),
+      },
     ]);
     // Pages of 4 spans: 6 generation spans of 3 traces, a trace's spans split across pages.
     const result = await repriceRange(ctx.clickhouse, tenant.workspaceId, prices, range, 4);

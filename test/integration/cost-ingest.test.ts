@@ -34,17 +34,41 @@ describe('cost at ingest', () => {
       { model: 'gpt-4o-mini', provider: 'openai', inputTokens: 1200, outputTokens: 300, usage: { input_tokens: 1200, output_tokens: 300 } },
       // Vercel AI SDK provider name; cached input at its own rate.
       {
-        model: 'gpt-4o', provider: 'openai.chat', inputTokens: 5000, outputTokens: 200, cacheReadTokens: 4000,
-        usage: { input_tokens: 5000, output_tokens: 200, cache_read_tokens: 4000 }, libraryProvider: 'openai',
+        model: 'gpt-4o',
+        provider: 'openai.chat',
+        inputTokens: 5000,
+        outputTokens: 200,
+        cacheReadTokens: 4000,
+        usage: { input_tokens: 5000, output_tokens: 200, cache_read_tokens: 4000 },
+        libraryProvider: 'openai',
       },
       {
-        model: 'claude-sonnet-4-20250514', provider: 'anthropic', inputTokens: 9000, outputTokens: 800, cacheReadTokens: 6000,
-        cacheWriteTokens: 2000, usage: { input_tokens: 9000, output_tokens: 800, cache_read_tokens: 6000, cache_write_tokens: 2000 },
+        model: 'claude-sonnet-4-20250514',
+        provider: 'anthropic',
+        inputTokens: 9000,
+        outputTokens: 800,
+        cacheReadTokens: 6000,
+        cacheWriteTokens: 2000,
+        usage: { input_tokens: 9000, output_tokens: 800, cache_read_tokens: 6000, cache_write_tokens: 2000 },
       },
       // Reasoning is part of the output: the same price as output alone.
-      { model: 'o3-mini', provider: 'openai', inputTokens: 700, outputTokens: 2500, reasoningTokens: 2000, usage: { input_tokens: 700, output_tokens: 2500 } },
+      {
+        model: 'o3-mini',
+        provider: 'openai',
+        inputTokens: 700,
+        outputTokens: 2500,
+        reasoningTokens: 2000,
+        usage: { input_tokens: 700, output_tokens: 2500 },
+      },
       // OpenTelemetry's provider name for Azure OpenAI.
-      { model: 'gpt-4o', provider: 'azure.ai.openai', inputTokens: 100, outputTokens: 10, usage: { input_tokens: 100, output_tokens: 10 }, libraryProvider: 'azure' },
+      {
+        model: 'gpt-4o',
+        provider: 'azure.ai.openai',
+        inputTokens: 100,
+        outputTokens: 10,
+        usage: { input_tokens: 100, output_tokens: 10 },
+        libraryProvider: 'azure',
+      },
     ];
     for (const { usage, libraryProvider, ...fields } of cases) {
       const t = trace({ spans: [generation({ spanId: 'g', ...fields })] });
@@ -73,7 +97,12 @@ describe('cost at ingest', () => {
       spans: [
         generation({ spanId: 'paid', model: 'gpt-4o', provider: 'openai', inputTokens: 1000, outputTokens: 100, costUsd: 0.5 }),
         generation({
-          spanId: 'forged', model: 'gpt-4o', provider: 'openai', inputTokens: 1000, outputTokens: 100, costSource: 'provided',
+          spanId: 'forged',
+          model: 'gpt-4o',
+          provider: 'openai',
+          inputTokens: 1000,
+          outputTokens: 100,
+          costSource: 'provided',
           pricing: { source: 'workspace', priceId: 'x', modelId: 'gpt-4o', providerId: 'openai', inputPerMillion: 0, outputPerMillion: 0 },
         }),
         span({ spanId: 'tool', kind: 'tool', startTime: at, endTime: at, model: 'gpt-4o', inputTokens: 5 }),
@@ -98,7 +127,12 @@ describe('cost at ingest', () => {
     const unknown = (id: string, model: string, tokens: number) =>
       generation({ spanId: id, model, provider: 'acme', inputTokens: tokens, outputTokens: 1, totalTokens: tokens + 1 });
     const t1 = trace({ spans: [unknown('a', 'acme-large', 100), unknown('b', 'acme-large', 50), unknown('c', 'acme-small', 10)] });
-    const t2 = trace({ spans: [unknown('d', 'acme-large', 1), generation({ spanId: 'e', model: 'gpt-4o-mini', provider: 'openai', inputTokens: 5, outputTokens: 5 })] });
+    const t2 = trace({
+      spans: [
+        unknown('d', 'acme-large', 1),
+        generation({ spanId: 'e', model: 'gpt-4o-mini', provider: 'openai', inputTokens: 5, outputTokens: 5 }),
+      ],
+    });
     await post(ctx, tenant, [t1, t2]);
     const detail = await detailOf(tenant, t1.traceId);
     expect(detail.spans.every((s: any) => s.costSource === 'none' && s.costUsd === undefined && s.pricing === undefined)).toBe(true);
@@ -108,11 +142,31 @@ describe('cost at ingest', () => {
     const res = await get(ctx, tenant, `/api/models/unpriced?${range}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().data.models).toEqual([
-      { model: 'acme-large', provider: 'acme', spanCount: 3, inputTokens: 151, outputTokens: 3, totalTokens: 154, firstSeen: at, lastSeen: at },
-      { model: 'acme-small', provider: 'acme', spanCount: 1, inputTokens: 10, outputTokens: 1, totalTokens: 11, firstSeen: at, lastSeen: at },
+      {
+        model: 'acme-large',
+        provider: 'acme',
+        spanCount: 3,
+        inputTokens: 151,
+        outputTokens: 3,
+        totalTokens: 154,
+        firstSeen: at,
+        lastSeen: at,
+      },
+      {
+        model: 'acme-small',
+        provider: 'acme',
+        spanCount: 1,
+        inputTokens: 10,
+        outputTokens: 1,
+        totalTokens: 11,
+        firstSeen: at,
+        lastSeen: at,
+      },
     ]);
     // Outside the range: nothing. Another workspace: nothing.
-    expect((await get(ctx, tenant, '/api/models/unpriced?startAfter=2026-04-01T00:00:00Z&startBefore=2026-04-02T00:00:00Z')).json().data.models).toEqual([]);
+    expect(
+      (await get(ctx, tenant, '/api/models/unpriced?startAfter=2026-04-01T00:00:00Z&startBefore=2026-04-02T00:00:00Z')).json().data.models,
+    ).toEqual([]);
     expect((await get(ctx, await ctx.tenant(), `/api/models/unpriced?${range}`)).json().data.models).toEqual([]);
     expect((await get(ctx, tenant, '/api/models/unpriced?startAfter=yesterday')).statusCode).toBe(400);
 

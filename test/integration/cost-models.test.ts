@@ -49,7 +49,10 @@ describe('POST /api/models', () => {
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(res.json().error.code).toBe('VALIDATION_ERROR');
       const issues: Array<{ path: string; message: string }> = res.json().error.details.issues;
-      expect(issues.some((i) => i.path === path || (i.path === 'body' && i.message.includes(path))), JSON.stringify(issues)).toBe(true);
+      expect(
+        issues.some((i) => i.path === path || (i.path === 'body' && i.message.includes(path))),
+        JSON.stringify(issues),
+      ).toBe(true);
     }
     expect((await send(tenant, 'GET', '/api/models')).json().data).toEqual([]);
   });
@@ -57,20 +60,34 @@ describe('POST /api/models', () => {
   it('creates, lists and deletes prices of the workspace only', async () => {
     const [a, b] = [await ctx.tenant(), await ctx.tenant()];
     const created = await send(a, 'POST', '/api/models', {
-      model: 'acme-1', matchType: 'exact', provider: 'acme', inputPerMillion: 1, outputPerMillion: 2, cacheReadPerMillion: 0.1,
+      model: 'acme-1',
+      matchType: 'exact',
+      provider: 'acme',
+      inputPerMillion: 1,
+      outputPerMillion: 2,
+      cacheReadPerMillion: 0.1,
       validFrom: '2026-01-01T00:00:00+01:00',
     });
     expect(created.statusCode).toBe(201);
     const price = created.json().data;
     expect(price).toMatchObject({
-      model: 'acme-1', matchType: 'exact', provider: 'acme', inputPerMillion: 1, outputPerMillion: 2, cacheReadPerMillion: 0.1,
-      cacheWritePerMillion: null, validFrom: '2025-12-31T23:00:00.000Z',
+      model: 'acme-1',
+      matchType: 'exact',
+      provider: 'acme',
+      inputPerMillion: 1,
+      outputPerMillion: 2,
+      cacheReadPerMillion: 0.1,
+      cacheWritePerMillion: null,
+      validFrom: '2025-12-31T23:00:00.000Z',
     });
     expect((await send(a, 'GET', '/api/models')).json().data).toEqual([price]);
     expect((await send(b, 'GET', '/api/models')).json().data).toEqual([]);
     expect((await send(b, 'DELETE', `/api/models/${price.id}`)).statusCode).toBe(404);
     expect((await send(b, 'GET', '/api/models/price?model=acme-1&provider=acme')).statusCode).toBe(404);
-    expect((await send(a, 'GET', '/api/models/price?model=acme-1&provider=acme')).json().data.pricing).toMatchObject({ source: 'workspace', priceId: price.id });
+    expect((await send(a, 'GET', '/api/models/price?model=acme-1&provider=acme')).json().data.pricing).toMatchObject({
+      source: 'workspace',
+      priceId: price.id,
+    });
     expect((await send(a, 'DELETE', `/api/models/${price.id}`)).json().data).toEqual({ id: price.id, deleted: true });
     expect((await send(a, 'DELETE', `/api/models/${price.id}`)).statusCode).toBe(404);
     expect((await send(a, 'DELETE', '/api/models/not-a-uuid')).statusCode).toBe(400);
@@ -83,26 +100,54 @@ describe('POST /api/models', () => {
 describe('which price applies', () => {
   it('prefers the workspace price to the built-in one, and never another workspace’s', async () => {
     const [a, b] = [await ctx.tenant(), await ctx.tenant()];
-    const { id } = (await send(a, 'POST', '/api/models', { model: 'GPT-4o-mini', matchType: 'exact', provider: 'openai', inputPerMillion: 10, outputPerMillion: 20, cacheReadPerMillion: 1 })).json().data;
+    const { id } = (
+      await send(a, 'POST', '/api/models', {
+        model: 'GPT-4o-mini',
+        matchType: 'exact',
+        provider: 'openai',
+        inputPerMillion: 10,
+        outputPerMillion: 20,
+        cacheReadPerMillion: 1,
+      })
+    ).json().data;
     const fields = { model: 'gpt-4o-mini', provider: 'openai.chat', inputTokens: 3000, outputTokens: 500, cacheReadTokens: 1000 };
     const ours = await spanOf(a, fields);
     expect(ours.costUsd).toBeCloseTo((2000 * 10 + 1000 * 1 + 500 * 20) / 1e6, 15);
-    expect(ours.pricing).toEqual({ providerId: 'openai', modelId: 'GPT-4o-mini', inputPerMillion: 10, outputPerMillion: 20, cacheReadPerMillion: 1, source: 'workspace', priceId: id });
+    expect(ours.pricing).toEqual({
+      providerId: 'openai',
+      modelId: 'GPT-4o-mini',
+      inputPerMillion: 10,
+      outputPerMillion: 20,
+      cacheReadPerMillion: 1,
+      source: 'workspace',
+      priceId: id,
+    });
     const theirs = await spanOf(b, fields);
-    const builtin = calcPrice({ input_tokens: 3000, output_tokens: 500, cache_read_tokens: 1000 }, 'gpt-4o-mini', { providerId: 'openai', timestamp: new Date('2026-03-02T10:00:00Z') })!;
+    const builtin = calcPrice({ input_tokens: 3000, output_tokens: 500, cache_read_tokens: 1000 }, 'gpt-4o-mini', {
+      providerId: 'openai',
+      timestamp: new Date('2026-03-02T10:00:00Z'),
+    })!;
     expect(theirs).toMatchObject({ costUsd: builtin.total_price, pricing: { source: 'builtin' } });
     // A price for another provider does not apply.
     expect((await spanOf(a, { ...fields, provider: 'azure' })).pricing.source).toBe('builtin');
     // The lookup says the same.
-    expect((await send(a, 'GET', '/api/models/price?model=gpt-4o-mini&provider=openai')).json().data).toMatchObject({ model: 'gpt-4o-mini', provider: 'openai', pricing: { source: 'workspace', priceId: id } });
-    expect((await send(b, 'GET', '/api/models/price?model=gpt-4o-mini&provider=openai')).json().data.pricing).toMatchObject({ source: 'builtin', modelId: 'gpt-4o-mini' });
+    expect((await send(a, 'GET', '/api/models/price?model=gpt-4o-mini&provider=openai')).json().data).toMatchObject({
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      pricing: { source: 'workspace', priceId: id },
+    });
+    expect((await send(b, 'GET', '/api/models/price?model=gpt-4o-mini&provider=openai')).json().data.pricing).toMatchObject({
+      source: 'builtin',
+      modelId: 'gpt-4o-mini',
+    });
     expect((await send(b, 'GET', '/api/models/price?model=acme-unknown')).statusCode).toBe(404);
     expect((await send(b, 'GET', '/api/models/price')).statusCode).toBe(400);
   });
 
   it('lets an exact name beat a regex, whatever their order, and runs regexes in linear time', async () => {
     const tenant = await ctx.tenant();
-    const price = (body: object) => send(tenant, 'POST', '/api/models', { inputPerMillion: 1, outputPerMillion: 1, ...body }).then((r) => r.json().data);
+    const price = (body: object) =>
+      send(tenant, 'POST', '/api/models', { inputPerMillion: 1, outputPerMillion: 1, ...body }).then((r) => r.json().data);
     const regex = await price({ model: 'acme-.*', matchType: 'regex', inputPerMillion: 2 });
     const exact = await price({ model: 'acme-large', matchType: 'exact', inputPerMillion: 3 });
     const newerRegex = await price({ model: 'acme-(large|huge)', matchType: 'regex', inputPerMillion: 4 });
@@ -121,7 +166,10 @@ describe('which price applies', () => {
 
   it('respects validFrom: a span is priced by what was valid at its start', async () => {
     const tenant = await ctx.tenant();
-    const price = (body: object) => send(tenant, 'POST', '/api/models', { model: 'acme-timed', matchType: 'exact', outputPerMillion: 0, ...body }).then((r) => r.json().data);
+    const price = (body: object) =>
+      send(tenant, 'POST', '/api/models', { model: 'acme-timed', matchType: 'exact', outputPerMillion: 0, ...body }).then(
+        (r) => r.json().data,
+      );
     const early = await price({ inputPerMillion: 1 });
     const june = await price({ inputPerMillion: 2, validFrom: '2026-06-01T00:00:00Z' });
     const future = await price({ inputPerMillion: 3, validFrom: '2099-01-01T00:00:00Z' });
@@ -138,7 +186,9 @@ describe('which price applies', () => {
     const tenant = await ctx.tenant();
     const fields = { model: 'acme-fresh', inputTokens: 1000, outputTokens: 1000 };
     expect((await spanOf(tenant, fields)).costSource).toBe('none');
-    const { id } = (await send(tenant, 'POST', '/api/models', { model: 'acme-fresh', matchType: 'exact', inputPerMillion: 1, outputPerMillion: 1 })).json().data;
+    const { id } = (
+      await send(tenant, 'POST', '/api/models', { model: 'acme-fresh', matchType: 'exact', inputPerMillion: 1, outputPerMillion: 1 })
+    ).json().data;
     expect(await spanOf(tenant, fields)).toMatchObject({ costSource: 'computed', costUsd: 0.002 });
     await send(tenant, 'DELETE', `/api/models/${id}`);
     expect((await spanOf(tenant, fields)).costSource).toBe('none');

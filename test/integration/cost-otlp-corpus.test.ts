@@ -12,7 +12,10 @@ import { get } from './traces-fixtures.js';
  */
 
 const corpus = path.resolve(import.meta.dirname, '../../../shared/otlp-corpus');
-const cases = readdirSync(corpus, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const cases = readdirSync(corpus, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -36,23 +39,33 @@ interface Span {
 }
 
 function expectPriced(name: string, traces: Array<{ costUsd?: number; spans: Span[] }>) {
-  const generations = traces.flatMap((t) => t.spans).filter((s) => s.kind.startsWith('llm.') && s.model !== undefined && (s.inputTokens ?? s.outputTokens) !== undefined);
+  const generations = traces
+    .flatMap((t) => t.spans)
+    .filter((s) => s.kind.startsWith('llm.') && s.model !== undefined && (s.inputTokens ?? s.outputTokens) !== undefined);
   expect(generations.length, name).toBeGreaterThan(0);
   for (const s of generations) {
-    const expected = calcPrice({ input_tokens: s.inputTokens ?? 0, output_tokens: s.outputTokens ?? 0 }, s.model!, { providerId: 'openai', timestamp: new Date(s.startTime) });
+    const expected = calcPrice({ input_tokens: s.inputTokens ?? 0, output_tokens: s.outputTokens ?? 0 }, s.model!, {
+      providerId: 'openai',
+      timestamp: new Date(s.startTime),
+    });
     expect(expected, s.model).not.toBeNull();
     expect(s, `${name} ${s.spanId}`).toMatchObject({ costSource: 'computed', pricing: { providerId: 'openai', source: 'builtin' } });
     expect(s.costUsd).toBe(expected!.total_price);
   }
   const total = traces.reduce((sum, t) => sum + (t.costUsd ?? 0), 0);
-  expect(total).toBeCloseTo(generations.reduce((sum, s) => sum + s.costUsd!, 0), 12);
+  expect(total).toBeCloseTo(
+    generations.reduce((sum, s) => sum + s.costUsd!, 0),
+    12,
+  );
 }
 
 describe('the OTLP corpus comes out priced', () => {
   it.each(cases)('%s (replayed over OTLP)', async (name) => {
     const tenant = await ctx.tenant();
     const dir = path.join(corpus, name);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.meta.json')).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith('.meta.json'))
+      .sort()) {
       const meta = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { path: string; contentType: string };
       if (!meta.path.endsWith('/v1/traces')) continue;
       const res = await ctx.app.inject({

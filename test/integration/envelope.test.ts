@@ -69,7 +69,12 @@ describe('error envelope', () => {
   });
 
   it('400 for malformed JSON', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/probe/echo', headers: { 'content-type': 'application/json' }, payload: '{"name": ' });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/probe/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": ',
+    });
     const body = expectError(res, 400, 'VALIDATION_ERROR');
     expect(body.error.message).toMatch(/not valid JSON/);
   });

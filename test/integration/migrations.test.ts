@@ -29,7 +29,10 @@ afterAll(async () => {
   await admin.end();
 });
 
-const files = (dir: string) => readdirSync(new URL(`../../${dir}/`, import.meta.url)).filter((f) => /^\d{4}_.*\.sql$/.test(f)).sort();
+const files = (dir: string) =>
+  readdirSync(new URL(`../../${dir}/`, import.meta.url))
+    .filter((f) => /^\d{4}_.*\.sql$/.test(f))
+    .sort();
 
 describe('migrations', () => {
   it('two instances starting at once apply every file exactly once, in both stores', async () => {
@@ -55,9 +58,11 @@ describe('migrations', () => {
     expect((await chRows.json<{ name: string }>()).map((r) => r.name)).toEqual(files('clickhouse'));
 
     // A later start applies nothing.
-    expect(await migratePostgres(a, async () => {
-      expect(await migrateClickhouse(ch.client, ddl)).toEqual([]);
-    })).toEqual([]);
+    expect(
+      await migratePostgres(a, async () => {
+        expect(await migrateClickhouse(ch.client, ddl)).toEqual([]);
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -73,7 +78,7 @@ describe('the ClickHouse connection', () => {
     expect((await tables.json<{ name: string }>()).map((t) => t.name)).toEqual(['spans', 'traces']);
   });
 
-  it('runs every statement with the shared settings, and keeps a key read\'s max_threads to that read', async () => {
+  it("runs every statement with the shared settings, and keeps a key read's max_threads to that read", async () => {
     const settings = async () => {
       const result = await ch.client.query({
         query: `SELECT getSetting('output_format_json_quote_64bit_integers') AS quote64, getSetting('output_format_json_quote_denormals') AS denormals,

@@ -50,22 +50,28 @@ async function getTrace(traceId: string, headers = tenant.headers) {
 
 describe('POST /api/traces/otlp (JSON)', () => {
   it('stores spans with microsecond times, status, events, resource and scope', async () => {
-    const body = request([
-      jsonSpan(1, 1, {
-        attributes: [
-          { key: 'gen_ai.operation.name', value: str('chat') },
-          { key: 'gen_ai.request.model', value: str('gpt-4o') },
-          { key: 'gen_ai.provider.name', value: str('openai') },
-          { key: 'gen_ai.usage.input_tokens', value: { intValue: 12 } },
-          { key: 'gen_ai.usage.output_tokens', value: { intValue: '30' } },
-          { key: 'custom.flag', value: { boolValue: true } },
-        ],
-        // A nanosecond time as a JSON number, as some exporters send it: past 2^53 it is not exact.
-        // eslint-disable-next-line no-loss-of-precision
-        events: [{ timeUnixNano: 1735689600500000001, name: 'first-token', attributes: [{ key: 'n', value: { doubleValue: 1.5 } }] }],
-        status: { code: 2, message: 'boom' },
-      }),
-    ], [{ key: 'service.name', value: str('svc') }, { key: 'deployment.environment.name', value: str('staging') }]);
+    const body = request(
+      [
+        jsonSpan(1, 1, {
+          attributes: [
+            { key: 'gen_ai.operation.name', value: str('chat') },
+            { key: 'gen_ai.request.model', value: str('gpt-4o') },
+            { key: 'gen_ai.provider.name', value: str('openai') },
+            { key: 'gen_ai.usage.input_tokens', value: { intValue: 12 } },
+            { key: 'gen_ai.usage.output_tokens', value: { intValue: '30' } },
+            { key: 'custom.flag', value: { boolValue: true } },
+          ],
+          // A nanosecond time as a JSON number, as some exporters send it: past 2^53 it is not exact.
+          // eslint-disable-next-line no-loss-of-precision
+          events: [{ timeUnixNano: 1735689600500000001, name: 'first-token', attributes: [{ key: 'n', value: { doubleValue: 1.5 } }] }],
+          status: { code: 2, message: 'boom' },
+        }),
+      ],
+      [
+        { key: 'service.name', value: str('svc') },
+        { key: 'deployment.environment.name', value: str('staging') },
+      ],
+    );
     // The event time is a bare JSON number beyond 2^53: it must keep every digit.
     const text = JSON.stringify(body).replace('"timeUnixNano":1735689600500000000', '"timeUnixNano":1735689600500001001');
     const res = await post(text);
@@ -88,7 +94,10 @@ describe('POST /api/traces/otlp (JSON)', () => {
       startTime: '2025-01-01T00:00:00.123456Z',
       endTime: '2025-01-01T00:00:01.123457Z',
       attributes: { 'custom.flag': true, 'gen_ai.operation.name': 'chat' },
-      metadata: { resource: { 'service.name': 'svc', 'deployment.environment.name': 'staging' }, scope: { name: 'test-scope', version: '1.2.3' } },
+      metadata: {
+        resource: { 'service.name': 'svc', 'deployment.environment.name': 'staging' },
+        scope: { name: 'test-scope', version: '1.2.3' },
+      },
     });
     expect(span.durationMs).toBeCloseTo(1000.001, 6);
     expect(span.events).toEqual([{ name: 'first-token', timestamp: '2025-01-01T00:00:00.500001Z', attributes: { n: 1.5 } }]);
@@ -175,7 +184,12 @@ describe('POST /api/traces/otlp (JSON)', () => {
   });
 
   it('needs a key, and a workspace cannot write into another', async () => {
-    const anonymous = await ctx.app.inject({ method: 'POST', url: '/api/traces/otlp', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const anonymous = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/traces/otlp',
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(anonymous.statusCode).toBe(401);
     const other = await ctx.tenant();
     expect((await post(request([jsonSpan(5, 1)]), other.headers)).statusCode).toBe(200);

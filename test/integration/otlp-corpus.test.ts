@@ -57,15 +57,84 @@ interface WeatherCase {
 }
 
 const weatherCases: WeatherCase[] = [
-  { folder: 'openai-v2-default', session: 'sess-v2', service: 'interop-v2', provider: 'openai', ttft: false, has500: true, tool: 'call', embeddingInput: null, details: { cacheRead: false, reasoning: false }, rootKind: 'custom' },
+  {
+    folder: 'openai-v2-default',
+    session: 'sess-v2',
+    service: 'interop-v2',
+    provider: 'openai',
+    ttft: false,
+    has500: true,
+    tool: 'call',
+    embeddingInput: null,
+    details: { cacheRead: false, reasoning: false },
+    rootKind: 'custom',
+  },
   // The log records can arrive before the spans: the same result either way.
-  { folder: 'openai-v2-default', order: ['002', '001'], ownTenant: true, session: 'sess-v2', service: 'interop-v2', provider: 'openai', ttft: false, has500: true, tool: 'call', embeddingInput: null, details: { cacheRead: false, reasoning: false }, rootKind: 'custom' },
-  { folder: 'openai-v2-latest', session: 'sess-v2-latest', service: 'interop-v2-latest', provider: 'openai', ttft: false, has500: true, tool: 'call', embeddingInput: null, details: { cacheRead: false, reasoning: false }, rootKind: 'custom' },
-  { folder: 'openinference-openai', session: 'sess-openinference', service: 'interop-openinference', provider: 'openai', ttft: true, has500: true, tool: 'call', embeddingInput: 'Loupe traces embeddings', details: { cacheRead: true, reasoning: true }, rootKind: 'agent' },
-  { folder: 'openllmetry-0.54', session: 'sess-traceloop-0.54', service: 'interop-traceloop-0.54', provider: 'openai', ttft: true, has500: true, tool: 'call-no-id', embeddingInput: 'Loupe traces embeddings', details: { cacheRead: true, reasoning: true }, rootKind: 'agent' },
+  {
+    folder: 'openai-v2-default',
+    order: ['002', '001'],
+    ownTenant: true,
+    session: 'sess-v2',
+    service: 'interop-v2',
+    provider: 'openai',
+    ttft: false,
+    has500: true,
+    tool: 'call',
+    embeddingInput: null,
+    details: { cacheRead: false, reasoning: false },
+    rootKind: 'custom',
+  },
+  {
+    folder: 'openai-v2-latest',
+    session: 'sess-v2-latest',
+    service: 'interop-v2-latest',
+    provider: 'openai',
+    ttft: false,
+    has500: true,
+    tool: 'call',
+    embeddingInput: null,
+    details: { cacheRead: false, reasoning: false },
+    rootKind: 'custom',
+  },
+  {
+    folder: 'openinference-openai',
+    session: 'sess-openinference',
+    service: 'interop-openinference',
+    provider: 'openai',
+    ttft: true,
+    has500: true,
+    tool: 'call',
+    embeddingInput: 'Loupe traces embeddings',
+    details: { cacheRead: true, reasoning: true },
+    rootKind: 'agent',
+  },
+  {
+    folder: 'openllmetry-0.54',
+    session: 'sess-traceloop-0.54',
+    service: 'interop-traceloop-0.54',
+    provider: 'openai',
+    ttft: true,
+    has500: true,
+    tool: 'call-no-id',
+    embeddingInput: 'Loupe traces embeddings',
+    details: { cacheRead: true, reasoning: true },
+    rootKind: 'agent',
+  },
   // The SDK set no session, no user and no service name (its default `unknown_service`), and sends no provider:
   // it is the family of the model (gpt-… and text-embedding-3-… are OpenAI's; `bad-model` names none).
-  { folder: 'langfuse-sdk', session: null, service: null, provider: 'openai', providerFromModel: true, ttft: true, has500: false, tool: 'text', embeddingInput: 'Loupe traces embeddings', details: { cacheRead: true, reasoning: true }, rootKind: 'agent' },
+  {
+    folder: 'langfuse-sdk',
+    session: null,
+    service: null,
+    provider: 'openai',
+    providerFromModel: true,
+    ttft: true,
+    has500: false,
+    tool: 'text',
+    embeddingInput: 'Loupe traces embeddings',
+    details: { cacheRead: true, reasoning: true },
+    rootKind: 'agent',
+  },
 ];
 
 async function loadTrace(folder: string, owner: Tenant): Promise<{ trace: Trace; statuses: number[] }> {
@@ -78,7 +147,18 @@ async function loadTrace(folder: string, owner: Tenant): Promise<{ trace: Trace;
 function calls(trace: Trace, c: WeatherCase) {
   const spans = [...trace.spans].sort((a, b) => a.startTime.localeCompare(b.startTime) || a.spanId.localeCompare(b.spanId));
   const [root, chat, stream, toolCall, tool, followUp, embedding, bad, boom] = spans;
-  return { root: root!, chat: chat!, stream: stream!, toolCall: toolCall!, tool: tool!, followUp: followUp!, embedding: embedding!, bad: bad!, boom: c.has500 ? boom : undefined, all: spans };
+  return {
+    root: root!,
+    chat: chat!,
+    stream: stream!,
+    toolCall: toolCall!,
+    tool: tool!,
+    followUp: followUp!,
+    embedding: embedding!,
+    bad: bad!,
+    boom: c.has500 ? boom : undefined,
+    all: spans,
+  };
 }
 
 const text = (role: string, content: string) => ({ role, content });

@@ -19,7 +19,12 @@ const kvlist = (record: Record<string, unknown>): unknown => ({
   kvlistValue: {
     values: Object.entries(record).map(([key, value]) => ({
       key,
-      value: typeof value === 'string' ? str(value) : Array.isArray(value) ? { arrayValue: { values: value.map(kvlist) } } : kvlist(value as Record<string, unknown>),
+      value:
+        typeof value === 'string'
+          ? str(value)
+          : Array.isArray(value)
+            ? { arrayValue: { values: value.map(kvlist) } }
+            : kvlist(value as Record<string, unknown>),
     })),
   },
 });
@@ -40,16 +45,42 @@ function chatSpan(trace: number, span: number, attributes: { key: string; value:
     ],
   };
 }
-const traces = (spans: unknown[]) => ({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: str('logs-svc') }] }, scopeSpans: [{ scope: { name: 'openai_v2' }, spans }] }] });
+const traces = (spans: unknown[]) => ({
+  resourceSpans: [
+    { resource: { attributes: [{ key: 'service.name', value: str('logs-svc') }] }, scopeSpans: [{ scope: { name: 'openai_v2' }, spans }] },
+  ],
+});
 
 function record(trace: number, span: number, eventName: string, body: Record<string, unknown>, time: string) {
-  return { timeUnixNano: time, eventName, traceId: hex(trace, 16), spanId: hex(span, 8), body: kvlist(body), attributes: [{ key: 'gen_ai.system', value: str('openai') }] };
+  return {
+    timeUnixNano: time,
+    eventName,
+    traceId: hex(trace, 16),
+    spanId: hex(span, 8),
+    body: kvlist(body),
+    attributes: [{ key: 'gen_ai.system', value: str('openai') }],
+  };
 }
-const logs = (records: unknown[]) => ({ resourceLogs: [{ resource: { attributes: [] }, scopeLogs: [{ scope: { name: 'openai_v2' }, logRecords: records }] }] });
+const logs = (records: unknown[]) => ({
+  resourceLogs: [{ resource: { attributes: [] }, scopeLogs: [{ scope: { name: 'openai_v2' }, logRecords: records }] }],
+});
 
 const conversation = (trace: number, span: number) => [
   record(trace, span, 'gen_ai.user.message', { content: 'Weather in Paris?' }, '1735689600100000000'),
-  record(trace, span, 'gen_ai.choice', { index: '0', finish_reason: 'tool_calls', message: { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }] } }, '1735689600900000000'),
+  record(
+    trace,
+    span,
+    'gen_ai.choice',
+    {
+      index: '0',
+      finish_reason: 'tool_calls',
+      message: {
+        role: 'assistant',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }],
+      },
+    },
+    '1735689600900000000',
+  ),
 ];
 
 async function post(url: string, payload: Buffer | string, headers: Record<string, string>) {
@@ -61,7 +92,12 @@ const pb = (value: unknown): unknown =>
   Array.isArray(value)
     ? value.map(pb)
     : typeof value === 'object' && value !== null
-      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, (k === 'traceId' || k === 'spanId') && typeof v === 'string' ? Buffer.from(v, 'hex') : pb(v)]))
+      ? Object.fromEntries(
+          Object.entries(value).map(([k, v]) => [
+            k,
+            (k === 'traceId' || k === 'spanId') && typeof v === 'string' ? Buffer.from(v, 'hex') : pb(v),
+          ]),
+        )
       : value;
 const json = { 'content-type': 'application/json' };
 
@@ -91,7 +127,10 @@ describe('POST /api/traces/otlp/v1/logs', () => {
   });
 
   it('keeps records that arrive first for the span that comes later (JSON, gzip)', async () => {
-    const res = await post('/api/traces/otlp/v1/logs', gzipSync(JSON.stringify(logs(conversation(2, 1)))), { ...json, 'content-encoding': 'gzip' });
+    const res = await post('/api/traces/otlp/v1/logs', gzipSync(JSON.stringify(logs(conversation(2, 1)))), {
+      ...json,
+      'content-encoding': 'gzip',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({ accepted: 2, rejected: 0, spansUpdated: 0 });
     await post('/api/traces/otlp/v1/traces', JSON.stringify(traces([chatSpan(2, 1)])), json);
@@ -114,7 +153,9 @@ describe('POST /api/traces/otlp/v1/logs', () => {
   });
 
   it('leaves the messages a span sent itself', async () => {
-    const own = chatSpan(4, 1, [{ key: 'gen_ai.input.messages', value: str('[{"role":"user","parts":[{"type":"text","content":"Mine"}]}]') }]);
+    const own = chatSpan(4, 1, [
+      { key: 'gen_ai.input.messages', value: str('[{"role":"user","parts":[{"type":"text","content":"Mine"}]}]') },
+    ]);
     await post('/api/traces/otlp/v1/traces', JSON.stringify(traces([own])), json);
     expect((await post('/api/traces/otlp/v1/logs', JSON.stringify(logs(conversation(4, 1))), json)).json().data.spansUpdated).toBe(0);
     expect((await span(4, 1)).input).toEqual({ messages: [{ role: 'user', content: 'Mine' }] });
@@ -123,7 +164,12 @@ describe('POST /api/traces/otlp/v1/logs', () => {
   it('counts and explains records it does not keep', async () => {
     const res = await post(
       '/api/traces/otlp/v1/logs',
-      JSON.stringify(logs([{ timeUnixNano: '1735689600100000000', eventName: 'app.log', traceId: hex(5, 16), spanId: hex(1, 8), body: str('hello') }, { eventName: 'gen_ai.user.message', body: str('no span') }])),
+      JSON.stringify(
+        logs([
+          { timeUnixNano: '1735689600100000000', eventName: 'app.log', traceId: hex(5, 16), spanId: hex(1, 8), body: str('hello') },
+          { eventName: 'gen_ai.user.message', body: str('no span') },
+        ]),
+      ),
       json,
     );
     expect(res.statusCode).toBe(200);
@@ -134,14 +180,20 @@ describe('POST /api/traces/otlp/v1/logs', () => {
   it('answers 400 for a body that is not a logs request, 401 without a key', async () => {
     expect((await post('/api/traces/otlp/v1/logs', JSON.stringify({ resourceSpans: [] }), json)).statusCode).toBe(400);
     expect((await post('/api/traces/otlp/v1/logs', Buffer.from([0xff, 0xff, 0xff]), protobuf)).statusCode).toBe(400);
-    const anonymous = await ctx.app.inject({ method: 'POST', url: '/api/traces/otlp/v1/logs', headers: json, payload: '{"resourceLogs":[]}' });
+    const anonymous = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/traces/otlp/v1/logs',
+      headers: json,
+      payload: '{"resourceLogs":[]}',
+    });
     expect(anonymous.statusCode).toBe(401);
   });
 
   it('deletes the records with their trace: none left readable, and the span sent again takes none back', async () => {
     const other = await ctx.tenant();
     for (const owner of [tenant, other]) {
-      const send = (url: string, payload: string) => ctx.app.inject({ method: 'POST', url, headers: { ...owner.headers, ...json }, payload });
+      const send = (url: string, payload: string) =>
+        ctx.app.inject({ method: 'POST', url, headers: { ...owner.headers, ...json }, payload });
       await send('/api/traces/otlp/v1/logs', JSON.stringify(logs(conversation(7, 1))));
       await send('/api/traces/otlp/v1/traces', JSON.stringify(traces([chatSpan(7, 1)])));
       expect((await span(7, 1, owner)).input).toEqual(expectedInput);
@@ -183,7 +235,11 @@ describe('POST /api/traces/otlp/v1/logs', () => {
       ...chatSpan(6, 1),
       events: [
         { timeUnixNano: '1735689600100000000', name: 'gen_ai.user.message', attributes: [{ key: 'content', value: str('Hi') }] },
-        { timeUnixNano: '1735689600200000000', name: 'gen_ai.choice', attributes: [{ key: 'message', value: kvlist({ role: 'assistant', content: 'Hello' }) }] },
+        {
+          timeUnixNano: '1735689600200000000',
+          name: 'gen_ai.choice',
+          attributes: [{ key: 'message', value: kvlist({ role: 'assistant', content: 'Hello' }) }],
+        },
       ],
     };
     await post('/api/traces/otlp/v1/traces', JSON.stringify(traces([withEvents])), json);
@@ -195,7 +251,9 @@ describe('POST /api/traces/otlp/v1/logs', () => {
 });
 
 describe('Langfuse path /api/public/otel/v1/traces', () => {
-  const basic = (secret: string, publicKey = 'pk-lf-1') => ({ authorization: `Basic ${Buffer.from(`${publicKey}:${secret}`).toString('base64')}` });
+  const basic = (secret: string, publicKey = 'pk-lf-1') => ({
+    authorization: `Basic ${Buffer.from(`${publicKey}:${secret}`).toString('base64')}`,
+  });
   const body = () => encodeProtobufRequest(pb(traces([chatSpan(20, 1)])));
   const send = (headers: Record<string, string>, url = '/api/public/otel/v1/traces') =>
     ctx.app.inject({ method: 'POST', url, headers: { ...protobuf, ...headers }, payload: body() });

@@ -56,7 +56,10 @@ describe('concurrent writers on one prompt', () => {
     const base = await createPrompt('race-same');
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        call('POST', `/api/prompt/${base.id}/versions`, { newVersion: '2.0.0', changes: { description: `writer ${i}`, isLatest: i % 2 === 0 } }),
+        call('POST', `/api/prompt/${base.id}/versions`, {
+          newVersion: '2.0.0',
+          changes: { description: `writer ${i}`, isLatest: i % 2 === 0 },
+        }),
       ),
     );
     const statuses = results.map((r) => r.status).sort();
@@ -69,11 +72,15 @@ describe('concurrent writers on one prompt', () => {
   it('20 concurrent updates all succeed with consecutive versions, the highest one latest', async () => {
     const base = await createPrompt('race-patch');
     const started = performance.now();
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => call('PATCH', `/api/prompt/${base.id}`, { description: `update ${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call('PATCH', `/api/prompt/${base.id}`, { description: `update ${i}` })),
+    );
     const elapsed = performance.now() - started;
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     const expected = Array.from({ length: 20 }, (_, i) => `1.0.${20 - i}`);
-    expect(results.map((r) => r.body.data.version).sort((a: string, b: string) => Number(b.split('.')[2]) - Number(a.split('.')[2]))).toEqual(expected);
+    expect(
+      results.map((r) => r.body.data.version).sort((a: string, b: string) => Number(b.split('.')[2]) - Number(a.split('.')[2])),
+    ).toEqual(expected);
     const rows = await storedVersions(base.promptGroupId);
     expect(rows.map((r) => r.version)).toEqual([...expected, '1.0.0']);
     expect(rows.filter((r) => r.is_latest).map((r) => r.version)).toEqual(['1.0.20']);
@@ -81,7 +88,9 @@ describe('concurrent writers on one prompt', () => {
   });
 
   it('20 concurrent creations of one name: one 201, the rest 409', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, () => call('POST', '/api/prompt', { name: 'race-create', systemPrompt: 's' })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => call('POST', '/api/prompt', { name: 'race-create', systemPrompt: 's' })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(19).fill(409)]);
   });
 
@@ -103,7 +112,11 @@ describe('the database holds the rules even when the code does not', () => {
       insert into prompts (workspace_id, prompt_group_id, name, version, version_major, version_minor, version_patch, is_latest, system_prompt)
       values (${tenant.workspaceId}, ${groupId}, ${name}, ${text}, ${version[0]}, ${version[1]}, ${version[2]}, ${isLatest}, 's')`;
   }
-  const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: { code?: string }) => e.code);
+  const codeOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'ok',
+      (e: { code?: string }) => e.code,
+    );
 
   it('refuses a second latest version of a name', async () => {
     const base = await createPrompt('db-latest');
@@ -122,7 +135,12 @@ describe('the database holds the rules even when the code does not', () => {
   it('lets each workspace use the same name', async () => {
     const other = await ctx.tenant();
     const mine = await createPrompt('shared-name');
-    const theirs = await ctx.app.inject({ method: 'POST', url: '/api/prompt', headers: other.headers, payload: { name: 'shared-name', systemPrompt: 's' } });
+    const theirs = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/prompt',
+      headers: other.headers,
+      payload: { name: 'shared-name', systemPrompt: 's' },
+    });
     expect(theirs.statusCode).toBe(201);
     expect(theirs.json().data.promptGroupId).not.toBe(mine.promptGroupId);
     expect(theirs.json().data.isLatest).toBe(true);

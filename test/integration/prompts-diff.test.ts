@@ -58,7 +58,13 @@ describe('GET /api/prompt/:id/diff', () => {
           oldLines: 3,
           newStart: 1,
           newLines: 3,
-          lines: [' You are the agent of {company}.', '-Be brief.', '+Be kind and brief.', ' Sign as {agent}.', '\\ No newline at end of file'],
+          lines: [
+            ' You are the agent of {company}.',
+            '-Be brief.',
+            '+Be kind and brief.',
+            ' Sign as {agent}.',
+            '\\ No newline at end of file',
+          ],
         },
       ],
     });
@@ -69,8 +75,17 @@ describe('GET /api/prompt/:id/diff', () => {
       removed: [{ path: "$['temperature']", value: 0.2 }],
       changed: [{ path: "$['model']", from: 'gpt-4o', to: 'gpt-4.1' }],
     });
-    expect(diff.outputSchema).toEqual({ added: [{ path: "$['properties']['confidence']", value: { type: 'number' } }], removed: [], changed: [] });
-    expect(diff.variables).toEqual({ from: ['agent', 'company', 'question'], to: ['agent', 'company', 'history'], added: ['history'], removed: ['question'] });
+    expect(diff.outputSchema).toEqual({
+      added: [{ path: "$['properties']['confidence']", value: { type: 'number' } }],
+      removed: [],
+      changed: [],
+    });
+    expect(diff.variables).toEqual({
+      from: ['agent', 'company', 'question'],
+      to: ['agent', 'company', 'history'],
+      added: ['history'],
+      removed: ['question'],
+    });
 
     // The other way round, added and removed swap; a version against itself has no change.
     const back = (await call('GET', `/api/prompt/${v1.id}/diff?against=${v2.id}`)).body.data;

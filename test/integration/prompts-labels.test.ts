@@ -26,7 +26,10 @@ async function promptWithVersions(name: string, n: number): Promise<Json[]> {
   expect(first.status).toBe(201);
   const records = [first.body.data];
   for (let i = 1; i < n; i += 1) {
-    const next = await call('POST', `/api/prompt/${first.body.data.id}/versions`, { newVersion: `1.${i}.0`, changes: { systemPrompt: `v1.${i}.0`, isLatest: true } });
+    const next = await call('POST', `/api/prompt/${first.body.data.id}/versions`, {
+      newVersion: `1.${i}.0`,
+      changes: { systemPrompt: `v1.${i}.0`, isLatest: true },
+    });
     expect(next.status).toBe(201);
     records.push(next.body.data);
   }
@@ -101,9 +104,15 @@ describe('labels', () => {
     const [a1, a2] = await promptWithVersions('labels-constraint-a', 2);
     const [b1] = await promptWithVersions('labels-constraint-b', 1);
     await ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'prod', ${a1!.id})`;
-    await expect(ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'prod', ${a2!.id})`).rejects.toMatchObject({ code: '23505' });
-    await expect(ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'other', ${b1!.id})`).rejects.toMatchObject({ code: '23503' });
-    await expect(ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'latest', ${a2!.id})`).rejects.toMatchObject({ code: '23514' });
+    await expect(
+      ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'prod', ${a2!.id})`,
+    ).rejects.toMatchObject({ code: '23505' });
+    await expect(
+      ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'other', ${b1!.id})`,
+    ).rejects.toMatchObject({ code: '23503' });
+    await expect(
+      ctx.sql`insert into prompt_labels (prompt_group_id, label, prompt_id) values (${a1!.promptGroupId}, 'latest', ${a2!.id})`,
+    ).rejects.toMatchObject({ code: '23514' });
   });
 
   it('history names the credential, the versions and the periods', async () => {
@@ -129,7 +138,11 @@ describe('labels', () => {
   it('a new version may be labelled as it is created', async () => {
     const [v1] = await promptWithVersions('labels-on-create', 1);
     await call('PUT', `/api/prompt/${v1!.id}/labels/staging`);
-    const created = await call('POST', `/api/prompt/${v1!.id}/versions`, { newVersion: '1.1.0', changes: { systemPrompt: 'new' }, labels: ['staging', 'canary'] });
+    const created = await call('POST', `/api/prompt/${v1!.id}/versions`, {
+      newVersion: '1.1.0',
+      changes: { systemPrompt: 'new' },
+      labels: ['staging', 'canary'],
+    });
     expect(created.status).toBe(201);
     expect(created.body.data.labels).toEqual(['canary', 'staging']);
     expect((await call('GET', `/api/prompt/${v1!.id}`)).body.data.labels).toEqual(['latest']);
@@ -148,7 +161,11 @@ describe('resolve', () => {
     expect((await call('GET', '/api/prompt/resolve?name=resolve-me&version=1.1.0')).body.data.id).toBe(v2!.id);
     expect((await call('GET', '/api/prompt/resolve?name=resolve-me')).body.data.id).toBe(v3!.id);
     expect((await call('GET', '/api/prompt/resolve?name=resolve-me&label=latest')).body.data.id).toBe(v3!.id);
-    for (const url of ['/api/prompt/resolve?name=resolve-me&label=staging', '/api/prompt/resolve?name=resolve-me&version=9.0.0', '/api/prompt/resolve?name=nope']) {
+    for (const url of [
+      '/api/prompt/resolve?name=resolve-me&label=staging',
+      '/api/prompt/resolve?name=resolve-me&version=9.0.0',
+      '/api/prompt/resolve?name=nope',
+    ]) {
       const res = await call('GET', url);
       expect(res.status, url).toBe(404);
       expect(res.body.error.code).toBe('NOT_FOUND');

@@ -12,17 +12,35 @@ beforeAll(async () => {
   tenant = await ctx.tenant();
   other = await ctx.tenant();
   v1 = (await call('POST', '/api/prompt', { name: 'metered', systemPrompt: 'a' })).body.data;
-  v2 = (await call('POST', `/api/prompt/${v1.id}/versions`, { newVersion: '1.1.0', changes: { systemPrompt: 'b', isLatest: true }, labels: ['production'] })).body.data;
+  v2 = (
+    await call('POST', `/api/prompt/${v1.id}/versions`, {
+      newVersion: '1.1.0',
+      changes: { systemPrompt: 'b', isLatest: true },
+      labels: ['production'],
+    })
+  ).body.data;
   // Prepared spans: three calls of 1.0.0 (one error), two of 1.1.0 with ttft, one of a version
   // no record has, one of another prompt, and one of this prompt in another workspace.
   const llm = (version: string | undefined, o: Record<string, unknown> = {}) =>
     span({ kind: 'llm.chat', promptName: 'metered', ...(version ? { promptVersion: version } : {}), model: 'gpt-4o', ...o });
-  const at = (minute: number) => ({ startTime: `2025-03-01T10:${String(minute).padStart(2, '0')}:00.000Z`, endTime: `2025-03-01T10:${String(minute).padStart(2, '0')}:01.000Z` });
+  const at = (minute: number) => ({
+    startTime: `2025-03-01T10:${String(minute).padStart(2, '0')}:00.000Z`,
+    endTime: `2025-03-01T10:${String(minute).padStart(2, '0')}:01.000Z`,
+  });
   const mine = [
     trace({ spans: [llm('1.0.0', { ...at(1), durationMs: 100, inputTokens: 10, outputTokens: 5, totalTokens: 15, costUsd: 0.01 })] }),
-    trace({ spans: [llm('1.0.0', { ...at(2), durationMs: 200, inputTokens: 20, outputTokens: 5, totalTokens: 25, costUsd: 0.02, status: 'error' })] }),
+    trace({
+      spans: [
+        llm('1.0.0', { ...at(2), durationMs: 200, inputTokens: 20, outputTokens: 5, totalTokens: 25, costUsd: 0.02, status: 'error' }),
+      ],
+    }),
     trace({ spans: [llm('1.0.0', { ...at(3), durationMs: 300, inputTokens: 30, outputTokens: 5, totalTokens: 35, costUsd: 0.03 })] }),
-    trace({ spans: [llm('1.1.0', { ...at(4), durationMs: 50, totalTokens: 10, costUsd: 0.001, ttftMs: 20 }), llm('1.1.0', { ...at(5), durationMs: 70, totalTokens: 10, costUsd: 0.001, ttftMs: 40, parentSpanId: undefined })] }),
+    trace({
+      spans: [
+        llm('1.1.0', { ...at(4), durationMs: 50, totalTokens: 10, costUsd: 0.001, ttftMs: 20 }),
+        llm('1.1.0', { ...at(5), durationMs: 70, totalTokens: 10, costUsd: 0.001, ttftMs: 40, parentSpanId: undefined }),
+      ],
+    }),
     trace({ spans: [llm('9.9.9', at(6))] }),
     trace({ spans: [span({ kind: 'llm.chat', promptName: 'another', promptVersion: '1.0.0', ...at(7) })] }),
   ];
@@ -61,7 +79,14 @@ describe('GET /api/prompt/:id/metrics', () => {
     expect(older.latencyMs.p50).toBe(200);
     expect(older.latencyMs.p95).toBeGreaterThan(200);
     expect(older.latencyMs.p95).toBeLessThanOrEqual(300);
-    expect(newer).toMatchObject({ labels: ['latest', 'production'], calls: 2, errorCount: 0, errorRate: 0, totalTokens: 20, ttftMs: { p50: 30 } });
+    expect(newer).toMatchObject({
+      labels: ['latest', 'production'],
+      calls: 2,
+      errorCount: 0,
+      errorRate: 0,
+      totalTokens: 20,
+      ttftMs: { p50: 30 },
+    });
     expect(unknown).toMatchObject({ calls: 1, labels: [] });
   });
 
@@ -79,18 +104,33 @@ describe('GET /api/prompt/:id/metrics', () => {
   });
 
   it('drops the spans of a deleted trace', async () => {
-    const doomed = trace({ traceId: uniqueId('doomed'), spans: [span({ kind: 'llm.chat', promptName: 'metered', promptVersion: '1.0.0', startTime: '2025-03-02T10:00:00.000Z', endTime: '2025-03-02T10:00:01.000Z' })] });
+    const doomed = trace({
+      traceId: uniqueId('doomed'),
+      spans: [
+        span({
+          kind: 'llm.chat',
+          promptName: 'metered',
+          promptVersion: '1.0.0',
+          startTime: '2025-03-02T10:00:00.000Z',
+          endTime: '2025-03-02T10:00:01.000Z',
+        }),
+      ],
+    });
     await post(ctx, tenant, [doomed]);
     const before = await call('GET', `/api/prompt/${v1.id}/metrics?startAfter=2025-03-02T00:00:00Z`);
     expect(before.body.data.versions.find((v: Json) => v.version === '1.0.0').calls).toBe(1);
-    expect((await ctx.app.inject({ method: 'DELETE', url: `/api/traces/${doomed.traceId}`, headers: tenant.headers })).statusCode).toBe(200);
+    expect((await ctx.app.inject({ method: 'DELETE', url: `/api/traces/${doomed.traceId}`, headers: tenant.headers })).statusCode).toBe(
+      200,
+    );
     const after = await call('GET', `/api/prompt/${v1.id}/metrics?startAfter=2025-03-02T00:00:00Z`);
     expect(after.body.data.versions.find((v: Json) => v.version === '1.0.0').calls).toBe(0);
   });
 
   it('bad input is 400; another workspace sees neither the prompt nor its spans', async () => {
     expect((await call('GET', `/api/prompt/${v1.id}/metrics?startAfter=yesterday`)).status).toBe(400);
-    expect((await call('GET', `/api/prompt/${v1.id}/metrics?startAfter=2025-03-02T00:00:00Z&startBefore=2025-03-01T00:00:00Z`)).status).toBe(400);
+    expect(
+      (await call('GET', `/api/prompt/${v1.id}/metrics?startAfter=2025-03-02T00:00:00Z&startBefore=2025-03-01T00:00:00Z`)).status,
+    ).toBe(400);
     expect((await call('GET', `/api/prompt/${v1.id}/metrics?other=1`)).status).toBe(400);
     expect((await call('GET', `/api/prompt/${v1.id}/metrics`, undefined, other)).status).toBe(404);
     // The other workspace's own prompt of the same name counts only its own span.

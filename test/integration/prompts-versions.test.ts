@@ -14,7 +14,12 @@ afterAll(async () => {
 type Json = Record<string, any>;
 
 async function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) {
-  const res = await ctx.app.inject({ method, url, headers: tenant.headers, ...(payload === undefined ? {} : { payload: payload as Json }) });
+  const res = await ctx.app.inject({
+    method,
+    url,
+    headers: tenant.headers,
+    ...(payload === undefined ? {} : { payload: payload as Json }),
+  });
   return { status: res.statusCode, body: res.json<Json>() };
 }
 
@@ -26,7 +31,10 @@ async function createPrompt(extra: Json = {}) {
 }
 
 const versionsOf = async (name: string) =>
-  ((await call('GET', `/api/prompt?name=${encodeURIComponent(name)}`)).body.data as Json[]).map((p) => ({ version: p.version, isLatest: p.isLatest }));
+  ((await call('GET', `/api/prompt?name=${encodeURIComponent(name)}`)).body.data as Json[]).map((p) => ({
+    version: p.version,
+    isLatest: p.isLatest,
+  }));
 
 describe('POST /api/prompt', () => {
   it('creates the first version, 1.0.0 by default and latest automatically (flag table, row 1)', async () => {
@@ -72,12 +80,25 @@ describe('POST /api/prompt', () => {
   });
 
   it('answers 400 with the path of each bad field', async () => {
-    const res = await call('POST', '/api/prompt', { name: '', version: '1.0', metadata: 'x', outputSchema: { type: 'nope' }, isLatest: true });
+    const res = await call('POST', '/api/prompt', {
+      name: '',
+      version: '1.0',
+      metadata: 'x',
+      outputSchema: { type: 'nope' },
+      isLatest: true,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
     const paths = (res.body.error.details.issues as Json[]).map((i) => i.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['body.name', 'body.version', 'body.systemPrompt', 'body.metadata', 'body.outputSchema.type', 'body.isLatest']),
+      expect.arrayContaining([
+        'body.name',
+        'body.version',
+        'body.systemPrompt',
+        'body.metadata',
+        'body.outputSchema.type',
+        'body.isLatest',
+      ]),
     );
   });
 });
@@ -85,7 +106,10 @@ describe('POST /api/prompt', () => {
 describe('POST /api/prompt/:id/versions', () => {
   it('carries unchanged fields over from the base record and leaves the flag when isLatest is absent', async () => {
     const base = await createPrompt({ humanPrompt: 'Q: {q}', description: 'd1', metadata: { a: 1 }, rawPrompt: 'raw' });
-    const res = await call('POST', `/api/prompt/${base.id}/versions`, { newVersion: '1.1.0', changes: { systemPrompt: 'You are {role}, be brief.' } });
+    const res = await call('POST', `/api/prompt/${base.id}/versions`, {
+      newVersion: '1.1.0',
+      changes: { systemPrompt: 'You are {role}, be brief.' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({
       name: base.name,
@@ -108,7 +132,10 @@ describe('POST /api/prompt/:id/versions', () => {
     const base = await createPrompt();
     const v2 = await call('POST', `/api/prompt/${base.id}/versions`, { newVersion: '1.0.1', changes: { isLatest: true } });
     expect(v2.body.data.isLatest).toBe(true);
-    const v3 = await call('POST', `/api/prompt/${base.id}/versions`, { newVersion: '1.0.2', changes: { isLatest: false, description: 'x' } });
+    const v3 = await call('POST', `/api/prompt/${base.id}/versions`, {
+      newVersion: '1.0.2',
+      changes: { isLatest: false, description: 'x' },
+    });
     expect(v3.body.data.isLatest).toBe(false);
     expect(await versionsOf(base.name)).toEqual([
       { version: '1.0.2', isLatest: false },
@@ -138,17 +165,32 @@ describe('POST /api/prompt/:id/versions', () => {
     const base = await createPrompt();
     const res = await call('POST', `/api/prompt/${base.id}/versions`, {
       newVersion: '2.0.0',
-      changes: { name: 'renamed', promptGroupId: base.promptGroupId, systemPrompt: 7, outputSchema: { properties: { a: { type: 'bogus' } } } },
+      changes: {
+        name: 'renamed',
+        promptGroupId: base.promptGroupId,
+        systemPrompt: 7,
+        outputSchema: { properties: { a: { type: 'bogus' } } },
+      },
     });
     expect(res.status).toBe(400);
     const paths = (res.body.error.details.issues as Json[]).map((i) => i.path).sort();
-    expect(paths).toEqual(['body.changes.name', 'body.changes.outputSchema.properties.a.type', 'body.changes.promptGroupId', 'body.changes.systemPrompt']);
-    expect((await call('POST', `/api/prompt/${base.id}/versions`, { newVersion: '2.0.0' })).body.error.details.issues[0].path).toBe('body.changes');
+    expect(paths).toEqual([
+      'body.changes.name',
+      'body.changes.outputSchema.properties.a.type',
+      'body.changes.promptGroupId',
+      'body.changes.systemPrompt',
+    ]);
+    expect((await call('POST', `/api/prompt/${base.id}/versions`, { newVersion: '2.0.0' })).body.error.details.issues[0].path).toBe(
+      'body.changes',
+    );
   });
 
   it('clears optional fields with null', async () => {
     const base = await createPrompt({ humanPrompt: 'h', outputSchema: { type: 'string' } });
-    const res = await call('POST', `/api/prompt/${base.id}/versions`, { newVersion: '1.0.1', changes: { humanPrompt: null, outputSchema: null } });
+    const res = await call('POST', `/api/prompt/${base.id}/versions`, {
+      newVersion: '1.0.1',
+      changes: { humanPrompt: null, outputSchema: null },
+    });
     expect(res.body.data).toMatchObject({ humanPrompt: null, outputSchema: null, systemPrompt: base.systemPrompt });
   });
 
@@ -156,7 +198,10 @@ describe('POST /api/prompt/:id/versions', () => {
     const v1 = await createPrompt({ systemPrompt: 'good wording' });
     const v2 = (await call('PATCH', `/api/prompt/${v1.id}`, { systemPrompt: 'worse wording' })).body.data;
     expect(v2).toMatchObject({ version: '1.0.1', isLatest: true });
-    const rollback = await call('POST', `/api/prompt/${v1.id}/versions`, { newVersion: '1.0.2', changes: { isLatest: true, description: 'rollback to 1.0.0' } });
+    const rollback = await call('POST', `/api/prompt/${v1.id}/versions`, {
+      newVersion: '1.0.2',
+      changes: { isLatest: true, description: 'rollback to 1.0.0' },
+    });
     expect(rollback.status).toBe(201);
     expect(rollback.body.data).toMatchObject({ version: '1.0.2', isLatest: true, systemPrompt: 'good wording' });
     // The older version is not re-flagged; it and the bad one are kept.
@@ -178,7 +223,12 @@ describe('PATCH /api/prompt/:id', () => {
     const minor = await call('PATCH', `/api/prompt/${res.body.data.id}`, { bump: 'minor' });
     expect(minor.body.data).toMatchObject({ version: '1.5.0', isLatest: true, systemPrompt: 'new text' });
     const major = await call('PATCH', `/api/prompt/${v1.id}`, { bump: 'major', outputSchema: { type: 'object' } });
-    expect(major.body.data).toMatchObject({ version: '2.0.0', isLatest: true, systemPrompt: v1.systemPrompt, outputSchema: { type: 'object' } });
+    expect(major.body.data).toMatchObject({
+      version: '2.0.0',
+      isLatest: true,
+      systemPrompt: v1.systemPrompt,
+      outputSchema: { type: 'object' },
+    });
     expect(await versionsOf(v1.name)).toEqual([
       { version: '2.0.0', isLatest: true },
       { version: '1.5.0', isLatest: false },
@@ -187,7 +237,12 @@ describe('PATCH /api/prompt/:id', () => {
       { version: '1.0.0', isLatest: false },
     ]);
     // The earlier record is unchanged but for its flag.
-    expect((await call('GET', `/api/prompt/${v1.id}`)).body.data).toMatchObject({ ...v1, isLatest: false, labels: [], updatedAt: expect.any(String) });
+    expect((await call('GET', `/api/prompt/${v1.id}`)).body.data).toMatchObject({
+      ...v1,
+      isLatest: false,
+      labels: [],
+      updatedAt: expect.any(String),
+    });
   });
 
   it('answers 400 for unknown fields and a bad bump', async () => {
@@ -213,7 +268,10 @@ describe('GET /api/prompt', () => {
 
     const latest = (await call('GET', '/api/prompt?isLatest=true&limit=200')).body.data as Json[];
     expect(latest.every((p) => p.isLatest)).toBe(true);
-    expect(latest.filter((p) => p.name.startsWith('order-')).map((p) => `${p.name}@${p.version}`)).toEqual(['order-a@1.10.0', 'order-b@1.0.0']);
+    expect(latest.filter((p) => p.name.startsWith('order-')).map((p) => `${p.name}@${p.version}`)).toEqual([
+      'order-a@1.10.0',
+      'order-b@1.0.0',
+    ]);
     const notLatest = (await call('GET', '/api/prompt?isLatest=false&name=order-a')).body.data as Json[];
     expect(notLatest.map((p) => p.version)).toEqual(['1.10.1', '1.9.0']);
 
@@ -222,7 +280,13 @@ describe('GET /api/prompt', () => {
     expect(page.meta.pagination).toEqual({ limit: 1, offset: 1, total: 3, hasMore: true, nextCursor: null });
     const last = (await call('GET', '/api/prompt?name=order-a&limit=1&offset=2')).body;
     expect(last.meta.pagination).toEqual({ limit: 1, offset: 2, total: 3, hasMore: false, nextCursor: null });
-    expect((await call('GET', '/api/prompt?name=order-a')).body.meta.pagination).toEqual({ limit: 50, offset: 0, total: 3, hasMore: false, nextCursor: null });
+    expect((await call('GET', '/api/prompt?name=order-a')).body.meta.pagination).toEqual({
+      limit: 50,
+      offset: 0,
+      total: 3,
+      hasMore: false,
+      nextCursor: null,
+    });
     const past = (await call('GET', '/api/prompt?name=order-a&offset=10')).body;
     expect(past).toMatchObject({ data: [], meta: { pagination: { limit: 50, offset: 10, total: 3, hasMore: false } } });
     expect((await call('GET', '/api/prompt?name=nothing-here')).body.data).toEqual([]);
@@ -231,7 +295,12 @@ describe('GET /api/prompt', () => {
   it('answers 400 for bad filters', async () => {
     const res = await call('GET', '/api/prompt?isLatest=yes&limit=0&offset=-1&sort=x');
     expect(res.status).toBe(400);
-    expect((res.body.error.details.issues as Json[]).map((i) => i.path).sort()).toEqual(['querystring', 'querystring.isLatest', 'querystring.limit', 'querystring.offset']);
+    expect((res.body.error.details.issues as Json[]).map((i) => i.path).sort()).toEqual([
+      'querystring',
+      'querystring.isLatest',
+      'querystring.limit',
+      'querystring.offset',
+    ]);
   });
 });
 
@@ -265,7 +334,10 @@ describe('GET and DELETE /api/prompt/:id', () => {
 
 describe('POST /api/prompt/:id/render', () => {
   it('fills both templates and names missing placeholders and unused variables', async () => {
-    const p = await createPrompt({ systemPrompt: 'You are {role}. Answer as {{json}}: {{"a": {role}}}', humanPrompt: '{question} ({role}, {lang})' });
+    const p = await createPrompt({
+      systemPrompt: 'You are {role}. Answer as {{json}}: {{"a": {role}}}',
+      humanPrompt: '{question} ({role}, {lang})',
+    });
     const res = await call('POST', `/api/prompt/${p.id}/render`, { variables: { role: 'a tutor', question: 'Why?', tone: 'warm' } });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
@@ -280,7 +352,12 @@ describe('POST /api/prompt/:id/render', () => {
 
   it('renders with no variables and refuses bad ones', async () => {
     const p = await createPrompt();
-    expect((await call('POST', `/api/prompt/${p.id}/render`, {})).body.data).toMatchObject({ systemPrompt: 'You are {role}.', humanPrompt: null, missing: ['role'], unused: [] });
+    expect((await call('POST', `/api/prompt/${p.id}/render`, {})).body.data).toMatchObject({
+      systemPrompt: 'You are {role}.',
+      humanPrompt: null,
+      missing: ['role'],
+      unused: [],
+    });
     const bad = await call('POST', `/api/prompt/${p.id}/render`, { variables: { role: ['x'] } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues[0].path).toBe('body.variables.role');

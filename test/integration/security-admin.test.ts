@@ -12,7 +12,11 @@ afterAll(async () => {
 
 const someId = '00000000-0000-4000-8000-000000000000';
 const routes: Array<{ method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; payload?: object }> = [
-  { method: 'POST', url: '/api/admin/organizations', payload: { name: 'sneaky', plan: 'enterprise', rateLimitPerMinute: 1e6, rateLimitPerDay: 1e6 } },
+  {
+    method: 'POST',
+    url: '/api/admin/organizations',
+    payload: { name: 'sneaky', plan: 'enterprise', rateLimitPerMinute: 1e6, rateLimitPerDay: 1e6 },
+  },
   { method: 'PATCH', url: `/api/admin/organizations/${someId}`, payload: { plan: 'pro' } },
   { method: 'POST', url: `/api/admin/organizations/${someId}/workspaces`, payload: { name: 'w' } },
   { method: 'POST', url: '/api/admin/users', payload: { email: 'sneaky@example.com' } },
@@ -49,7 +53,12 @@ describe('admin token', () => {
   });
 
   it('opens the admin API when right', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/admin/users', headers: ctx.adminHeaders, payload: { email: 'ok@example.com' } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/admin/users',
+      headers: ctx.adminHeaders,
+      payload: { email: 'ok@example.com' },
+    });
     expect(res.statusCode).toBe(201);
   });
 

@@ -29,7 +29,10 @@ async function addKey(kid: string, alg: 'RS256' | 'ES256', publish = true) {
 function token(options: { kid?: string; sub?: string | null; iss?: string; aud?: string; exp?: number; nbf?: number } = {}) {
   const kid = options.kid ?? 'k1';
   const { key, alg } = signing[kid]!;
-  const jwt = new SignJWT({}).setProtectedHeader({ alg, kid }).setIssuer(options.iss ?? issuer).setAudience(options.aud ?? audience);
+  const jwt = new SignJWT({})
+    .setProtectedHeader({ alg, kid })
+    .setIssuer(options.iss ?? issuer)
+    .setAudience(options.aud ?? audience);
   if (options.sub !== null) jwt.setSubject(options.sub ?? 'subject-1');
   jwt.setExpirationTime(options.exp ?? Math.floor(Date.now() / 1000) + 600);
   if (options.nbf !== undefined) jwt.setNotBefore(options.nbf);
@@ -127,8 +130,13 @@ describe('OAuth bearer tokens', () => {
   it('reject a bad signature, a key outside the key set and garbage', async () => {
     // Signed by a key of its own under a published kid.
     await addKey('forged', 'RS256', false);
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('subject-1').setIssuer(issuer)
-      .setAudience(audience).setExpirationTime('10m').sign(signing.forged!.key);
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setSubject('subject-1')
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .setExpirationTime('10m')
+      .sign(signing.forged!.key);
     await expectRejected(forged, 'invalid_signature');
     await expectRejected(await token({ kid: 'forged' }), 'unknown_signing_key');
     await expectRejected('not.a.jwt', 'malformed_token');
@@ -139,8 +147,13 @@ describe('OAuth bearer tokens', () => {
     await expectRejected(unsigned, 'unsupported_algorithm');
     // The classic confusion: the public key material used as an HMAC secret.
     const secret = new TextEncoder().encode(JSON.stringify(published[0]));
-    const hmac = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', kid: 'k1' }).setSubject('subject-1').setIssuer(issuer)
-      .setAudience(audience).setExpirationTime('10m').sign(secret);
+    const hmac = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
+      .setSubject('subject-1')
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .setExpirationTime('10m')
+      .sign(secret);
     await expectRejected(hmac, 'unsupported_algorithm');
   });
 

@@ -17,7 +17,12 @@ beforeAll(async () => {
   stranger = await ctx.tenant();
   const second = await tenancy.createWorkspace(ctx.sql, owner.organizationId, 'second');
   const { key } = await tenancy.createApiKey(ctx.sql, { scope: 'organization', organizationId: owner.organizationId });
-  sibling = { organizationId: owner.organizationId, workspaceId: second.id, key, headers: { 'x-api-key': key, 'x-workspace-id': second.id } };
+  sibling = {
+    organizationId: owner.organizationId,
+    workspaceId: second.id,
+    key,
+    headers: { 'x-api-key': key, 'x-workspace-id': second.id },
+  };
   const created = await send(owner, 'POST', '/api/prompt', { name: 'shared-name', systemPrompt: secretText });
   expect(created.statusCode, created.body).toBe(201);
   promptId = created.json().data.id;
@@ -42,7 +47,12 @@ async function ownerVersions() {
 const attempts = () =>
   [
     ['read', 'GET', `/api/prompt/${promptId}`, undefined],
-    ['add a version', 'POST', `/api/prompt/${promptId}/versions`, { newVersion: '9.0.0', changes: { systemPrompt: 'hijacked', isLatest: true } }],
+    [
+      'add a version',
+      'POST',
+      `/api/prompt/${promptId}/versions`,
+      { newVersion: '9.0.0', changes: { systemPrompt: 'hijacked', isLatest: true } },
+    ],
     ['update', 'PATCH', `/api/prompt/${promptId}`, { systemPrompt: 'hijacked' }],
     ['render', 'POST', `/api/prompt/${promptId}/render`, { variables: { topic: 'x' } }],
     ['delete', 'DELETE', `/api/prompt/${promptId}`, undefined],

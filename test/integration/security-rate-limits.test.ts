@@ -43,7 +43,11 @@ const patchOrganization = (organizationId: string, payload: object) =>
 
 async function enterprise(perMinute: number, perDay: number) {
   const tenant = await ctx.tenant({ plan: 'free' });
-  const res = await patchOrganization(tenant.organizationId, { plan: 'enterprise', rateLimitPerMinute: perMinute, rateLimitPerDay: perDay });
+  const res = await patchOrganization(tenant.organizationId, {
+    plan: 'enterprise',
+    rateLimitPerMinute: perMinute,
+    rateLimitPerDay: perDay,
+  });
   expect(res.statusCode, res.body).toBe(200);
   return tenant;
 }
@@ -76,7 +80,12 @@ describe('per-organization limits', () => {
     clock = start + 20_000;
     const refused = await me(tenant);
     expect(refused.statusCode).toBe(429);
-    expect(refused.headers).toMatchObject({ 'retry-after': '35', 'ratelimit-limit': '60', 'ratelimit-remaining': '0', 'ratelimit-reset': '35' });
+    expect(refused.headers).toMatchObject({
+      'retry-after': '35',
+      'ratelimit-limit': '60',
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': '35',
+    });
     expect(refused.json().error).toMatchObject({ code: 'RATE_LIMITED', details: { window: 'minute', limit: 60, retryAfterSeconds: 35 } });
     clock = start + MINUTE;
     const next = await me(tenant);
@@ -199,10 +208,14 @@ describe('PATCH /api/admin/organizations/:organizationId', () => {
     expect(offPlan.json().error.details.issues).toEqual([{ path: 'body.plan', message: expect.any(String) }]);
     const noLimits = await patchOrganization(tenant.organizationId, { plan: 'enterprise', rateLimitPerDay: 10 });
     expect(noLimits.statusCode).toBe(400);
-    expect(noLimits.json().error.details.issues).toEqual([{ path: 'body.rateLimitPerMinute', message: 'is required for the enterprise plan' }]);
+    expect(noLimits.json().error.details.issues).toEqual([
+      { path: 'body.rateLimitPerMinute', message: 'is required for the enterprise plan' },
+    ]);
     expect((await patchOrganization(tenant.organizationId, {})).statusCode).toBe(400);
     expect((await patchOrganization(tenant.organizationId, { plan: 'gold' })).statusCode).toBe(400);
-    expect((await patchOrganization(tenant.organizationId, { rateLimitPerMinute: 0, plan: 'enterprise', rateLimitPerDay: 1 })).statusCode).toBe(400);
+    expect(
+      (await patchOrganization(tenant.organizationId, { rateLimitPerMinute: 0, plan: 'enterprise', rateLimitPerDay: 1 })).statusCode,
+    ).toBe(400);
     expect((await patchOrganization('00000000-0000-4000-8000-000000000000', { plan: 'free' })).statusCode).toBe(404);
   });
 });
@@ -264,8 +277,13 @@ describe('failed authentication per client address', () => {
     expect((await bad('10.0.1.1')).statusCode).toBe(429);
 
     const admin = (token: string) =>
-      ctx.app.inject({ method: 'GET', url: '/api/admin/api-keys', query: { organizationId: '00000000-0000-4000-8000-000000000000' },
-        headers: { 'x-admin-token': token }, remoteAddress: '10.0.2.1' });
+      ctx.app.inject({
+        method: 'GET',
+        url: '/api/admin/api-keys',
+        query: { organizationId: '00000000-0000-4000-8000-000000000000' },
+        headers: { 'x-admin-token': token },
+        remoteAddress: '10.0.2.1',
+      });
     expect(new Set(await statuses(20, () => admin('guess-guess-guess-0')))).toEqual(new Set([401]));
     expect((await admin('guess-guess-guess-0')).statusCode).toBe(429);
     // The valid admin token always passes (the organization asked for does not exist: 404).

@@ -30,10 +30,32 @@ beforeAll(async () => {
   const theirs = trace({ traceId: shared, name: 'stranger-trace', spans: [span({ name: 'stranger-span' })] });
   expect((await post(ctx, stranger, [theirs])).json().data).toMatchObject({ accepted: 1 });
   const otlp = {
-    resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: otlpTraceId, spanId: '01'.repeat(8), name: 'owner-otlp-span', kind: 1,
-      startTimeUnixNano: '1735689600000000000', endTimeUnixNano: '1735689601000000000', status: { code: 1 } }] }] }],
+    resourceSpans: [
+      {
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: otlpTraceId,
+                spanId: '01'.repeat(8),
+                name: 'owner-otlp-span',
+                kind: 1,
+                startTimeUnixNano: '1735689600000000000',
+                endTimeUnixNano: '1735689601000000000',
+                status: { code: 1 },
+              },
+            ],
+          },
+        ],
+      },
+    ],
   };
-  const res = await ctx.app.inject({ method: 'POST', url: '/api/traces/otlp', headers: { ...owner.headers, 'content-type': 'application/json' }, payload: otlp });
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/traces/otlp',
+    headers: { ...owner.headers, 'content-type': 'application/json' },
+    payload: otlp,
+  });
   expect(res.statusCode, res.body).toBe(200);
 });
 afterAll(async () => {
@@ -101,10 +123,32 @@ describe('traces of another workspace', () => {
     expect((await post(ctx, stranger, [hijack])).statusCode).toBe(200);
     expect((await post(ctx, stranger, [hijack], '/api/traces/batch')).statusCode).toBe(200);
     const otlp = {
-      resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: otlpTraceId, spanId: '01'.repeat(8), name: 'hijacked', kind: 1,
-        startTimeUnixNano: '1735689600000000000', endTimeUnixNano: '1735689601000000000', status: { code: 1 } }] }] }],
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: otlpTraceId,
+                  spanId: '01'.repeat(8),
+                  name: 'hijacked',
+                  kind: 1,
+                  startTimeUnixNano: '1735689600000000000',
+                  endTimeUnixNano: '1735689601000000000',
+                  status: { code: 1 },
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/traces/otlp', headers: { ...stranger.headers, 'content-type': 'application/json' }, payload: otlp });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/traces/otlp',
+      headers: { ...stranger.headers, 'content-type': 'application/json' },
+      payload: otlp,
+    });
     expect(res.statusCode).toBe(200);
     for (const id of [ownerOnly, otlpTraceId]) {
       const body = (await get(owner, `/api/traces/${id}`)).body;

@@ -46,8 +46,27 @@ describe('trace identity and usage details', () => {
     expect(detail.spans[0]).toMatchObject(generation);
     // No cost sent: priced at ingest (test/integration/cost-ingest.test.ts).
     expect(Object.keys(detail.spans[0])).toEqual([
-      'spanId', 'name', 'kind', 'startTime', 'endTime', 'durationMs', 'model', 'provider', 'inputTokens', 'outputTokens',
-      'totalTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'costUsd', 'costSource', 'pricing', 'ttftMs', 'status', 'promptName', 'promptVersion',
+      'spanId',
+      'name',
+      'kind',
+      'startTime',
+      'endTime',
+      'durationMs',
+      'model',
+      'provider',
+      'inputTokens',
+      'outputTokens',
+      'totalTokens',
+      'cacheReadTokens',
+      'cacheWriteTokens',
+      'reasoningTokens',
+      'costUsd',
+      'costSource',
+      'pricing',
+      'ttftMs',
+      'status',
+      'promptName',
+      'promptVersion',
     ]);
   });
 
@@ -84,14 +103,18 @@ describe('trace identity and usage details', () => {
     await post(ctx, tenant, [{ traceId, source: 'sdk', spans: [span({ spanId: 'a', parentSpanId: 'root' })] }]);
     expect(await item(tenant, traceId)).toMatchObject({ userId: null, tags: [] });
 
-    await post(ctx, tenant, [{ traceId, source: 'sdk', userId: 'u-1', tags: ['first'], service: 'svc', spans: [span({ spanId: 'b', parentSpanId: 'root' })] }]);
+    await post(ctx, tenant, [
+      { traceId, source: 'sdk', userId: 'u-1', tags: ['first'], service: 'svc', spans: [span({ spanId: 'b', parentSpanId: 'root' })] },
+    ]);
     expect(await item(tenant, traceId)).toMatchObject({ userId: 'u-1', tags: ['first'], service: 'svc' });
 
     // The spans that carried them are re-sent without them: the summary keeps the values.
     await post(ctx, tenant, [{ traceId, source: 'sdk', spans: [span({ spanId: 'b', parentSpanId: 'root' }), span({ spanId: 'root' })] }]);
     expect(await item(tenant, traceId)).toMatchObject({ userId: 'u-1', tags: ['first'], service: 'svc', status: 'completed' });
 
-    await post(ctx, tenant, [{ traceId, source: 'sdk', userId: 'u-2', tags: ['second', 'third'], spans: [span({ spanId: 'c', parentSpanId: 'root' })] }]);
+    await post(ctx, tenant, [
+      { traceId, source: 'sdk', userId: 'u-2', tags: ['second', 'third'], spans: [span({ spanId: 'c', parentSpanId: 'root' })] },
+    ]);
     expect(await item(tenant, traceId)).toMatchObject({ userId: 'u-2', tags: ['second', 'third'], service: 'svc', spanCount: 4 });
   });
 
@@ -108,7 +131,12 @@ describe('trace identity and usage details', () => {
     const res = (await post(ctx, tenant, bad)).json().data;
     expect(res.accepted).toBe(0);
     expect(res.errors.map((e: { path: string }) => e.path)).toEqual([
-      'traces.0.userId', 'traces.1.tags', 'traces.2.tags.1', 'traces.3.service', 'traces.4.spans.0.ttftMs', 'traces.5.spans.0.promptVersion',
+      'traces.0.userId',
+      'traces.1.tags',
+      'traces.2.tags.1',
+      'traces.3.service',
+      'traces.4.spans.0.ttftMs',
+      'traces.5.spans.0.promptVersion',
     ]);
   });
 });

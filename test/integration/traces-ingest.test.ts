@@ -46,21 +46,47 @@ describe('POST /api/traces', () => {
   it('round-trips every field of a span and the trace', async () => {
     const tenant = await ctx.tenant();
     const traceId = uniqueId('full');
-    const body = { traceId, name: 'Weather', sessionId: 'sess 1', source: 'sdk', environment: 'staging', spans: [fullSpan, span({ parentSpanId: 'root-1', spanId: 'child' })] };
+    const body = {
+      traceId,
+      name: 'Weather',
+      sessionId: 'sess 1',
+      source: 'sdk',
+      environment: 'staging',
+      spans: [fullSpan, span({ parentSpanId: 'root-1', spanId: 'child' })],
+    };
     const res = await post(ctx, tenant, [body]);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toEqual({ accepted: 1, rejected: 0, errors: [] });
 
     const detail = (await get(ctx, tenant, `/api/traces/${traceId}`)).json().data;
     expect(detail).toMatchObject({
-      traceId, name: 'Weather', sessionId: 'sess 1', source: 'sdk', environment: 'staging', status: 'error',
-      traceKind: 'llm.chat', startTime: '2025-01-01T10:00:00.000Z', endTime: '2025-01-01T10:00:02.500Z',
-      durationMs: 2376.544, model: 'gpt-4o', provider: 'openai', inputTokens: 10, outputTokens: 5, totalTokens: 15,
-      costUsd: 0.0012, spanCount: 2, errorCount: 1,
+      traceId,
+      name: 'Weather',
+      sessionId: 'sess 1',
+      source: 'sdk',
+      environment: 'staging',
+      status: 'error',
+      traceKind: 'llm.chat',
+      startTime: '2025-01-01T10:00:00.000Z',
+      endTime: '2025-01-01T10:00:02.500Z',
+      durationMs: 2376.544,
+      model: 'gpt-4o',
+      provider: 'openai',
+      inputTokens: 10,
+      outputTokens: 5,
+      totalTokens: 15,
+      costUsd: 0.0012,
+      spanCount: 2,
+      errorCount: 1,
     });
     const root = detail.spans.find((s: { spanId: string }) => s.spanId === 'root-1');
     // A sent cost is returned as provided (costSource is output only).
-    expect(root).toEqual({ ...fullSpan, costSource: 'provided', endTime: '2025-01-01T10:00:02.500Z', events: [{ name: 'first-token', timestamp: '2025-01-01T10:00:00.5Z', attributes: { n: 1 } }] });
+    expect(root).toEqual({
+      ...fullSpan,
+      costSource: 'provided',
+      endTime: '2025-01-01T10:00:02.500Z',
+      events: [{ name: 'first-token', timestamp: '2025-01-01T10:00:00.5Z', attributes: { n: 1 } }],
+    });
     const child = detail.spans.find((s: { spanId: string }) => s.spanId === 'child');
     expect(Object.keys(child).sort()).toEqual(['durationMs', 'endTime', 'kind', 'name', 'parentSpanId', 'spanId', 'startTime', 'status']);
   });
@@ -68,7 +94,12 @@ describe('POST /api/traces', () => {
   it('upserts re-sent traces and spans without duplicates, before and after merges', async () => {
     const tenant = await ctx.tenant();
     const traceId = uniqueId('up');
-    const first = { traceId, name: 'v1', source: 'sdk', spans: [span({ spanId: 'a', name: 'one' }), span({ spanId: 'b', parentSpanId: 'a' })] };
+    const first = {
+      traceId,
+      name: 'v1',
+      source: 'sdk',
+      spans: [span({ spanId: 'a', name: 'one' }), span({ spanId: 'b', parentSpanId: 'a' })],
+    };
     await post(ctx, tenant, [first]);
     await post(ctx, tenant, [{ ...first, name: 'v2', spans: [span({ spanId: 'a', name: 'two', status: 'error' })] }]);
     const check = async () => {
@@ -96,7 +127,15 @@ describe('POST /api/traces', () => {
   it('keeps a trace running until its root arrives, then completes or fails it', async () => {
     const tenant = await ctx.tenant();
     const traceId = uniqueId('multi');
-    const child = span({ spanId: 'c1', parentSpanId: 'r', kind: 'llm.chat', model: 'm-small', inputTokens: 3, outputTokens: 1, startTime: '2025-01-01T09:59:59.000Z' });
+    const child = span({
+      spanId: 'c1',
+      parentSpanId: 'r',
+      kind: 'llm.chat',
+      model: 'm-small',
+      inputTokens: 3,
+      outputTokens: 1,
+      startTime: '2025-01-01T09:59:59.000Z',
+    });
     await post(ctx, tenant, [{ traceId, source: 'sdk', spans: [child] }]);
     let detail = (await get(ctx, tenant, `/api/traces/${traceId}`)).json().data;
     expect(detail).toMatchObject({ status: 'running', endTime: null, durationMs: null, traceKind: null, spanCount: 1, inputTokens: 3 });
@@ -105,8 +144,16 @@ describe('POST /api/traces', () => {
     await post(ctx, tenant, [{ traceId, source: 'sdk', name: 'late name', spans: [root] }]);
     detail = (await get(ctx, tenant, `/api/traces/${traceId}`)).json().data;
     expect(detail).toMatchObject({
-      status: 'completed', traceKind: 'agent', name: 'late name', startTime: '2025-01-01T09:59:59.000Z',
-      endTime: '2025-01-01T10:00:05.000Z', durationMs: 5000, spanCount: 2, model: 'm-small', inputTokens: 3, outputTokens: 1,
+      status: 'completed',
+      traceKind: 'agent',
+      name: 'late name',
+      startTime: '2025-01-01T09:59:59.000Z',
+      endTime: '2025-01-01T10:00:05.000Z',
+      durationMs: 5000,
+      spanCount: 2,
+      model: 'm-small',
+      inputTokens: 3,
+      outputTokens: 1,
     });
 
     await post(ctx, tenant, [{ traceId, source: 'sdk', spans: [{ ...root, status: 'error', statusMessage: 'failed' }] }]);
@@ -118,7 +165,13 @@ describe('POST /api/traces', () => {
     const tenant = await ctx.tenant();
     const traceId = uniqueId('concurrent');
     const payloads = Array.from({ length: 8 }, (_, i) =>
-      post(ctx, tenant, [{ traceId, source: 'sdk', spans: [span(i === 0 ? { spanId: 'root' } : { spanId: `c${i}`, parentSpanId: 'root', status: 'error' })] }]),
+      post(ctx, tenant, [
+        {
+          traceId,
+          source: 'sdk',
+          spans: [span(i === 0 ? { spanId: 'root' } : { spanId: `c${i}`, parentSpanId: 'root', status: 'error' })],
+        },
+      ]),
     );
     for (const res of await Promise.all(payloads)) expect(res.json().data.accepted).toBe(1);
     const detail = (await get(ctx, tenant, `/api/traces/${traceId}`)).json().data;
@@ -128,7 +181,16 @@ describe('POST /api/traces', () => {
   it('sums usage over non-LLM spans only when the trace has no LLM span', async () => {
     const tenant = await ctx.tenant();
     const traceId = uniqueId('usage');
-    await post(ctx, tenant, [{ traceId, source: 'sdk', spans: [span({ spanId: 'r', kind: 'agent', inputTokens: 7, costUsd: 0.5 }), span({ parentSpanId: 'r', kind: 'tool', inputTokens: 2 })] }]);
+    await post(ctx, tenant, [
+      {
+        traceId,
+        source: 'sdk',
+        spans: [
+          span({ spanId: 'r', kind: 'agent', inputTokens: 7, costUsd: 0.5 }),
+          span({ parentSpanId: 'r', kind: 'tool', inputTokens: 2 }),
+        ],
+      },
+    ]);
     const detail = (await get(ctx, tenant, `/api/traces/${traceId}`)).json().data;
     expect(detail).toMatchObject({ inputTokens: 9, costUsd: 0.5 });
     expect(detail.model).toBeUndefined();
@@ -140,7 +202,11 @@ describe('POST /api/traces', () => {
     const good = trace();
     const res = await post(ctx, tenant, [
       good,
-      { traceId: 'bad-1', source: 'sdk', spans: [span({ spanId: 'x', startTime: '2025-01-01T10:00:02Z', endTime: '2025-01-01T10:00:01Z' })] },
+      {
+        traceId: 'bad-1',
+        source: 'sdk',
+        spans: [span({ spanId: 'x', startTime: '2025-01-01T10:00:02Z', endTime: '2025-01-01T10:00:01Z' })],
+      },
       { traceId: 'bad-2', source: 'sdk', spans: [span({ spanId: 'same' }), span({ spanId: 'same' })] },
       { traceId: 'bad-3', source: 'sdk', spans: [span({ spanId: 'self', parentSpanId: 'self', kind: 'nope' })] },
       'not a trace',
@@ -171,10 +237,20 @@ describe('POST /api/traces', () => {
 
   it('takes up to 100 traces on /batch and names the limit beyond', async () => {
     const tenant = await ctx.tenant();
-    const ok = await post(ctx, tenant, Array.from({ length: 100 }, () => trace()), '/api/traces/batch');
+    const ok = await post(
+      ctx,
+      tenant,
+      Array.from({ length: 100 }, () => trace()),
+      '/api/traces/batch',
+    );
     expect(ok.statusCode).toBe(200);
     expect(ok.json().data).toMatchObject({ accepted: 100, rejected: 0 });
-    const over = await post(ctx, tenant, Array.from({ length: 101 }, () => trace()), '/api/traces/batch');
+    const over = await post(
+      ctx,
+      tenant,
+      Array.from({ length: 101 }, () => trace()),
+      '/api/traces/batch',
+    );
     expect(over.statusCode).toBe(400);
     expect(over.json().error.message).toContain('at most 100 traces');
     expect((await get(ctx, tenant, '/api/traces?limit=1')).json().meta.pagination.total).toBe(100);

@@ -20,19 +20,47 @@ let store: ClickhouseStore;
 
 const spans: Span[] = [
   {
-    spanId: 'root', name: 'agent "run" \\ é😀', kind: 'agent', startTime: '2026-03-01T10:00:00.000Z', endTime: '2026-03-01T10:00:02.5Z',
-    durationMs: 2500, status: 'ok', metadata: { user: 'u-1', nested: { list: [1, 'two', null, true] } },
+    spanId: 'root',
+    name: 'agent "run" \\ é😀',
+    kind: 'agent',
+    startTime: '2026-03-01T10:00:00.000Z',
+    endTime: '2026-03-01T10:00:02.5Z',
+    durationMs: 2500,
+    status: 'ok',
+    metadata: { user: 'u-1', nested: { list: [1, 'two', null, true] } },
   },
   {
-    spanId: 'llm-1', parentSpanId: 'root', name: 'chat', kind: 'llm.chat', startTime: '2026-03-01T10:00:00.000123Z',
-    endTime: '2026-03-01T12:00:01.000456+02:00', durationMs: 1000.333, status: 'error', statusMessage: 'line one\nline "two"\t\u0001',
-    model: 'gpt-4o', provider: 'openai', inputTokens: 0, outputTokens: 12, totalTokens: 12, costUsd: 0.0000123,
+    spanId: 'llm-1',
+    parentSpanId: 'root',
+    name: 'chat',
+    kind: 'llm.chat',
+    startTime: '2026-03-01T10:00:00.000123Z',
+    endTime: '2026-03-01T12:00:01.000456+02:00',
+    durationMs: 1000.333,
+    status: 'error',
+    statusMessage: 'line one\nline "two"\t\u0001',
+    model: 'gpt-4o',
+    provider: 'openai',
+    inputTokens: 0,
+    outputTokens: 12,
+    totalTokens: 12,
+    costUsd: 0.0000123,
     input: { messages: [{ role: 'user', content: 'héllo </script> \u2028' }], raw: { n: 1e-7, big: 12345678901234567000 } },
     output: { toolCalls: [{ id: 'c1', name: 'search', arguments: { q: 'x' }, result: [1, 2] }], text: '' },
     attributes: { 'gen_ai.request.temperature': 0.1, empty: {} },
     events: [{ name: 'token', timestamp: '2026-03-01T10:00:00.5Z', attributes: { i: 1 } }],
   },
-  { spanId: 'tool-1', parentSpanId: 'root', name: 'search', kind: 'tool', startTime: '2026-03-01T10:00:01Z', endTime: '2026-03-01T10:00:01Z', durationMs: 0, status: 'unset', attributes: {} },
+  {
+    spanId: 'tool-1',
+    parentSpanId: 'root',
+    name: 'search',
+    kind: 'tool',
+    startTime: '2026-03-01T10:00:01Z',
+    endTime: '2026-03-01T10:00:01Z',
+    durationMs: 0,
+    status: 'unset',
+    attributes: {},
+  },
 ];
 const complete: Trace = { traceId: 't-complete', name: 'checkout', sessionId: 's-1', source: 'sdk', environment: 'production', spans };
 const running: Trace = { traceId: 't-running', source: 'otel', spans: [{ ...spans[2]!, spanId: 'orphan', parentSpanId: 'missing' }] };
@@ -44,15 +72,27 @@ function oldSpanRows(trace: Trace, version: string) {
     const span = trace.spans[i]!;
     const json = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
     return {
-      ...row, version, input: json(span.input), output: json(span.output), attributes: json(span.attributes),
-      events: json(span.events), metadata: json(span.metadata),
+      ...row,
+      version,
+      input: json(span.input),
+      output: json(span.output),
+      attributes: json(span.attributes),
+      events: json(span.events),
+      metadata: json(span.metadata),
     };
   });
 }
 
 const summaryBase = {
-  workspace_id: workspaceId, model: '', provider: '', input_tokens: null, output_tokens: null, total_tokens: null, cost_usd: null,
-  error_count: 0, is_deleted: 0,
+  workspace_id: workspaceId,
+  model: '',
+  provider: '',
+  input_tokens: null,
+  output_tokens: null,
+  total_tokens: null,
+  cost_usd: null,
+  error_count: 0,
+  is_deleted: 0,
 };
 
 beforeAll(async () => {
@@ -62,9 +102,18 @@ beforeAll(async () => {
   await store.client.insert({
     table: 'spans',
     values: [
-      ...oldSpanRows(complete, '10'), ...oldSpanRows(running, '10'), ...oldSpanRows(deleted, '10'),
+      ...oldSpanRows(complete, '10'),
+      ...oldSpanRows(running, '10'),
+      ...oldSpanRows(deleted, '10'),
       // The tombstone DELETE wrote: keys and start time only.
-      { workspace_id: workspaceId, trace_id: 't-deleted', span_id: 'root', start_time: '2026-03-01 10:00:00.000000', version: '11', is_deleted: 1 },
+      {
+        workspace_id: workspaceId,
+        trace_id: 't-deleted',
+        span_id: 'root',
+        start_time: '2026-03-01 10:00:00.000000',
+        version: '11',
+        is_deleted: 1,
+      },
     ],
     format: 'JSONEachRow',
   });
@@ -72,20 +121,66 @@ beforeAll(async () => {
     table: 'traces',
     values: [
       {
-        ...summaryBase, trace_id: 't-complete', name: 'checkout', session_id: 's-1', source: 'sdk', environment: 'production', status: 'completed',
-        trace_kind: 'agent', start_time: '2026-03-01 10:00:00.000000', end_time: '2026-03-01 10:00:02.500000', duration_ms: 2500,
-        model: 'gpt-4o', provider: 'openai', input_tokens: 0, output_tokens: 12, total_tokens: 12, cost_usd: 0.0000123, span_count: 3,
-        error_count: 1, version: '10',
+        ...summaryBase,
+        trace_id: 't-complete',
+        name: 'checkout',
+        session_id: 's-1',
+        source: 'sdk',
+        environment: 'production',
+        status: 'completed',
+        trace_kind: 'agent',
+        start_time: '2026-03-01 10:00:00.000000',
+        end_time: '2026-03-01 10:00:02.500000',
+        duration_ms: 2500,
+        model: 'gpt-4o',
+        provider: 'openai',
+        input_tokens: 0,
+        output_tokens: 12,
+        total_tokens: 12,
+        cost_usd: 0.0000123,
+        span_count: 3,
+        error_count: 1,
+        version: '10',
       },
       {
-        ...summaryBase, trace_id: 't-running', name: '', session_id: '', source: 'otel', environment: '', status: 'running', trace_kind: '',
-        start_time: '2026-03-01 10:00:01.000000', end_time: null, duration_ms: null, span_count: 1, version: '10',
+        ...summaryBase,
+        trace_id: 't-running',
+        name: '',
+        session_id: '',
+        source: 'otel',
+        environment: '',
+        status: 'running',
+        trace_kind: '',
+        start_time: '2026-03-01 10:00:01.000000',
+        end_time: null,
+        duration_ms: null,
+        span_count: 1,
+        version: '10',
       },
       {
-        ...summaryBase, trace_id: 't-deleted', name: '', session_id: '', source: 'sdk', environment: '', status: 'completed', trace_kind: 'agent',
-        start_time: '2026-03-01 10:00:00.000000', end_time: '2026-03-01 10:00:02.500000', duration_ms: 2500, span_count: 1, version: '10',
+        ...summaryBase,
+        trace_id: 't-deleted',
+        name: '',
+        session_id: '',
+        source: 'sdk',
+        environment: '',
+        status: 'completed',
+        trace_kind: 'agent',
+        start_time: '2026-03-01 10:00:00.000000',
+        end_time: '2026-03-01 10:00:02.500000',
+        duration_ms: 2500,
+        span_count: 1,
+        version: '10',
       },
-      { workspace_id: workspaceId, trace_id: 't-deleted', start_time: '2026-03-01 10:00:00.000000', span_count: 0, error_count: 0, version: '11', is_deleted: 1 },
+      {
+        workspace_id: workspaceId,
+        trace_id: 't-deleted',
+        start_time: '2026-03-01 10:00:00.000000',
+        span_count: 0,
+        error_count: 0,
+        version: '11',
+        is_deleted: 1,
+      },
     ],
     format: 'JSONEachRow',
   });
@@ -114,15 +209,44 @@ describe('migration 0003 on rows of the earlier schema', () => {
     expect(pagination.total).toBe(2);
     expect(items).toEqual([
       {
-        traceId: 't-running', name: null, sessionId: null, source: 'otel', environment: null, service: null, userId: null, tags: [],
-        status: 'running', traceKind: null,
-        startTime: '2026-03-01T10:00:01.000Z', endTime: null, durationMs: null, spanCount: 1, errorCount: 0,
+        traceId: 't-running',
+        name: null,
+        sessionId: null,
+        source: 'otel',
+        environment: null,
+        service: null,
+        userId: null,
+        tags: [],
+        status: 'running',
+        traceKind: null,
+        startTime: '2026-03-01T10:00:01.000Z',
+        endTime: null,
+        durationMs: null,
+        spanCount: 1,
+        errorCount: 0,
       },
       {
-        traceId: 't-complete', name: 'checkout', sessionId: 's-1', source: 'sdk', environment: 'production', service: null, userId: null,
-        tags: [], status: 'completed',
-        traceKind: 'agent', startTime: '2026-03-01T10:00:00.000Z', endTime: '2026-03-01T10:00:02.500Z', durationMs: 2500, model: 'gpt-4o',
-        provider: 'openai', inputTokens: 0, outputTokens: 12, totalTokens: 12, costUsd: 0.0000123, spanCount: 3, errorCount: 1,
+        traceId: 't-complete',
+        name: 'checkout',
+        sessionId: 's-1',
+        source: 'sdk',
+        environment: 'production',
+        service: null,
+        userId: null,
+        tags: [],
+        status: 'completed',
+        traceKind: 'agent',
+        startTime: '2026-03-01T10:00:00.000Z',
+        endTime: '2026-03-01T10:00:02.500Z',
+        durationMs: 2500,
+        model: 'gpt-4o',
+        provider: 'openai',
+        inputTokens: 0,
+        outputTokens: 12,
+        totalTokens: 12,
+        costUsd: 0.0000123,
+        spanCount: 3,
+        errorCount: 1,
       },
     ]);
     await expect(getTrace(store.client, workspaceId, 't-deleted')).rejects.toMatchObject({ status: 404 });
@@ -149,7 +273,9 @@ describe('migration 0003 on rows of the earlier schema', () => {
   });
 
   it('takes new traces and re-sends after the migration, summaries and details alike', async () => {
-    await storeTraces(new WriteBatcher(store.client), workspaceId, [{ ...running, name: 'now named', spans: [...running.spans, { ...spans[0]!, spanId: 'late-root' }] }]);
+    await storeTraces(new WriteBatcher(store.client), workspaceId, [
+      { ...running, name: 'now named', spans: [...running.spans, { ...spans[0]!, spanId: 'late-root' }] },
+    ]);
     const detail = await getTrace(store.client, workspaceId, 't-running');
     expect(detail).toMatchObject({ name: 'now named', status: 'completed', spanCount: 2, traceKind: 'agent', durationMs: 2500 });
     expect(detail.spans.map((s) => s.spanId)).toEqual(['late-root', 'orphan']);

@@ -55,7 +55,15 @@ describe('GET /api/traces', () => {
     expect(ids(res)).toEqual([...t].reverse());
     expect(res.json().meta.pagination).toEqual({ limit: 20, offset: 0, total: 5, hasMore: false, nextCursor: null });
     const item = res.json().data[0];
-    expect(item).toMatchObject({ traceId: t[4], status: 'completed', traceKind: 'tool', spanCount: 1, errorCount: 0, sessionId: null, name: null });
+    expect(item).toMatchObject({
+      traceId: t[4],
+      status: 'completed',
+      traceKind: 'tool',
+      spanCount: 1,
+      errorCount: 0,
+      sessionId: null,
+      name: null,
+    });
     expect(item.spans).toBeUndefined();
     expect(JSON.stringify(res.json())).not.toContain('secret input');
   });
@@ -138,7 +146,8 @@ describe('GET and DELETE /api/traces/:id', () => {
     expect((await get(ctx, tenant, '/api/traces')).json().meta.pagination.total).toBe(0);
     expect((await ctx.app.inject({ method: 'DELETE', url: `/api/traces/${body.traceId}`, headers: tenant.headers })).statusCode).toBe(404);
     const views = await ctx.clickhouse.query({
-      query: 'SELECT (SELECT count() FROM spans_latest WHERE workspace_id = {w:String}) AS spans, (SELECT count() FROM traces_latest WHERE workspace_id = {w:String}) AS traces',
+      query:
+        'SELECT (SELECT count() FROM spans_latest WHERE workspace_id = {w:String}) AS spans, (SELECT count() FROM traces_latest WHERE workspace_id = {w:String}) AS traces',
       query_params: { w: tenant.workspaceId },
       format: 'JSONEachRow',
     });

@@ -48,7 +48,10 @@ describe('GET /api/sessions and /api/sessions/:sessionId', () => {
     expect((await get(ctx, tenant, '/api/sessions')).json().data).toEqual([]);
     const wide = await get(ctx, tenant, '/api/sessions?startAfter=2025-01-01T00:00:00Z&startBefore=2025-06-01T00:00:00Z');
     expect(wide.statusCode).toBe(400);
-    expect(wide.json().error.details.issues[0]).toEqual({ path: 'querystring.startAfter', message: expect.stringContaining('at most 92 days') });
+    expect(wide.json().error.details.issues[0]).toEqual({
+      path: 'querystring.startAfter',
+      message: expect.stringContaining('at most 92 days'),
+    });
   });
 
   it('opens a session: its figures and its traces in time order, paged', async () => {
@@ -196,11 +199,30 @@ describe('GET /api/traces/stats by user, session, tag and name', () => {
   };
 
   it('answers the top groups by cost, with limit', async () => {
-    expect(await groups('groupBy=user')).toEqual([['u3', 1, 2], ['u1', 3, 1.5], ['u2', 1, 0.25]]);
-    expect(await groups('groupBy=user&limit=2')).toEqual([['u3', 1, 2], ['u1', 3, 1.5]]);
-    expect(await groups('groupBy=session')).toEqual([[null, 1, 2], ['s2', 1, 1], ['s1', 3, 0.75]]);
-    expect(await groups('groupBy=tag')).toEqual([['y', 3, 3.5], ['x', 3, 2.75], ['z', 1, 2], [null, 1, 0]]);
-    expect(await groups('groupBy=name')).toEqual([['special', 1, 2], [null, 4, 1.75]]);
+    expect(await groups('groupBy=user')).toEqual([
+      ['u3', 1, 2],
+      ['u1', 3, 1.5],
+      ['u2', 1, 0.25],
+    ]);
+    expect(await groups('groupBy=user&limit=2')).toEqual([
+      ['u3', 1, 2],
+      ['u1', 3, 1.5],
+    ]);
+    expect(await groups('groupBy=session')).toEqual([
+      [null, 1, 2],
+      ['s2', 1, 1],
+      ['s1', 3, 0.75],
+    ]);
+    expect(await groups('groupBy=tag')).toEqual([
+      ['y', 3, 3.5],
+      ['x', 3, 2.75],
+      ['z', 1, 2],
+      [null, 1, 0],
+    ]);
+    expect(await groups('groupBy=name')).toEqual([
+      ['special', 1, 2],
+      [null, 4, 1.75],
+    ]);
   });
 
   it('reads the last 30 days by default, and refuses a window over the maximum', async () => {
@@ -212,7 +234,10 @@ describe('GET /api/traces/stats by user, session, tag and name', () => {
     expect(wide.json().error.details.issues[0].path).toBe('querystring.from');
     const analytics = await get(ctx, tenant, '/api/traces/analytics?startAfter=2025-01-01T00:00:00Z&startBefore=2025-06-01T00:00:00Z');
     expect(analytics.statusCode).toBe(400);
-    expect(analytics.json().error.details.issues[0]).toEqual({ path: 'querystring.startAfter', message: expect.stringContaining('at most 92 days') });
+    expect(analytics.json().error.details.issues[0]).toEqual({
+      path: 'querystring.startAfter',
+      message: expect.stringContaining('at most 92 days'),
+    });
   });
 });
 
@@ -238,7 +263,8 @@ describe('later payloads, re-sends, deletes and other workspaces', () => {
     const read = async () => ({
       sessions: (await get(ctx, tenant, `/api/sessions?${window}`)).json().data,
       users: (await get(ctx, tenant, `/api/users?${window}`)).json().data,
-      stats: (await get(ctx, tenant, '/api/traces/stats?groupBy=user&from=2025-03-01T00:00:00Z&to=2025-03-02T00:00:00Z')).json().data.groups,
+      stats: (await get(ctx, tenant, '/api/traces/stats?groupBy=user&from=2025-03-01T00:00:00Z&to=2025-03-02T00:00:00Z')).json().data
+        .groups,
     });
     const before = await read();
     await seedSessions(ctx, tenant, 'resend');
@@ -250,12 +276,26 @@ describe('later payloads, re-sends, deletes and other workspaces', () => {
     const after = await read();
     expect(after.sessions).toEqual([
       expectedS2,
-      { ...expectedS1, traceCount: 2, lastEndTime: '2025-03-01T10:01:00.000Z', durationMs: 60_000, userIds: ['u1'], inputTokens: 100,
-        outputTokens: 20, totalTokens: 120, costUsd: 0.5, errorCount: 0, traceErrorCount: 0 },
+      {
+        ...expectedS1,
+        traceCount: 2,
+        lastEndTime: '2025-03-01T10:01:00.000Z',
+        durationMs: 60_000,
+        userIds: ['u1'],
+        inputTokens: 100,
+        outputTokens: 20,
+        totalTokens: 120,
+        costUsd: 0.5,
+        errorCount: 0,
+        traceErrorCount: 0,
+      },
     ]);
     expect(after.users.map((u: { userId: string }) => u.userId)).toEqual(['u3', 'u1']);
     expect((await get(ctx, tenant, `/api/users/u2?${window}`)).statusCode).toBe(404);
-    expect((await get(ctx, tenant, `/api/sessions/s1?${window}`)).json().data.traces.map((x: { traceId: string }) => x.traceId)).toEqual([t.a1, t.a3]);
+    expect((await get(ctx, tenant, `/api/sessions/s1?${window}`)).json().data.traces.map((x: { traceId: string }) => x.traceId)).toEqual([
+      t.a1,
+      t.a3,
+    ]);
   });
 
   it('a trace a later payload moves to another session leaves the first one, and can come back', async () => {
@@ -292,7 +332,9 @@ describe('later payloads, re-sends, deletes and other workspaces', () => {
     expect((await get(ctx, other, `/api/users?${window}`)).json().data).toEqual([]);
     expect((await get(ctx, other, `/api/sessions/s1?${window}`)).statusCode).toBe(404);
     expect((await get(ctx, other, `/api/users/u1?${window}`)).statusCode).toBe(404);
-    expect((await get(ctx, other, `/api/traces/stats?groupBy=user&from=2025-03-01T00:00:00Z&to=2025-03-02T00:00:00Z`)).json().data.groups).toEqual([]);
+    expect(
+      (await get(ctx, other, `/api/traces/stats?groupBy=user&from=2025-03-01T00:00:00Z&to=2025-03-02T00:00:00Z`)).json().data.groups,
+    ).toEqual([]);
     expect((await get(ctx, other, '/api/traces?userId=u1')).json().data).toEqual([]);
   });
 });

@@ -25,7 +25,19 @@ function trace(traceId: string, spanIds: string[], withRoot: boolean) {
     traceId,
     source: 'sdk',
     spans: [
-      ...(withRoot ? [{ spanId: 'root', name: 'root', kind: 'agent', startTime: new Date(start).toISOString(), endTime: new Date(start + 500).toISOString(), durationMs: 500, status: 'ok' }] : []),
+      ...(withRoot
+        ? [
+            {
+              spanId: 'root',
+              name: 'root',
+              kind: 'agent',
+              startTime: new Date(start).toISOString(),
+              endTime: new Date(start + 500).toISOString(),
+              durationMs: 500,
+              status: 'ok',
+            },
+          ]
+        : []),
       ...spanIds.map((spanId, i) => ({
         spanId,
         parentSpanId: 'root',
@@ -130,7 +142,12 @@ describe('a flush that fails for one write', () => {
     const before = batcher.counts.isolations;
     const good = (id: string) => batcher.write(tenant.workspaceId, toSpanRows(tenant.workspaceId, [trace(id, ['a'], true) as never]), [id]);
     // The first write flushes alone; the next ones queue and share one flush with the bad one.
-    const results = await Promise.allSettled([good('iso-0'), good('iso-1'), batcher.write(other.workspaceId, bad, ['iso-bad']), good('iso-2')]);
+    const results = await Promise.allSettled([
+      good('iso-0'),
+      good('iso-1'),
+      batcher.write(other.workspaceId, bad, ['iso-bad']),
+      good('iso-2'),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     const refused = (results[2] as PromiseRejectedResult).reason as { status?: number; code?: string };
     expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });

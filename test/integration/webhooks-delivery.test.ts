@@ -43,7 +43,13 @@ async function subscribe(url: string, events = ['prompt.version.created', 'promp
 
 /** A worker as a test drives it: fast retries, short timeouts, driven by runOnce. */
 const worker = (options: Partial<WebhookWorkerOptions> = {}) =>
-  createWebhookWorker({ sql: ctx.sql, allowPrivate: true, retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 100 }, timeoutMs: 2_000, ...options });
+  createWebhookWorker({
+    sql: ctx.sql,
+    allowPrivate: true,
+    retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 100 },
+    timeoutMs: 2_000,
+    ...options,
+  });
 
 /** Runs the worker until `done` holds (retries become due after their short backoff). */
 async function deliverUntil(w: ReturnType<typeof worker>, done: () => Promise<boolean>, timeoutMs = 10_000) {
@@ -73,7 +79,14 @@ describe('webhook delivery', () => {
       type: 'prompt.version.created',
       createdAt: expect.any(String),
       workspaceId: tenant.workspaceId,
-      data: { id: created.body.data.id, name: 'hooked', version: '1.0.0', promptGroupId: created.body.data.promptGroupId, isLatest: true, labels: ['latest'] },
+      data: {
+        id: created.body.data.id,
+        name: 'hooked',
+        version: '1.0.0',
+        promptGroupId: created.body.data.promptGroupId,
+        isLatest: true,
+        labels: ['latest'],
+      },
     });
     expect(req!.headers['idempotency-key']).toBe(event.id);
     expect(req!.headers['x-loupe-event']).toBe('prompt.version.created');
@@ -84,7 +97,14 @@ describe('webhook delivery', () => {
     expect(verifySignature(SECRET, req!.body.replace('hooked', 'hacked'), signature, Math.floor(Date.now() / 1000))).toBe(false);
 
     const [delivery] = await deliveries(hook.id);
-    expect(delivery).toMatchObject({ eventId: event.id, eventType: 'prompt.version.created', status: 'delivered', attempts: 1, lastStatusCode: 200, nextAttemptAt: null });
+    expect(delivery).toMatchObject({
+      eventId: event.id,
+      eventType: 'prompt.version.created',
+      status: 'delivered',
+      attempts: 1,
+      lastStatusCode: 200,
+      nextAttemptAt: null,
+    });
   });
 
   it('announces label moves and deletions, only to endpoints subscribed to them', async () => {
@@ -103,7 +123,11 @@ describe('webhook delivery', () => {
       from: null,
       to: { promptId: created.body.data.id, version: '1.0.0' },
     });
-    expect(all.received.map((q) => JSON.parse(q.body).type).sort()).toEqual(['prompt.deleted', 'prompt.label.moved', 'prompt.version.created']);
+    expect(all.received.map((q) => JSON.parse(q.body).type).sort()).toEqual([
+      'prompt.deleted',
+      'prompt.label.moved',
+      'prompt.version.created',
+    ]);
   });
 
   it('retries after the receiver fails, with backoff, and records each attempt', async () => {
@@ -174,8 +198,16 @@ describe('webhook delivery', () => {
     await worker({ timeoutMs: 300, retry: { maxAttempts: 4, baseDelayMs: 60_000, maxDelayMs: 60_000 } }).runOnce();
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(target.received).toHaveLength(0);
-    expect((await deliveries(redirectHook.id))[0]).toMatchObject({ status: 'pending', lastStatusCode: 307, lastError: 'redirects are not followed' });
-    expect((await deliveries(silentHook.id))[0]).toMatchObject({ status: 'pending', lastStatusCode: null, lastError: 'timed out after 300 ms' });
+    expect((await deliveries(redirectHook.id))[0]).toMatchObject({
+      status: 'pending',
+      lastStatusCode: 307,
+      lastError: 'redirects are not followed',
+    });
+    expect((await deliveries(silentHook.id))[0]).toMatchObject({
+      status: 'pending',
+      lastStatusCode: null,
+      lastError: 'timed out after 300 ms',
+    });
   });
 
   it('refuses private targets at delivery unless allowed, also when a name resolves to one', async () => {

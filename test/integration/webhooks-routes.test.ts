@@ -25,13 +25,22 @@ describe('webhook endpoints', () => {
   it('creates with a generated secret shown once, lists and deletes', async () => {
     const created = await call('POST', '/api/webhooks', { url: 'https://hooks.example.com/loupe', events: ['prompt.version.created'] });
     expect(created.status).toBe(201);
-    expect(created.body.data).toMatchObject({ url: 'https://hooks.example.com/loupe', events: ['prompt.version.created'], status: 'active', workspaceId: tenant.workspaceId });
+    expect(created.body.data).toMatchObject({
+      url: 'https://hooks.example.com/loupe',
+      events: ['prompt.version.created'],
+      status: 'active',
+      workspaceId: tenant.workspaceId,
+    });
     expect(created.body.data.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     const listed = await call('GET', '/api/webhooks');
     expect(listed.body.data).toHaveLength(1);
     expect(listed.body.data[0].secret).toBeUndefined();
     expect((await call('GET', `/api/webhooks/${created.body.data.id}`)).body.data.secret).toBeUndefined();
-    const given = await call('POST', '/api/webhooks', { url: 'https://hooks.example.com/two', events: ['prompt.deleted'], secret: 'my-own-secret-0123456789' });
+    const given = await call('POST', '/api/webhooks', {
+      url: 'https://hooks.example.com/two',
+      events: ['prompt.deleted'],
+      secret: 'my-own-secret-0123456789',
+    });
     expect(given.body.data.secret).toBe('my-own-secret-0123456789');
 
     expect((await call('GET', `/api/webhooks/${created.body.data.id}/deliveries`)).body).toMatchObject({ data: [], meta: { total: 0 } });
@@ -82,7 +91,9 @@ describe('webhook endpoints', () => {
     await call('POST', '/api/prompt', { name: 'elsewhere', systemPrompt: 'x' }, other);
     expect((await call('GET', `/api/webhooks/${id}/deliveries`)).body.data).toEqual([]);
     await call('POST', '/api/prompt', { name: 'here', systemPrompt: 'x' });
-    expect((await call('GET', `/api/webhooks/${id}/deliveries`)).body.data).toMatchObject([{ eventType: 'prompt.version.created', status: 'pending', attempts: 0 }]);
+    expect((await call('GET', `/api/webhooks/${id}/deliveries`)).body.data).toMatchObject([
+      { eventType: 'prompt.version.created', status: 'pending', attempts: 0 },
+    ]);
   });
 
   it('the OpenAPI document describes the new routes with their errors', async () => {
@@ -99,7 +110,9 @@ describe('webhook endpoints', () => {
     ] as const) {
       const op = doc.paths[path]?.[method] ?? doc.paths[path.replace(/\/$/, '')]?.[method];
       expect(op, `${method} ${path}`).toBeDefined();
-      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404'].filter((s) => !(method === 'post' && s === '200'))));
+      expect(Object.keys(op.responses)).toEqual(
+        expect.arrayContaining(['200', '400', '401', '404'].filter((s) => !(method === 'post' && s === '200'))),
+      );
     }
   });
 });

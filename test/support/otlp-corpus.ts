@@ -26,7 +26,11 @@ export function corpusRequests(caseName: string) {
     .sort()
     .map((file) => {
       const stem = file.slice(0, 3);
-      return { stem, body: readFileSync(path.join(dir, file)), meta: JSON.parse(readFileSync(path.join(dir, `${stem}.meta.json`), 'utf8')) as Meta };
+      return {
+        stem,
+        body: readFileSync(path.join(dir, file)),
+        meta: JSON.parse(readFileSync(path.join(dir, `${stem}.meta.json`), 'utf8')) as Meta,
+      };
     });
 }
 
@@ -50,8 +54,13 @@ export function corpusTraceIds(caseName: string): string[] {
   const dir = path.join(corpusDir, caseName);
   const ids = new Set<string>();
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.decoded.json'))) {
-    const decoded = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { resourceSpans?: { scopeSpans?: { spans?: { traceId: string }[] }[] }[] };
-    for (const rs of decoded.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) ids.add(/^[0-9a-f]{32}$/.test(s.traceId) ? s.traceId : Buffer.from(s.traceId, 'base64').toString('hex'));
+    const decoded = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as {
+      resourceSpans?: { scopeSpans?: { spans?: { traceId: string }[] }[] }[];
+    };
+    for (const rs of decoded.resourceSpans ?? [])
+      for (const ss of rs.scopeSpans ?? [])
+        for (const s of ss.spans ?? [])
+          ids.add(/^[0-9a-f]{32}$/.test(s.traceId) ? s.traceId : Buffer.from(s.traceId, 'base64').toString('hex'));
   }
   return [...ids];
 }

@@ -19,7 +19,9 @@ export interface WebhookReceiver {
 }
 
 /** A local endpoint on 127.0.0.1, port 0: it records every request and answers as told. */
-export async function startReceiver(answer: (index: number, request: ReceivedRequest) => Answer = () => ({ status: 200 })): Promise<WebhookReceiver> {
+export async function startReceiver(
+  answer: (index: number, request: ReceivedRequest) => Answer = () => ({ status: 200 }),
+): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
   const hanging: ServerResponse[] = [];
   const server = createServer((req, res) => {

@@ -34,8 +34,12 @@ describe('compileStatsQuery', () => {
     it(`sums the per-trace ${dimension} groups of the summaries`, () => {
       const { query, params } = stats({ groupBy: dimension });
       const sql = squash(query);
-      expect(sql).toContain("SELECT nullIf(toString(g.key), '') AS key, count() AS traceCount, sum(g.spans) AS spanCount, sum(g.errors) AS errorCount");
-      expect(sql).toContain(`FROM traces FINAL ARRAY JOIN by_${dimension} AS g WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 GROUP BY g.key`);
+      expect(sql).toContain(
+        "SELECT nullIf(toString(g.key), '') AS key, count() AS traceCount, sum(g.spans) AS spanCount, sum(g.errors) AS errorCount",
+      );
+      expect(sql).toContain(
+        `FROM traces FINAL ARRAY JOIN by_${dimension} AS g WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 GROUP BY g.key`,
+      );
       expect(sql).toContain('sum(g.cost_usd) AS costUsd');
       expect(sql).toContain('quantilesExactInclusiveArray(0.5, 0.95, 0.99)(g.durations)');
       expect(sql).toMatch(/GROUP BY g.key ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST LIMIT \{limit:UInt32\}$/);
@@ -60,30 +64,43 @@ describe('compileStatsQuery', () => {
     for (const groupBy of ['source', 'model']) {
       const compiled = stats({ groupBy, ...query });
       expect(squash(compiled.query)).toContain(where);
-      expect(compiled.params).toEqual({ startFrom: '2026-03-01 00:00:00.000000', startBefore: '2026-03-01 22:00:00.000000', sessionId: "s'1" });
+      expect(compiled.params).toEqual({
+        startFrom: '2026-03-01 00:00:00.000000',
+        startBefore: '2026-03-01 22:00:00.000000',
+        sessionId: "s'1",
+      });
       expect(compiled.query).not.toContain("s'1");
     }
   });
 });
 
 describe('analytics queries', () => {
-  const range = resolveRange({ startAfter: '2026-03-01T00:00:00Z', startBefore: '2026-03-04T00:00:00Z' }, Date.parse('2026-04-01T00:00:00Z'));
+  const range = resolveRange(
+    { startAfter: '2026-03-01T00:00:00Z', startBefore: '2026-03-04T00:00:00Z' },
+    Date.parse('2026-04-01T00:00:00Z'),
+  );
 
   it('computes totals and buckets in one pass with GROUPING SETS', () => {
     const sql = squash(totals(range).query);
     expect(sql).toContain('toUnixTimestamp(toStartOfDay(start_time)) AS bucket');
     expect(sql).toContain('GROUP BY GROUPING SETS ((), (bucket))');
-    expect(sql).toContain("FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}");
+    expect(sql).toContain(
+      "FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}",
+    );
     expect(sql).toContain('quantilesExactInclusive(0.5, 0.9, 0.95, 0.99)(duration_ms)');
     expect(sql).toContain('costUsd * {projectionFactor:Float64} AS projectedUsd');
     const hourly = resolveRange({ startAfter: '2026-03-01T00:00:00Z', startBefore: '2026-03-02T00:00:00Z' }, 0);
     expect(squash(totals(hourly).query)).toContain('toUnixTimestamp(toStartOfHour(start_time)) AS bucket');
   });
 
-  it('breaks cost down by three dimensions in one query over the summaries\' span groups', () => {
-    const sql = squash(selectCostBreakdown.sql({ workspaceId: 'ws', filter: { startAfter: range.startAfter, startBefore: range.startBefore } }).query);
+  it("breaks cost down by three dimensions in one query over the summaries' span groups", () => {
+    const sql = squash(
+      selectCostBreakdown.sql({ workspaceId: 'ws', filter: { startAfter: range.startAfter, startBefore: range.startBefore } }).query,
+    );
     for (const d of ['model', 'provider', 'kind']) {
-      expect(sql).toContain(`SELECT '${d}' AS dimension, nullIf(toString(k), '') AS key, sum(c) AS costUsd FROM traces FINAL ARRAY JOIN by_${d}.key AS k, by_${d}.cost_usd AS c WHERE`);
+      expect(sql).toContain(
+        `SELECT '${d}' AS dimension, nullIf(toString(k), '') AS key, sum(c) AS costUsd FROM traces FINAL ARRAY JOIN by_${d}.key AS k, by_${d}.cost_usd AS c WHERE`,
+      );
     }
     expect(sql.match(/UNION ALL/g)).toHaveLength(2);
     expect(sql).toContain('costUsd / sum(costUsd) OVER (PARTITION BY dimension)');
@@ -95,12 +112,20 @@ describe('resolveRange and bucketStarts', () => {
 
   it('defaults to the last 30 days with daily buckets', () => {
     const range = resolveRange({}, now);
-    expect(range).toEqual({ startAfter: '2026-02-18T12:34:56.000Z', startBefore: '2026-03-20T12:34:56.000Z', interval: 'day', projectionFactor: 1 });
+    expect(range).toEqual({
+      startAfter: '2026-02-18T12:34:56.000Z',
+      startBefore: '2026-03-20T12:34:56.000Z',
+      interval: 'day',
+      projectionFactor: 1,
+    });
     expect(bucketStarts(range)).toHaveLength(31);
   });
 
   it('uses hourly buckets up to two days and projects over the elapsed part', () => {
-    const range = resolveRange({ startAfter: '2026-03-20T00:00:00Z', startBefore: '2026-03-21T00:00:00Z' }, Date.parse('2026-03-20T06:00:00Z'));
+    const range = resolveRange(
+      { startAfter: '2026-03-20T00:00:00Z', startBefore: '2026-03-21T00:00:00Z' },
+      Date.parse('2026-03-20T06:00:00Z'),
+    );
     expect(range.interval).toBe('hour');
     expect(range.projectionFactor).toBe(4);
     expect(bucketStarts(range)).toHaveLength(24);
@@ -108,7 +133,10 @@ describe('resolveRange and bucketStarts', () => {
   });
 
   it('ends an open range now', () => {
-    expect(resolveRange({ startAfter: '2026-03-19T12:34:56Z' }, now)).toMatchObject({ startBefore: '2026-03-20T12:34:56.000Z', interval: 'hour' });
+    expect(resolveRange({ startAfter: '2026-03-19T12:34:56Z' }, now)).toMatchObject({
+      startBefore: '2026-03-20T12:34:56.000Z',
+      interval: 'hour',
+    });
   });
 });
 

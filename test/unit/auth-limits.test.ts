@@ -45,14 +45,30 @@ describe('decide', () => {
 
   it('reports the window with fewer requests left', () => {
     expect(decide({ minute: 3, day: 50, admitted: true }, limits, windows, at)).toEqual({
-      allowed: true, window: 'minute', limit: 10, remaining: 7, resetSeconds: 30,
+      allowed: true,
+      window: 'minute',
+      limit: 10,
+      remaining: 7,
+      resetSeconds: 30,
     });
-    expect(decide({ minute: 3, day: 95, admitted: true }, limits, windows, at)).toMatchObject({ window: 'day', remaining: 5, resetSeconds: 43_170 });
+    expect(decide({ minute: 3, day: 95, admitted: true }, limits, windows, at)).toMatchObject({
+      window: 'day',
+      remaining: 5,
+      resetSeconds: 43_170,
+    });
   });
 
   it('refuses on the exhausted window that frees up last', () => {
-    expect(decide({ minute: 11, day: 40, admitted: false }, limits, windows, at)).toMatchObject({ allowed: false, window: 'minute', remaining: 0 });
-    expect(decide({ minute: 4, day: 100, admitted: false }, limits, windows, at)).toMatchObject({ allowed: false, window: 'day', remaining: 0 });
+    expect(decide({ minute: 11, day: 40, admitted: false }, limits, windows, at)).toMatchObject({
+      allowed: false,
+      window: 'minute',
+      remaining: 0,
+    });
+    expect(decide({ minute: 4, day: 100, admitted: false }, limits, windows, at)).toMatchObject({
+      allowed: false,
+      window: 'day',
+      remaining: 0,
+    });
     expect(decide({ minute: 11, day: 100, admitted: false }, limits, windows, at)).toMatchObject({ window: 'day' });
   });
 
@@ -114,7 +130,11 @@ describe('oauthVerifierFromConfig', () => {
   it('is off without settings and refuses partial settings', () => {
     expect(oauthVerifierFromConfig(sql, loadConfig({}))).toBeUndefined();
     expect(() => oauthVerifierFromConfig(sql, loadConfig({ LOUPE_OAUTH_JWKS_URL: 'https://issuer.test/jwks' }))).toThrow(/set together/);
-    const full = loadConfig({ LOUPE_OAUTH_JWKS_URL: 'https://issuer.test/jwks', LOUPE_OAUTH_ISSUER: 'https://issuer.test', LOUPE_OAUTH_AUDIENCE: 'loupe' });
+    const full = loadConfig({
+      LOUPE_OAUTH_JWKS_URL: 'https://issuer.test/jwks',
+      LOUPE_OAUTH_ISSUER: 'https://issuer.test',
+      LOUPE_OAUTH_AUDIENCE: 'loupe',
+    });
     expect(typeof oauthVerifierFromConfig(sql, full)).toBe('function');
   });
 });

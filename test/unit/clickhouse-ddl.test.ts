@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { renderClickhouseMigration, splitStatements } from '../../src/stores/clickhouse-ddl.js';
 
 const dir = new URL('../../clickhouse/', import.meta.url);
-const files = readdirSync(dir).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
+const files = readdirSync(dir)
+  .filter((f) => /^\d+_.*\.sql$/.test(f))
+  .sort();
 const statements = files.flatMap((f) => splitStatements(readFileSync(new URL(f, dir), 'utf8')));
 const render = (options: { cluster?: string; retentionDays?: number }) =>
   statements.flatMap((s) => renderClickhouseMigration(s, { database: 'loupe', ...options }));
@@ -27,7 +29,11 @@ describe('ClickHouse migrations on one node', () => {
   });
 
   it('creates the deduplicating views and indexes on the tables themselves', () => {
-    expect(sql).toContainEqual(expect.stringMatching(/^CREATE VIEW IF NOT EXISTS spans_latest\s+AS\s+SELECT \* EXCEPT \(is_deleted\) FROM spans FINAL WHERE is_deleted = 0$/));
+    expect(sql).toContainEqual(
+      expect.stringMatching(
+        /^CREATE VIEW IF NOT EXISTS spans_latest\s+AS\s+SELECT \* EXCEPT \(is_deleted\) FROM spans FINAL WHERE is_deleted = 0$/,
+      ),
+    );
     expect(sql).toContainEqual(expect.stringMatching(/^CREATE VIEW IF NOT EXISTS traces_latest\s+AS/));
     expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE traces\s+ADD INDEX IF NOT EXISTS idx_session_id/));
     expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE spans\s+ADD INDEX IF NOT EXISTS idx_session_id/));
@@ -55,7 +61,9 @@ describe('ClickHouse migrations on one node', () => {
   it('adds the retention TTL when LOUPE_RETENTION_DAYS is set', () => {
     const withTtl = render({ retentionDays: 30 });
     for (const table of ['spans', 'traces']) {
-      expect(withTtl.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS ${table} `))).toContain('TTL toDateTime(start_time) + INTERVAL 30 DAY');
+      expect(withTtl.find((s) => s.includes(`CREATE TABLE IF NOT EXISTS ${table} `))).toContain(
+        'TTL toDateTime(start_time) + INTERVAL 30 DAY',
+      );
     }
   });
 });
@@ -69,7 +77,9 @@ describe('ClickHouse migrations on a cluster', () => {
       ['traces', 'version, is_deleted'],
     ] as const) {
       const local = sql.find((s) => s.startsWith(`CREATE TABLE IF NOT EXISTS ${table}_local ON CLUSTER main`))!;
-      expect(local).toContain(`ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/loupe/${table}_local', '{replica}', ${args})`);
+      expect(local).toContain(
+        `ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/loupe/${table}_local', '{replica}', ${args})`,
+      );
       expect(local).toContain('TTL toDateTime(start_time) + INTERVAL 7 DAY');
       const distributed = sql.find((s) => s.startsWith(`CREATE TABLE IF NOT EXISTS ${table} ON CLUSTER main`))!;
       expect(distributed).toBe(
@@ -81,7 +91,11 @@ describe('ClickHouse migrations on a cluster', () => {
   });
 
   it('creates views over the Distributed tables and ALTERs the shard tables, all ON CLUSTER', () => {
-    expect(sql).toContainEqual(expect.stringMatching(/^CREATE VIEW IF NOT EXISTS spans_latest ON CLUSTER main AS\s+SELECT \* EXCEPT \(is_deleted\) FROM spans FINAL/));
+    expect(sql).toContainEqual(
+      expect.stringMatching(
+        /^CREATE VIEW IF NOT EXISTS spans_latest ON CLUSTER main AS\s+SELECT \* EXCEPT \(is_deleted\) FROM spans FINAL/,
+      ),
+    );
     expect(sql).toContainEqual(expect.stringMatching(/^CREATE VIEW IF NOT EXISTS traces_latest ON CLUSTER main AS/));
     expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE traces_local ON CLUSTER main ADD INDEX IF NOT EXISTS idx_session_id/));
     expect(sql).toContainEqual(expect.stringMatching(/^ALTER TABLE spans_local ON CLUSTER main ADD INDEX IF NOT EXISTS idx_session_id/));
@@ -91,19 +105,34 @@ describe('ClickHouse migrations on a cluster', () => {
 
   it("copies each shard's new summaries to its own session_traces rows, and backfills once through the Distributed tables", () => {
     const local = sql.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS session_traces_local ON CLUSTER main'))!;
-    expect(local).toContain("ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/loupe/session_traces_local', '{replica}', version, is_deleted)");
+    expect(local).toContain(
+      "ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/loupe/session_traces_local', '{replica}', version, is_deleted)",
+    );
     expect(local).toContain('ORDER BY (workspace_id, session_id, trace_id)');
     expect(sql).toContain(
       'CREATE TABLE IF NOT EXISTS session_traces ON CLUSTER main AS session_traces_local ENGINE = Distributed(main, loupe, session_traces_local, sipHash64(trace_id))',
     );
-    expect(sql).toContainEqual(expect.stringMatching(/^CREATE MATERIALIZED VIEW IF NOT EXISTS session_traces_mv ON CLUSTER main TO session_traces_local AS\s+SELECT [^]*FROM traces_local\s+WHERE session_id != ''$/));
-    expect(sql).toContainEqual(expect.stringMatching(/^INSERT INTO session_traces \([^]*FROM traces FINAL\s+WHERE is_deleted = 0 AND session_id != ''$/));
+    expect(sql).toContainEqual(
+      expect.stringMatching(
+        /^CREATE MATERIALIZED VIEW IF NOT EXISTS session_traces_mv ON CLUSTER main TO session_traces_local AS\s+SELECT [^]*FROM traces_local\s+WHERE session_id != ''$/,
+      ),
+    );
+    expect(sql).toContainEqual(
+      expect.stringMatching(/^INSERT INTO session_traces \([^]*FROM traces FINAL\s+WHERE is_deleted = 0 AND session_id != ''$/),
+    );
   });
 
   it('changes columns on both the shard table and the Distributed table, and mutates the shard table only', () => {
-    for (const [table, column] of [['spans', 'detail'], ['traces', 'item']] as const) {
-      expect(sql).toContainEqual(expect.stringMatching(new RegExp(`^ALTER TABLE ${table}_local ON CLUSTER main ADD COLUMN IF NOT EXISTS ${column} `)));
-      expect(sql).toContainEqual(expect.stringMatching(new RegExp(`^ALTER TABLE ${table} ON CLUSTER main ADD COLUMN IF NOT EXISTS ${column} `)));
+    for (const [table, column] of [
+      ['spans', 'detail'],
+      ['traces', 'item'],
+    ] as const) {
+      expect(sql).toContainEqual(
+        expect.stringMatching(new RegExp(`^ALTER TABLE ${table}_local ON CLUSTER main ADD COLUMN IF NOT EXISTS ${column} `)),
+      );
+      expect(sql).toContainEqual(
+        expect.stringMatching(new RegExp(`^ALTER TABLE ${table} ON CLUSTER main ADD COLUMN IF NOT EXISTS ${column} `)),
+      );
       expect(sql).toContainEqual(expect.stringMatching(new RegExp(`^ALTER TABLE ${table}_local ON CLUSTER main UPDATE ${column} = `)));
       expect(sql).not.toContainEqual(expect.stringMatching(new RegExp(`^ALTER TABLE ${table} ON CLUSTER main UPDATE`)));
     }

@@ -6,8 +6,30 @@ import { tokenUsage, type TokenUsage } from '../../src/traces/cost/usage.js';
 
 /** Provider ids of the bundled table, to walk every model it prices. */
 const providerIds = [
-  'anthropic', 'arcee', 'avian', 'aws', 'azure', 'baseten', 'cerebras', 'cloudflare', 'cohere', 'deepseek', 'fireworks', 'google', 'groq',
-  'minimax', 'mistral', 'moonshotai', 'novita', 'openai', 'openrouter', 'perplexity', 'together', 'x-ai', 'zai', 'zhipuai',
+  'anthropic',
+  'arcee',
+  'avian',
+  'aws',
+  'azure',
+  'baseten',
+  'cerebras',
+  'cloudflare',
+  'cohere',
+  'deepseek',
+  'fireworks',
+  'google',
+  'groq',
+  'minimax',
+  'mistral',
+  'moonshotai',
+  'novita',
+  'openai',
+  'openrouter',
+  'perplexity',
+  'together',
+  'x-ai',
+  'zai',
+  'zhipuai',
 ];
 
 /** A model name the match accepts (its first `equals` or `starts_with`), else the model id. */
@@ -55,7 +77,12 @@ describe('built-in prices', () => {
           }
           expect(quote, `${id}/${name}`).not.toBeNull();
           expect(quote!.costUsd, `${id}/${name} ${JSON.stringify(usage)}`).toBe(expected.total_price);
-          expect(quote!.pricing).toMatchObject({ providerId: expected.provider.id, modelId: expected.model.id, source: 'builtin', version: builtinVersion });
+          expect(quote!.pricing).toMatchObject({
+            providerId: expected.provider.id,
+            modelId: expected.model.id,
+            source: 'builtin',
+            version: builtinVersion,
+          });
           compared++;
         }
       }
@@ -72,13 +99,22 @@ describe('built-in prices', () => {
     expect(cacheWritePerMillion).toBeGreaterThan(inputPerMillion);
     const byHand = (3000 * inputPerMillion + 6000 * cacheReadPerMillion! + 1000 * cacheWritePerMillion! + 2000 * outputPerMillion) / 1e6;
     expect(quote.costUsd).toBeCloseTo(byHand, 12);
-    const library = calcPrice({ input_tokens: 10_000, output_tokens: 2000, cache_read_tokens: 6000, cache_write_tokens: 1000 }, 'claude-sonnet-4-20250514', { providerId: 'anthropic', timestamp: at })!;
+    const library = calcPrice(
+      { input_tokens: 10_000, output_tokens: 2000, cache_read_tokens: 6000, cache_write_tokens: 1000 },
+      'claude-sonnet-4-20250514',
+      { providerId: 'anthropic', timestamp: at },
+    )!;
     expect(quote.costUsd).toBe(library.total_price);
   });
 
   it('counts reasoning as output, and reads parts sent beside their total as added to it', () => {
     const at = new Date();
-    const withReasoning = builtinQuote('openai', 'o3-mini', tokenUsage({ inputTokens: 1000, outputTokens: 3000, reasoningTokens: 2500 })!, at)!;
+    const withReasoning = builtinQuote(
+      'openai',
+      'o3-mini',
+      tokenUsage({ inputTokens: 1000, outputTokens: 3000, reasoningTokens: 2500 })!,
+      at,
+    )!;
     const plain = builtinQuote('openai', 'o3-mini', tokenUsage({ inputTokens: 1000, outputTokens: 3000 })!, at)!;
     expect(withReasoning.costUsd).toBe(plain.costUsd);
     // Gemini-style: reasoning reported beside the output; Anthropic-style: cache beside the input.

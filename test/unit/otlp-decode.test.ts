@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { fromAnyValue, fromKeyValues } from '../../src/traces/otlp/any-value.js';
 import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/otlp/json.js';
 import { normalizeExport, parseUnixNanos, toHexId, unixNanosToIso } from '../../src/traces/otlp/normalize.js';
-import { decodeProtobufRequest, decodeProtobufResponse, encodeProtobufRequest, encodeProtobufResponse } from '../../src/traces/otlp/protobuf.js';
+import {
+  decodeProtobufRequest,
+  decodeProtobufResponse,
+  encodeProtobufRequest,
+  encodeProtobufResponse,
+} from '../../src/traces/otlp/protobuf.js';
 
 describe('times', () => {
   it('keeps microseconds of unix nanoseconds', () => {
@@ -19,7 +24,9 @@ describe('times', () => {
     expect(parseUnixNanos('253402300799999999999')).toEqual({ seconds: 253402300799, nanos: 999999999 });
   });
   it('reads int64 JSON numbers beyond 2^53 without rounding, and leaves strings alone', () => {
-    const parsed = parseOtlpJson('{"startTimeUnixNano": 1735689600123456789, "x": {"intValue":9007199254740993}, "s": "\\"intValue\\":12345678901234567"}') as Record<string, unknown>;
+    const parsed = parseOtlpJson(
+      '{"startTimeUnixNano": 1735689600123456789, "x": {"intValue":9007199254740993}, "s": "\\"intValue\\":12345678901234567"}',
+    ) as Record<string, unknown>;
     expect(parsed.startTimeUnixNano).toBe('1735689600123456789');
     expect(parsed.x).toEqual({ intValue: '9007199254740993' });
     expect(parsed.s).toBe('"intValue":12345678901234567');
@@ -55,7 +62,19 @@ describe('AnyValue', () => {
         { key: 'empty', value: {} },
         { key: 'none' },
       ]),
-    ).toEqual({ s: 'x', b: false, i: 42, big: '9223372036854775807', d: 0.5, nan: 'NaN', a: [1, 'y'], kv: { k: true }, bytes: 'AQID', empty: null, none: null });
+    ).toEqual({
+      s: 'x',
+      b: false,
+      i: 42,
+      big: '9223372036854775807',
+      d: 0.5,
+      nan: 'NaN',
+      a: [1, 'y'],
+      kv: { k: true },
+      bytes: 'AQID',
+      empty: null,
+      none: null,
+    });
     expect(fromAnyValue({ arrayValue: {} })).toEqual([]);
   });
 });

@@ -14,7 +14,10 @@ const kindCases: Record<string, { attrs: Record<string, unknown>; kind: string }
   'gen_ai.operation.name=invoke_agent': { attrs: { 'gen_ai.operation.name': 'invoke_agent' }, kind: 'agent' },
   'gen_ai.operation.name=create_agent': { attrs: { 'gen_ai.operation.name': 'create_agent' }, kind: 'agent' },
   'gen_ai.operation.name=retrieval': { attrs: { 'gen_ai.operation.name': 'retrieval', 'llm.request.type': 'chat' }, kind: 'retrieval' },
-  'openinference.span.kind=LLM?': { attrs: { 'openinference.span.kind': 'LLM', 'llm.prompts.0.prompt.text': 'Once' }, kind: 'llm.completion' },
+  'openinference.span.kind=LLM?': {
+    attrs: { 'openinference.span.kind': 'LLM', 'llm.prompts.0.prompt.text': 'Once' },
+    kind: 'llm.completion',
+  },
   'openinference.span.kind=LLM': { attrs: { 'openinference.span.kind': 'LLM' }, kind: 'llm.chat' },
   'openinference.span.kind=EMBEDDING': { attrs: { 'openinference.span.kind': 'EMBEDDING' }, kind: 'llm.embedding' },
   'openinference.span.kind=TOOL': { attrs: { 'openinference.span.kind': 'TOOL' }, kind: 'tool' },
@@ -40,14 +43,20 @@ const kindCases: Record<string, { attrs: Record<string, unknown>; kind: string }
   'ai.operationId=ai.embedMany': { attrs: { 'ai.operationId': 'ai.embedMany' }, kind: 'chain' },
   'ai.operationId=ai.rerank': { attrs: { 'ai.operationId': 'ai.rerank' }, kind: 'chain' },
   // Langfuse's explicit observation type comes before OpenInference and GenAI.
-  'langfuse.observation.type=generation': { attrs: { 'langfuse.observation.type': 'generation', 'openinference.span.kind': 'CHAIN' }, kind: 'llm.chat' },
+  'langfuse.observation.type=generation': {
+    attrs: { 'langfuse.observation.type': 'generation', 'openinference.span.kind': 'CHAIN' },
+    kind: 'llm.chat',
+  },
   'langfuse.observation.type=embedding': { attrs: { 'langfuse.observation.type': 'embedding' }, kind: 'llm.embedding' },
   'langfuse.observation.type=agent': { attrs: { 'langfuse.observation.type': 'agent' }, kind: 'agent' },
   'langfuse.observation.type=tool': { attrs: { 'langfuse.observation.type': 'tool' }, kind: 'tool' },
   'langfuse.observation.type=chain': { attrs: { 'langfuse.observation.type': 'chain' }, kind: 'chain' },
   'langfuse.observation.type=retriever': { attrs: { 'langfuse.observation.type': 'retriever' }, kind: 'retrieval' },
   'langfuse.observation.type=guardrail': { attrs: { 'langfuse.observation.type': 'guardrail' }, kind: 'guardrail' },
-  'langfuse.observation.type=evaluator': { attrs: { 'langfuse.observation.type': 'evaluator', 'gen_ai.operation.name': 'chat' }, kind: 'custom' },
+  'langfuse.observation.type=evaluator': {
+    attrs: { 'langfuse.observation.type': 'evaluator', 'gen_ai.operation.name': 'chat' },
+    kind: 'custom',
+  },
   // OpenLLMetry comes after gen_ai.operation.name.
   'llm.request.type=chat': { attrs: { 'llm.request.type': 'chat', 'traceloop.span.kind': 'task' }, kind: 'llm.chat' },
   'llm.request.type=completion': { attrs: { 'llm.request.type': 'completion' }, kind: 'llm.completion' },
@@ -82,8 +91,18 @@ describe('kind rows', () => {
 });
 
 const fieldValues: Record<string, unknown> = {
-  model: 'm-1', provider: 'p-1', inputTokens: 11, outputTokens: 22, totalTokens: 33, costUsd: 0.25,
-  cacheReadTokens: 5, cacheWriteTokens: 6, reasoningTokens: 7, ttftMs: 120, promptName: 'support', promptVersion: '3',
+  model: 'm-1',
+  provider: 'p-1',
+  inputTokens: 11,
+  outputTokens: 22,
+  totalTokens: 33,
+  costUsd: 0.25,
+  cacheReadTokens: 5,
+  cacheWriteTokens: 6,
+  reasoningTokens: 7,
+  ttftMs: 120,
+  promptName: 'support',
+  promptVersion: '3',
 };
 const plainRows = fieldRows.filter((r) => !r.read);
 const start = Date.parse('2026-01-01T00:00:00Z');
@@ -91,7 +110,8 @@ const start = Date.parse('2026-01-01T00:00:00Z');
 // Rows that convert their value: one case each (a test below checks none is missing).
 const readCases: Record<string, { value: unknown; fields: Record<string, unknown> }> = {
   'langfuse.observation.usage_details': {
-    value: '{"completion_tokens": 11, "prompt_tokens": 23, "total_tokens": 34, "completion_tokens_details": {"reasoning_tokens": 2}, "prompt_tokens_details": {"cached_tokens": 4}}',
+    value:
+      '{"completion_tokens": 11, "prompt_tokens": 23, "total_tokens": 34, "completion_tokens_details": {"reasoning_tokens": 2}, "prompt_tokens_details": {"cached_tokens": 4}}',
     fields: { inputTokens: 23, outputTokens: 11, totalTokens: 34, cacheReadTokens: 4, reasoningTokens: 2 },
   },
   'langfuse.observation.cost_details': { value: '{"input": 0.5, "output": 0.25}', fields: { costUsd: 0.75 } },
@@ -121,7 +141,12 @@ describe('metric rows', () => {
     }
   });
   it('has a case for every converting row', () => {
-    expect(fieldRows.filter((r) => r.read).map((r) => r.key).sort()).toEqual(Object.keys(readCases).sort());
+    expect(
+      fieldRows
+        .filter((r) => r.read)
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(Object.keys(readCases).sort());
   });
   it.each(Object.entries(readCases))('%s', (key, { value, fields }) => {
     const mapped = mapMetrics({ [key]: value }, { startMs: start });
@@ -134,9 +159,15 @@ describe('metric rows', () => {
     expect(mapMetrics({ 'langfuse.observation.model.name': 'bad-model' }).fields).toEqual({ model: 'bad-model' });
   });
   it('reads Langfuse usage buckets as parts of the main counts', () => {
-    const usage = '{"input": 10, "output": 5, "cache_read_input_tokens": 90, "cache_creation_input_tokens": 20, "output_reasoning_tokens": 3}';
+    const usage =
+      '{"input": 10, "output": 5, "cache_read_input_tokens": 90, "cache_creation_input_tokens": 20, "output_reasoning_tokens": 3}';
     expect(mapMetrics({ 'langfuse.observation.usage_details': usage }).fields).toEqual({
-      inputTokens: 120, outputTokens: 8, totalTokens: 128, cacheReadTokens: 90, cacheWriteTokens: 20, reasoningTokens: 3,
+      inputTokens: 120,
+      outputTokens: 8,
+      totalTokens: 128,
+      cacheReadTokens: 90,
+      cacheWriteTokens: 20,
+      reasoningTokens: 3,
     });
     expect(mapMetrics({ 'langfuse.observation.usage_details': '{"input": 7}' }).fields).toEqual({ inputTokens: 7, totalTokens: 7 });
   });
@@ -197,16 +228,33 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
   'gen_ai.output.messages': {
     attrs: {
       'gen_ai.output.messages': JSON.stringify([
-        { role: 'assistant', parts: [{ type: 'reasoning', content: 'hmm' }, { type: 'text', content: 'Cold.' }], finish_reason: 'stop' },
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'reasoning', content: 'hmm' },
+            { type: 'text', content: 'Cold.' },
+          ],
+          finish_reason: 'stop',
+        },
       ]),
     },
     output: {
       messages: [{ role: 'assistant', content: 'Cold.' }],
-      raw: { 'gen_ai.output.messages': [{ message: 0, finish_reason: 'stop' }, { message: 0, part: { type: 'reasoning', content: 'hmm' } }] },
+      raw: {
+        'gen_ai.output.messages': [
+          { message: 0, finish_reason: 'stop' },
+          { message: 0, part: { type: 'reasoning', content: 'hmm' } },
+        ],
+      },
     },
   },
   'gen_ai.tool': {
-    attrs: { 'gen_ai.tool.name': 'weather', 'gen_ai.tool.call.id': 'c2', 'gen_ai.tool.call.arguments': '{"city":"Rome"}', 'gen_ai.tool.call.result': '{"temp":20}' },
+    attrs: {
+      'gen_ai.tool.name': 'weather',
+      'gen_ai.tool.call.id': 'c2',
+      'gen_ai.tool.call.arguments': '{"city":"Rome"}',
+      'gen_ai.tool.call.result': '{"temp":20}',
+    },
     input: { toolCalls: [{ id: 'c2', name: 'weather', arguments: { city: 'Rome' } }] },
     output: { toolCalls: [{ id: 'c2', name: 'weather', arguments: { city: 'Rome' }, result: { temp: 20 } }] },
   },
@@ -228,7 +276,12 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
       'llm.input_messages.1.message.contents.0.message_content.type': 'text',
       'llm.input_messages.1.message.contents.0.message_content.text': 'Hi',
     },
-    input: { messages: [{ role: 'system', content: 'Sys' }, { role: 'user', content: 'Hi' }] },
+    input: {
+      messages: [
+        { role: 'system', content: 'Sys' },
+        { role: 'user', content: 'Hi' },
+      ],
+    },
   },
   'llm.output_messages': {
     attrs: {
@@ -240,7 +293,11 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
     output: { messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'x1', name: 'lookup', arguments: { id: 7 } }] }] },
   },
   'retrieval.documents': {
-    attrs: { 'retrieval.documents.0.document.content': 'Doc A', 'retrieval.documents.0.document.score': 0.9, 'retrieval.documents.0.document.id': 'a' },
+    attrs: {
+      'retrieval.documents.0.document.content': 'Doc A',
+      'retrieval.documents.0.document.score': 0.9,
+      'retrieval.documents.0.document.id': 'a',
+    },
     output: { documents: [{ content: 'Doc A', score: 0.9, metadata: { id: 'a' } }] },
   },
   'reranker.input_documents': {
@@ -270,7 +327,15 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
       ],
     },
   },
-  'ai.prompt': { attrs: { 'ai.prompt': '{"system":"S","prompt":"P"}' }, input: { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'P' }] } },
+  'ai.prompt': {
+    attrs: { 'ai.prompt': '{"system":"S","prompt":"P"}' },
+    input: {
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'P' },
+      ],
+    },
+  },
   'ai.response': {
     attrs: { 'ai.response.text': 'A', 'ai.response.toolCalls': '[{"toolCallId":"q","toolName":"g","input":"{\\"z\\":3}"}]' },
     output: { messages: [{ role: 'assistant', content: 'A', toolCalls: [{ id: 'q', name: 'g', arguments: { z: 3 } }] }] },
@@ -301,7 +366,11 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
     },
   },
   'gen_ai.completion': {
-    attrs: { 'gen_ai.completion.0.role': 'assistant', 'gen_ai.completion.0.content': 'Sunny.', 'gen_ai.completion.0.finish_reason': 'stop' },
+    attrs: {
+      'gen_ai.completion.0.role': 'assistant',
+      'gen_ai.completion.0.content': 'Sunny.',
+      'gen_ai.completion.0.finish_reason': 'stop',
+    },
     output: { messages: [{ role: 'assistant', content: 'Sunny.' }], raw: { 'gen_ai.completion': [{ message: 0, finish_reason: 'stop' }] } },
   },
   'traceloop.entity': {
@@ -314,7 +383,10 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
     input: { messages: [{ role: 'user', content: 'Hi' }], raw: { tools: [{ type: 'function' }] } },
   },
   'langfuse.observation.output': {
-    attrs: { 'langfuse.observation.output': '{"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{\\"a\\": 1}"}}]}' },
+    attrs: {
+      'langfuse.observation.output':
+        '{"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{\\"a\\": 1}"}}]}',
+    },
     output: { messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: { a: 1 } }] }] },
   },
   'input.value': { attrs: { 'input.value': 'hello', 'input.mime_type': 'text/plain' }, input: { text: 'hello' } },
@@ -333,7 +405,16 @@ describe('input and output rows', () => {
     expect(mapped.consumed.sort()).toEqual(Object.keys(attrs).sort());
   });
   it('keeps blob, file and uri parts under raw, and guesses unknown roles without losing them', () => {
-    const messages = [{ role: 'developer', parts: [{ type: 'blob', modality: 'image', mime_type: 'image/png', content: 'AAAA' }, { type: 'uri', modality: 'image', uri: 'https://x/y.png' }, { type: 'file', file_id: 'f1' }] }];
+    const messages = [
+      {
+        role: 'developer',
+        parts: [
+          { type: 'blob', modality: 'image', mime_type: 'image/png', content: 'AAAA' },
+          { type: 'uri', modality: 'image', uri: 'https://x/y.png' },
+          { type: 'file', file_id: 'f1' },
+        ],
+      },
+    ];
     const mapped = mapIO({ 'gen_ai.input.messages': messages });
     expect(mapped.input?.messages).toEqual([{ role: 'system', content: '' }]);
     expect(mapped.input?.raw).toEqual({
@@ -341,13 +422,22 @@ describe('input and output rows', () => {
     });
   });
   it('keeps OpenInference raw input.value only when nothing better was mapped (else it is a recorded duplicate)', () => {
-    const mapped = mapIO({ 'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'Hi', 'input.value': '{"messages":[]}' });
+    const mapped = mapIO({
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.content': 'Hi',
+      'input.value': '{"messages":[]}',
+    });
     expect(mapped.input).toEqual({ messages: [{ role: 'user', content: 'Hi' }] });
     expect(mapped.duplicates).toEqual(['input.value']);
     expect(mapped.consumed).toContain('input.value');
   });
   it('maps a traceloop tool span as its call', () => {
-    const mapped = mapIO({ 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'get_weather', 'traceloop.entity.input': '{"args": [], "kwargs": {"city": "Paris"}}', 'traceloop.entity.output': '"{\\"sky\\": \\"sunny\\"}"' });
+    const mapped = mapIO({
+      'traceloop.span.kind': 'tool',
+      'traceloop.entity.name': 'get_weather',
+      'traceloop.entity.input': '{"args": [], "kwargs": {"city": "Paris"}}',
+      'traceloop.entity.output': '"{\\"sky\\": \\"sunny\\"}"',
+    });
     expect(mapped.input).toEqual({ toolCalls: [{ id: '', name: 'get_weather', arguments: { city: 'Paris' } }] });
     expect(mapped.output).toEqual({ toolCalls: [{ id: '', name: 'get_weather', arguments: { city: 'Paris' }, result: { sky: 'sunny' } }] });
   });
@@ -357,21 +447,29 @@ describe('input and output rows', () => {
     expect(mapIO({ 'langfuse.observation.type': 'tool', 'langfuse.observation.output': '{"a": 1}' }).output).toEqual({ text: '{"a":1}' });
   });
   it('merges gen_ai system instructions before the input messages', () => {
-    const mapped = mapIO({ 'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'U' }] }], 'gen_ai.system_instructions': [{ type: 'text', content: 'S' }] });
-    expect(mapped.input?.messages).toEqual([{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }]);
+    const mapped = mapIO({
+      'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'U' }] }],
+      'gen_ai.system_instructions': [{ type: 'text', content: 'S' }],
+    });
+    expect(mapped.input?.messages).toEqual([
+      { role: 'system', content: 'S' },
+      { role: 'user', content: 'U' },
+    ]);
   });
 });
 
 describe('the API reference (docs/api.md) lists every rule', () => {
   const reference = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
   const otlp = reference.slice(reference.indexOf('## OpenTelemetry (OTLP)'), reference.indexOf('## Send traces from your app'));
-  it.each([
-    ...kindRows.map((r) => r.key),
-    ...kindRows.filter((r) => r.value !== '*').map((r) => r.value),
-    ...fieldRows.map((r) => r.key),
-    ...traceFieldRows.map((r) => r.key),
-    ...ioRows.flatMap((r) => r.keys.map((k) => k.replace(/\.$/, ''))),
-  ].filter((v, i, all) => all.indexOf(v) === i))('%s', (key) => {
+  it.each(
+    [
+      ...kindRows.map((r) => r.key),
+      ...kindRows.filter((r) => r.value !== '*').map((r) => r.value),
+      ...fieldRows.map((r) => r.key),
+      ...traceFieldRows.map((r) => r.key),
+      ...ioRows.flatMap((r) => r.keys.map((k) => k.replace(/\.$/, ''))),
+    ].filter((v, i, all) => all.indexOf(v) === i),
+  )('%s', (key) => {
     expect(otlp).toContain(key);
   });
 });

@@ -42,7 +42,11 @@ describe('direct protobuf reader', () => {
     let read = 0;
     for (const dir of readdirSync(corpusDir, { withFileTypes: true }).filter((d) => d.isDirectory())) {
       for (const file of readdirSync(path.join(corpusDir, dir.name)).filter((f) => f.endsWith('.meta.json'))) {
-        const meta = JSON.parse(readFileSync(path.join(corpusDir, dir.name, file), 'utf8')) as { path: string; contentType: string; contentEncoding: string | null };
+        const meta = JSON.parse(readFileSync(path.join(corpusDir, dir.name, file), 'utf8')) as {
+          path: string;
+          contentType: string;
+          contentEncoding: string | null;
+        };
         if (!meta.path.endsWith('/v1/traces') || meta.contentType.includes('json') || meta.contentEncoding) continue;
         readBoth(readFileSync(path.join(corpusDir, dir.name, file.replace('.meta.json', '.body'))));
         read++;
@@ -68,8 +72,15 @@ describe('direct protobuf reader', () => {
               schemaUrl: 'x',
               spans: [
                 {
-                  traceId, spanId, parentSpanId: Buffer.from('00f067aa0ba902b7', 'hex'), traceState: 'k=v', flags: 0x301, name: 'ünïcödé 😀', kind: 3,
-                  startTimeUnixNano: '18446744073709551615', endTimeUnixNano: '1735689601000000000',
+                  traceId,
+                  spanId,
+                  parentSpanId: Buffer.from('00f067aa0ba902b7', 'hex'),
+                  traceState: 'k=v',
+                  flags: 0x301,
+                  name: 'ünïcödé 😀',
+                  kind: 3,
+                  startTimeUnixNano: '18446744073709551615',
+                  endTimeUnixNano: '1735689601000000000',
                   attributes: [
                     { key: 'big', value: { intValue: '9223372036854775807' } },
                     { key: 'min', value: { intValue: '-9223372036854775808' } },
@@ -87,13 +98,43 @@ describe('direct protobuf reader', () => {
                     { key: 'emptyList', value: { kvlistValue: {} } },
                     {
                       key: 'nested',
-                      value: { kvlistValue: { values: [{ key: 'x', value: { arrayValue: { values: [{ intValue: 1 }, str('y'), { kvlistValue: { values: [{ key: 'z', value: str('') }] } }] } } }] } },
+                      value: {
+                        kvlistValue: {
+                          values: [
+                            {
+                              key: 'x',
+                              value: {
+                                arrayValue: {
+                                  values: [{ intValue: 1 }, str('y'), { kvlistValue: { values: [{ key: 'z', value: str('') }] } }],
+                                },
+                              },
+                            },
+                          ],
+                        },
+                      },
                     },
                   ],
                   droppedAttributesCount: 4,
-                  events: [{ timeUnixNano: '1735689600500000000', name: 'e', attributes: [{ key: 'k', value: str('v') }], droppedAttributesCount: 1 }, {}],
+                  events: [
+                    {
+                      timeUnixNano: '1735689600500000000',
+                      name: 'e',
+                      attributes: [{ key: 'k', value: str('v') }],
+                      droppedAttributesCount: 1,
+                    },
+                    {},
+                  ],
                   droppedEventsCount: 7,
-                  links: [{ traceId, spanId, traceState: 's', attributes: [{ key: 'l', value: { intValue: 3 } }], droppedAttributesCount: 2, flags: 1 }],
+                  links: [
+                    {
+                      traceId,
+                      spanId,
+                      traceState: 's',
+                      attributes: [{ key: 'l', value: { intValue: 3 } }],
+                      droppedAttributesCount: 2,
+                      flags: 1,
+                    },
+                  ],
                   droppedLinksCount: 1,
                   status: { code: 2, message: 'failed' },
                 },
@@ -119,7 +160,10 @@ describe('direct protobuf reader', () => {
   });
 
   it('leaves to protobufjs what it is not sure of, and protobufjs answers as before', () => {
-    const request = (value: object) => encodeProtobufRequest({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId, spanId, name: 'n', attributes: [{ key: 'k', value }] }] }] }] });
+    const request = (value: object) =>
+      encodeProtobufRequest({
+        resourceSpans: [{ scopeSpans: [{ spans: [{ traceId, spanId, name: 'n', attributes: [{ key: 'k', value }] }] }] }],
+      });
     // Truncated, invalid UTF-8, a wrong wire type and a group are given up on.
     const body = request(str('text'));
     expect(readExportRequest(body.subarray(0, body.length - 2), maxOtlpJsonDepth)).toBeUndefined();
@@ -138,7 +182,9 @@ describe('direct protobuf reader', () => {
     // A span attribute's value is the 10th container of the plain request; each list adds 3.
     expect(readExportRequest(nest(42), maxOtlpJsonDepth)).toBeUndefined();
     expect(comparable(decodeProtobufRequest(nest(42)))).toEqual(comparable(decodeWithProtobufjs(nest(42))));
-    expect(() => decodeProtobufRequest(nest(43))).toThrow(/resourceSpans\.0\.scopeSpans\.0\.spans\.0\.attributes\.0\.value.* nests deeper than 136/);
+    expect(() => decodeProtobufRequest(nest(43))).toThrow(
+      /resourceSpans\.0\.scopeSpans\.0\.spans\.0\.attributes\.0\.value.* nests deeper than 136/,
+    );
     readBoth(nest(20));
   });
 });

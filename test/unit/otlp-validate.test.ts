@@ -34,10 +34,16 @@ function corpusSpans(): Span[] {
   const spans: Span[] = [];
   for (const dir of readdirSync(corpusDir, { withFileTypes: true }).filter((d) => d.isDirectory())) {
     for (const file of readdirSync(path.join(corpusDir, dir.name)).filter((f) => f.endsWith('.meta.json'))) {
-      const meta = JSON.parse(readFileSync(path.join(corpusDir, dir.name, file), 'utf8')) as { path: string; contentType: string; contentEncoding: string | null };
+      const meta = JSON.parse(readFileSync(path.join(corpusDir, dir.name, file), 'utf8')) as {
+        path: string;
+        contentType: string;
+        contentEncoding: string | null;
+      };
       if (!meta.path.endsWith('/v1/traces') || meta.contentEncoding) continue;
       const body = readFileSync(path.join(corpusDir, dir.name, file.replace('.meta.json', '.body')));
-      const decoded = meta.contentType.includes('json') ? decodeJsonRequest(parseOtlpJson(body.toString('utf8'))) : { ok: true as const, request: decodeProtobufRequest(body) };
+      const decoded = meta.contentType.includes('json')
+        ? decodeJsonRequest(parseOtlpJson(body.toString('utf8')))
+        : { ok: true as const, request: decodeProtobufRequest(body) };
       if (!decoded.ok) throw new Error(`${dir.name}/${file} does not decode`);
       for (const trace of normalizeExport(decoded.request).traces) spans.push(...trace.spans);
     }
@@ -46,7 +52,8 @@ function corpusSpans(): Span[] {
 }
 
 let benchTrace: NativeTrace | undefined;
-const benchSpans = (): NativeTrace['spans'] => (benchTrace ??= normalizeExport(decodeProtobufRequest(encodeProtobufRequest(exportRequest(1, 0)))).traces[0]!).spans;
+const benchSpans = (): NativeTrace['spans'] =>
+  (benchTrace ??= normalizeExport(decodeProtobufRequest(encodeProtobufRequest(exportRequest(1, 0)))).traces[0]!).spans;
 
 describe('bridge validation', () => {
   it('takes every span of the corpus and the benchmark as it is, and the schema accepts each unchanged', () => {
@@ -75,7 +82,8 @@ describe('bridge validation', () => {
     'lone surrogate in an attribute key': (s) => (s.attributes = { 'k\udc00': 1 }),
     'lone surrogate in the name': (s) => (s.name = '\ud83d'),
     'attributes nested past the bound': (s) => (s.attributes = { deep: deep(40) }),
-    'tool arguments that are a list': (s) => (s.output!.toolCalls = [{ id: 'c', name: 't', arguments: [1] as unknown as Record<string, unknown> }]),
+    'tool arguments that are a list': (s) =>
+      (s.output!.toolCalls = [{ id: 'c', name: 't', arguments: [1] as unknown as Record<string, unknown> }]),
     'a role outside the four': (s) => (s.input!.messages![0]!.role = 'bot' as 'user'),
     'a year past 2099': (s) => (s.endTime = '2100-01-01T00:00:00.000000Z'),
     'an end before the start': (s) => (s.endTime = '2000-01-01T00:00:00.000000Z'),

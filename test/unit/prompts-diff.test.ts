@@ -8,8 +8,20 @@ describe('diffText', () => {
     const diff = diffText(before, after);
     expect(diff.changed).toBe(true);
     expect(diff.hunks).toEqual([
-      { oldStart: 1, oldLines: 6, newStart: 1, newLines: 6, lines: [' line 1', ' line 2', '-line 3', '+LINE 3', ' line 4', ' line 5', ' line 6'] },
-      { oldStart: 16, oldLines: 5, newStart: 16, newLines: 6, lines: [' line 16', ' line 17', ' line 18', '+line 18b', ' line 19', ' line 20'] },
+      {
+        oldStart: 1,
+        oldLines: 6,
+        newStart: 1,
+        newLines: 6,
+        lines: [' line 1', ' line 2', '-line 3', '+LINE 3', ' line 4', ' line 5', ' line 6'],
+      },
+      {
+        oldStart: 16,
+        oldLines: 5,
+        newStart: 16,
+        newLines: 6,
+        lines: [' line 16', ' line 17', ' line 18', '+line 18b', ' line 19', ' line 20'],
+      },
     ]);
     expect(diffText('same', 'same')).toEqual({ changed: false, hunks: [] });
     expect(diffText(null, null)).toEqual({ changed: false, hunks: [] });
@@ -19,8 +31,18 @@ describe('diffText', () => {
 
 describe('diffJson', () => {
   it('names added, removed and changed paths as normalized JSONPaths', () => {
-    const before = { type: 'object', properties: { answer: { type: 'string' }, score: { type: 'number' } }, required: ['answer'], "it's": 1 };
-    const after = { type: 'object', properties: { answer: { type: 'array' }, reason: { type: 'string' } }, required: ['answer', 'reason'], "it's": 1 };
+    const before = {
+      type: 'object',
+      properties: { answer: { type: 'string' }, score: { type: 'number' } },
+      required: ['answer'],
+      "it's": 1,
+    };
+    const after = {
+      type: 'object',
+      properties: { answer: { type: 'array' }, reason: { type: 'string' } },
+      required: ['answer', 'reason'],
+      "it's": 1,
+    };
     expect(diffJson(before, after)).toEqual({
       added: [
         { path: "$['properties']['reason']", value: { type: 'string' } },
@@ -42,11 +64,8 @@ describe('diffJson', () => {
 
 describe('templateVariables', () => {
   it('collects the placeholders of all three templates, sorted, literal braces excluded', () => {
-    expect(templateVariables({ systemPrompt: 'Hi {name}, {{not}} {company}', humanPrompt: '{question}', rawPrompt: '{name} {extra}' })).toEqual([
-      'company',
-      'extra',
-      'name',
-      'question',
-    ]);
+    expect(
+      templateVariables({ systemPrompt: 'Hi {name}, {{not}} {company}', humanPrompt: '{question}', rawPrompt: '{name} {extra}' }),
+    ).toEqual(['company', 'extra', 'name', 'question']);
   });
 });

@@ -8,7 +8,9 @@ const paths = (result: { success: boolean; error?: { issues: { path: PropertyKey
 describe('checkOutputSchema', () => {
   it('accepts draft-07 schemas, and 2019-09 or 2020-12 when named', () => {
     expect(checkOutputSchema({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] })).toEqual([]);
-    expect(checkOutputSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'number' }] })).toEqual([]);
+    expect(
+      checkOutputSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'number' }] }),
+    ).toEqual([]);
     expect(checkOutputSchema({ $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object' })).toEqual([]);
   });
 
@@ -60,7 +62,11 @@ describe('request bodies', () => {
   });
 
   it('takes null to clear optional fields, and a bump kind', () => {
-    expect(updatePromptBody.parse({ humanPrompt: null, outputSchema: null })).toEqual({ humanPrompt: null, outputSchema: null, bump: 'patch' });
+    expect(updatePromptBody.parse({ humanPrompt: null, outputSchema: null })).toEqual({
+      humanPrompt: null,
+      outputSchema: null,
+      bump: 'patch',
+    });
     expect(paths(updatePromptBody.safeParse({ bump: 'huge' }))).toEqual(['bump']);
     expect(paths(updatePromptBody.safeParse({ systemPrompt: null }))).toEqual(['systemPrompt']);
   });

@@ -19,16 +19,23 @@ const record = (version: string, isLatest: boolean, systemPrompt = `You are v${v
 function client(responder: Responder) {
   const service = fakeFetch(responder);
   const errors: LoupeError[] = [];
-  const loupe = new Loupe({ apiKey: 'lpk_test', baseUrl: 'http://loupe.test', fetch: service.fetch, env: {}, onError: (e) => errors.push(e) });
+  const loupe = new Loupe({
+    apiKey: 'lpk_test',
+    baseUrl: 'http://loupe.test',
+    fetch: service.fetch,
+    env: {},
+    onError: (e) => errors.push(e),
+  });
   return { loupe, errors, ...service };
 }
 
 /** GET /api/prompt/resolve as the service answers it: the one record, or 404. */
 const resolveFrom = (records: PromptRecord[]) => (url: string) => {
   const q = new URL(url).searchParams;
-  const found = records.find((r) =>
-    r.name === q.get('name') &&
-    (q.has('label') ? (r.labels ?? []).includes(q.get('label')!) : q.has('version') ? r.version === q.get('version') : r.isLatest),
+  const found = records.find(
+    (r) =>
+      r.name === q.get('name') &&
+      (q.has('label') ? (r.labels ?? []).includes(q.get('label')!) : q.has('version') ? r.version === q.get('version') : r.isLatest),
   );
   return found ? json(200, { data: found, meta: {} }) : json(404, { error: { code: 'NOT_FOUND', message: 'none' }, meta: {} });
 };
@@ -43,7 +50,10 @@ describe('SDK prompts', () => {
   });
 
   it('getPrompt(name) resolves the latest version; {version} and {label} resolve those, each one request', async () => {
-    const all = [{ ...record('1.1.0', true), labels: ['latest', 'staging'] }, { ...record('1.0.0', false), labels: ['production'] }];
+    const all = [
+      { ...record('1.1.0', true), labels: ['latest', 'staging'] },
+      { ...record('1.0.0', false), labels: ['production'] },
+    ];
     const { loupe, calls } = client((call) => resolveFrom(all)(call.url));
     const latest = await loupe.getPrompt('support');
     expect(latest).toMatchObject({ version: '1.1.0', isLatest: true, isFallback: false });
@@ -58,7 +68,10 @@ describe('SDK prompts', () => {
     // Cached per label: a second call makes no request.
     await loupe.prompts.get('support', { label: 'production' });
     expect(calls).toHaveLength(3);
-    await expect(loupe.getPrompt('support', { version: '9.9.9' })).rejects.toMatchObject({ kind: 'prompt', details: { code: 'NOT_FOUND' } });
+    await expect(loupe.getPrompt('support', { version: '9.9.9' })).rejects.toMatchObject({
+      kind: 'prompt',
+      details: { code: 'NOT_FOUND' },
+    });
     await expect(loupe.prompts.get('support', { label: 'canary' })).rejects.toMatchObject({ kind: 'prompt', details: { status: 404 } });
     await expect(loupe.prompts.get('support', { label: 'canary', version: '1.0.0' })).rejects.toBeInstanceOf(LoupeError);
     await loupe.shutdown();

@@ -157,14 +157,20 @@ describe('SDK spans and context', () => {
       },
       { name: 'search', kind: 'retrieval' },
     );
-    const broken = loupe.wrap(async () => {
-      throw new TypeError('bad input');
-    }, { name: 'broken', kind: 'tool' });
-    const thrower = loupe.wrap(() => {
-      // A thrown non-Error is what this case is about.
-      // eslint-disable-next-line @typescript-eslint/only-throw-error
-      throw 'plain string';
-    }, { name: 'thrower', captureInput: false });
+    const broken = loupe.wrap(
+      async () => {
+        throw new TypeError('bad input');
+      },
+      { name: 'broken', kind: 'tool' },
+    );
+    const thrower = loupe.wrap(
+      () => {
+        // A thrown non-Error is what this case is about.
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
+        throw 'plain string';
+      },
+      { name: 'thrower', captureInput: false },
+    );
     expect(add(2, 3)).toBe(5);
     await expect(search('cats')).resolves.toEqual(['cats']);
     await expect(broken()).rejects.toThrow(TypeError);

@@ -112,7 +112,9 @@ describe('SDK transport', () => {
   });
 
   it('gives up at once when Retry-After is longer than maxRetryDelayMs (a daily limit)', async () => {
-    const { loupe, calls, errors } = client(() => json(429, { error: { code: 'RATE_LIMITED', message: 'daily limit' } }, { 'retry-after': '86400' }));
+    const { loupe, calls, errors } = client(() =>
+      json(429, { error: { code: 'RATE_LIMITED', message: 'daily limit' } }, { 'retry-after': '86400' }),
+    );
     endSpans(loupe, 10);
     await vi.advanceTimersByTimeAsync(0);
     await expect(loupe.shutdown()).resolves.toBeUndefined();
@@ -134,7 +136,11 @@ describe('SDK transport', () => {
   it('does not retry traces the service lists as rejected, and counts the rest as sent', async () => {
     const { loupe, calls, errors } = client((call) =>
       json(200, {
-        data: { accepted: 1, rejected: 1, errors: [{ index: 1, traceId: call.body!.traces[1]!.traceId, path: 'spans.0.kind', message: 'bad' }] },
+        data: {
+          accepted: 1,
+          rejected: 1,
+          errors: [{ index: 1, traceId: call.body!.traces[1]!.traceId, path: 'spans.0.kind', message: 'bad' }],
+        },
         meta: {},
       }),
     );
@@ -208,9 +214,21 @@ describe('SDK transport', () => {
     const on = fakeFetch();
     const fromEnv = new Loupe({
       fetch: on.fetch,
-      env: { LOUPE_API_KEY: 'lpk_env', LOUPE_BASE_URL: 'http://env.test/', LOUPE_BATCH_SIZE: '2', LOUPE_ENVIRONMENT: 'development', LOUPE_SOURCE: 'my-app' },
+      env: {
+        LOUPE_API_KEY: 'lpk_env',
+        LOUPE_BASE_URL: 'http://env.test/',
+        LOUPE_BATCH_SIZE: '2',
+        LOUPE_ENVIRONMENT: 'development',
+        LOUPE_SOURCE: 'my-app',
+      },
     });
-    expect(fromEnv.options).toMatchObject({ baseUrl: 'http://env.test', batchSize: 2, flushIntervalMs: 5000, maxRetries: 3, retryBaseDelayMs: 1000 });
+    expect(fromEnv.options).toMatchObject({
+      baseUrl: 'http://env.test',
+      batchSize: 2,
+      flushIntervalMs: 5000,
+      maxRetries: 3,
+      retryBaseDelayMs: 1000,
+    });
     endSpans(fromEnv, 2);
     await fromEnv.shutdown();
     expect(on.calls[0]!.url).toBe('http://env.test/api/traces');

@@ -33,10 +33,29 @@ describe('span rows', () => {
     traceId: 't',
     source: 'sdk',
     spans: [
-      { spanId: 'a', name: 'n', kind: 'tool', startTime: '2025-01-01T10:00:00Z', endTime: '2025-01-01T10:00:01Z', durationMs: 1000, status: 'ok' },
       {
-        spanId: 'b', parentSpanId: 'a', name: 'n', kind: 'llm.chat', startTime: '2025-01-01T10:00:00Z', endTime: '2025-01-01T10:00:01Z',
-        durationMs: 1, status: 'error', statusMessage: 'x', model: 'm', inputTokens: 0, input: { text: 'hi' }, attributes: {},
+        spanId: 'a',
+        name: 'n',
+        kind: 'tool',
+        startTime: '2025-01-01T10:00:00Z',
+        endTime: '2025-01-01T10:00:01Z',
+        durationMs: 1000,
+        status: 'ok',
+      },
+      {
+        spanId: 'b',
+        parentSpanId: 'a',
+        name: 'n',
+        kind: 'llm.chat',
+        startTime: '2025-01-01T10:00:00Z',
+        endTime: '2025-01-01T10:00:01Z',
+        durationMs: 1,
+        status: 'error',
+        statusMessage: 'x',
+        model: 'm',
+        inputTokens: 0,
+        input: { text: 'hi' },
+        attributes: {},
       },
     ],
   };
@@ -44,7 +63,14 @@ describe('span rows', () => {
   it('copies the trace fields onto every span and gives later traces later versions', () => {
     const rows = toSpanRows('w', [trace, { ...trace, name: 'second', environment: 'staging' }]);
     expect(rows).toHaveLength(4);
-    expect(rows[0]).toMatchObject({ workspace_id: 'w', trace_id: 't', parent_span_id: '', trace_name: '', environment: '', input_tokens: null });
+    expect(rows[0]).toMatchObject({
+      workspace_id: 'w',
+      trace_id: 't',
+      parent_span_id: '',
+      trace_name: '',
+      environment: '',
+      input_tokens: null,
+    });
     expect(rows[1]).toMatchObject({ parent_span_id: 'a', status_message: 'x', input_tokens: 0, model: 'm', provider: '' });
     expect(rows[2]).toMatchObject({ trace_name: 'second', environment: 'staging' });
     expect(rows[0]!.version).toBe(rows[1]!.version);
@@ -60,8 +86,19 @@ describe('span rows', () => {
   it('writes the detail in the order of the span table, times in UTC', () => {
     const [row] = toSpanRows('w', [{ ...trace, spans: [{ ...trace.spans[1]!, startTime: '2025-01-01T12:00:00.000001+02:00' }] }]);
     expect(Object.keys(JSON.parse(row!.detail))).toEqual([
-      'spanId', 'parentSpanId', 'name', 'kind', 'input', 'startTime', 'endTime', 'durationMs', 'model', 'inputTokens', 'status',
-      'statusMessage', 'attributes',
+      'spanId',
+      'parentSpanId',
+      'name',
+      'kind',
+      'input',
+      'startTime',
+      'endTime',
+      'durationMs',
+      'model',
+      'inputTokens',
+      'status',
+      'statusMessage',
+      'attributes',
     ]);
     expect(JSON.parse(row!.detail).startTime).toBe('2025-01-01T10:00:00.000001Z');
   });

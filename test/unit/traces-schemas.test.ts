@@ -26,10 +26,24 @@ describe('trace schema', () => {
   it('accepts every optional field', () => {
     const full = span({
       parentSpanId: 'p',
-      input: { messages: [{ role: 'tool', content: 'x', name: 'n', toolCallId: 'c' }], toolCalls: [{ id: 'c', name: 'f', arguments: {}, result: 1 }], documents: [{ content: 'd', metadata: {}, score: 1 }], text: 't', raw: null },
+      input: {
+        messages: [{ role: 'tool', content: 'x', name: 'n', toolCallId: 'c' }],
+        toolCalls: [{ id: 'c', name: 'f', arguments: {}, result: 1 }],
+        documents: [{ content: 'd', metadata: {}, score: 1 }],
+        text: 't',
+        raw: null,
+      },
       output: { raw: [1] },
-      model: 'm', provider: 'p', inputTokens: 0, outputTokens: 1, totalTokens: 1, costUsd: 0,
-      statusMessage: '', attributes: { a: 1 }, events: [{ name: 'e', timestamp: '2025-01-01T10:00:00+01:00' }], metadata: {},
+      model: 'm',
+      provider: 'p',
+      inputTokens: 0,
+      outputTokens: 1,
+      totalTokens: 1,
+      costUsd: 0,
+      statusMessage: '',
+      attributes: { a: 1 },
+      events: [{ name: 'e', timestamp: '2025-01-01T10:00:00+01:00' }],
+      metadata: {},
     });
     expect(issues(trace({ name: 'n', sessionId: 'session one', environment: 'production', spans: [full] }))).toEqual([]);
   });
@@ -57,7 +71,9 @@ describe('trace schema', () => {
   it('rejects times without a zone, out of range, or an end before the start', () => {
     expect(issues(trace({ spans: [span({ startTime: '2025-01-01T10:00:00' })] }))).toEqual([expect.stringMatching(/^spans.0.startTime:/)]);
     expect(issues(trace({ spans: [span({ startTime: '1969-12-31T23:59:59Z' })] }))).toEqual([expect.stringMatching(/^spans.0.startTime:/)]);
-    expect(issues(trace({ spans: [span({ endTime: '2025-01-01T09:59:59.999Z' })] }))).toEqual(['spans.0.endTime: must not be before startTime']);
+    expect(issues(trace({ spans: [span({ endTime: '2025-01-01T09:59:59.999Z' })] }))).toEqual([
+      'spans.0.endTime: must not be before startTime',
+    ]);
     // Same millisecond, earlier microsecond; and an offset that puts the end after the start.
     expect(issues(trace({ spans: [span({ startTime: '2025-01-01T10:00:00.000500Z', endTime: '2025-01-01T10:00:00.000400Z' })] }))).toEqual([
       'spans.0.endTime: must not be before startTime',
@@ -67,7 +83,9 @@ describe('trace schema', () => {
 
   it('rejects a span that is its own parent and duplicate span ids', () => {
     expect(issues(trace({ spans: [span({ parentSpanId: 's1' })] }))).toEqual(['spans.0.parentSpanId: must not name the span itself']);
-    expect(issues(trace({ spans: [span(), span({ spanId: 's2' }), span()] }))).toEqual(['spans.2.spanId: duplicates the spanId of spans.0']);
+    expect(issues(trace({ spans: [span(), span({ spanId: 's2' }), span()] }))).toEqual([
+      'spans.2.spanId: duplicates the spanId of spans.0',
+    ]);
   });
 
   it('compares times to the microsecond', () => {

@@ -44,10 +44,8 @@ export class Loupe {
    */
   startSpan(name: string, options: SpanOptions = {}): Span {
     const parent = options.parent === null ? undefined : (options.parent ?? activeSpan.getStore());
-    return new Span(
-      name,
-      { ...options, parent, sessionId: options.sessionId ?? this.options.sessionId },
-      (span) => this.transport.add(span),
+    return new Span(name, { ...options, parent, sessionId: options.sessionId ?? this.options.sessionId }, (span) =>
+      this.transport.add(span),
     );
   }
 
@@ -81,9 +79,7 @@ export class Loupe {
         ...spanOptions,
         ...(captureInput && spanOptions.input === undefined ? { input: { raw: args } } : {}),
       });
-      return activeSpan.run(span, () =>
-        settle(span, () => fn.apply(this, args), captureOutput ? (value) => ({ raw: value }) : undefined),
-      );
+      return activeSpan.run(span, () => settle(span, () => fn.apply(this, args), captureOutput ? (value) => ({ raw: value }) : undefined));
     } as F;
   }
 
@@ -153,5 +149,9 @@ function settle<R>(span: Span, fn: () => R, outputOf: ((value: unknown) => SpanI
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as PromiseLike<unknown>).then === 'function';
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as PromiseLike<unknown>).then === 'function'
+  );
 }

@@ -11,12 +11,7 @@ export interface HttpAnswer {
 const VERSION = '0.1.0';
 
 /** One request to the service. Throws LoupeError('network') when no answer comes. */
-export async function request(
-  options: ResolvedOptions,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-): Promise<HttpAnswer> {
+export async function request(options: ResolvedOptions, method: 'GET' | 'POST', path: string, body?: unknown): Promise<HttpAnswer> {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `loupe-sdk/${VERSION}` };
   if (options.apiKey) headers['x-api-key'] = options.apiKey;
   if (options.workspaceId) headers['x-workspace-id'] = options.workspaceId;

@@ -98,13 +98,13 @@ export class PromptClient {
     }
     if (answer.status !== 200) throw httpError('GET', path, answer);
     const record = (answer.body as { data?: PromptRecord } | undefined)?.data;
-    if (!record || typeof record !== 'object' || record.name !== name) throw new LoupeError('prompt', `GET ${path} answered no prompt record`);
+    if (!record || typeof record !== 'object' || record.name !== name)
+      throw new LoupeError('prompt', `GET ${path} answered no prompt record`);
     return record;
   }
 }
 
 type Which = { label?: string; version?: string };
-
 
 function asPromptError(name: string, error: unknown): LoupeError {
   if (error instanceof LoupeError && error.kind === 'prompt') return error;
@@ -140,7 +140,10 @@ export interface RenderedPrompt {
 }
 
 /** Fills a prompt's system and human templates together; missing variables of both are named at once. */
-export function render(prompt: Pick<PromptRecord, 'systemPrompt' | 'humanPrompt'>, variables: Record<string, unknown> = {}): RenderedPrompt {
+export function render(
+  prompt: Pick<PromptRecord, 'systemPrompt' | 'humanPrompt'>,
+  variables: Record<string, unknown> = {},
+): RenderedPrompt {
   const human = prompt.humanPrompt ?? undefined;
   const system = renderTemplate(prompt.systemPrompt, variables);
   const user = human === undefined ? undefined : renderTemplate(human, variables);
@@ -153,9 +156,6 @@ export function render(prompt: Pick<PromptRecord, 'systemPrompt' | 'humanPrompt'
   return {
     systemPrompt,
     humanPrompt,
-    messages: [
-      { role: 'system', content: systemPrompt },
-      ...(humanPrompt ? [{ role: 'user' as const, content: humanPrompt }] : []),
-    ],
+    messages: [{ role: 'system', content: systemPrompt }, ...(humanPrompt ? [{ role: 'user' as const, content: humanPrompt }] : [])],
   };
 }

@@ -53,7 +53,8 @@ export class AgentScope {
     const active = this.innermost();
     if (active !== this) return active.toolCall(name, args, options);
     const id = options.toolCallId ?? randomUUID();
-    const argumentsObject = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : { value: args };
+    const argumentsObject =
+      args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : { value: args };
     const span = this.loupe.startSpan(name, {
       kind: 'tool',
       parent: this.turnSpan ?? this.span,

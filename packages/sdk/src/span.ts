@@ -150,8 +150,19 @@ export class Span {
 
   /** The span as POST /api/traces takes it (only once ended). */
   toPayload(): SpanPayload {
-    const { model, provider, inputTokens, outputTokens, totalTokens, cacheReadTokens, cacheWriteTokens, reasoningTokens, costUsd, latencyMs, ttftMs } =
-      this.metrics;
+    const {
+      model,
+      provider,
+      inputTokens,
+      outputTokens,
+      totalTokens,
+      cacheReadTokens,
+      cacheWriteTokens,
+      reasoningTokens,
+      costUsd,
+      latencyMs,
+      ttftMs,
+    } = this.metrics;
     // The span shape has no latency field (its duration is durationMs): it travels in metadata.
     const metadata = toJsonObject({ ...this.metadata, ...(latencyMs !== undefined ? { latencyMs } : {}) });
     const attributes = toJsonObject(this.attributes);

@@ -85,7 +85,9 @@ export class SpanTransport {
         if (this.droppedUnreported > 0) {
           const n = this.droppedUnreported;
           this.droppedUnreported = 0;
-          this.report(new LoupeError('dropped', `${n} span(s) dropped: the queue held more than ${this.options.maxQueueSize}`, { spanCount: n }));
+          this.report(
+            new LoupeError('dropped', `${n} span(s) dropped: the queue held more than ${this.options.maxQueueSize}`, { spanCount: n }),
+          );
         }
         await this.send(this.queue.splice(0, this.options.batchSize));
       }
@@ -113,7 +115,13 @@ export class SpanTransport {
         if (!retriable(answer.status)) {
           // A validation failure (or a bad key) will fail again the same way.
           this.counters.rejected += batch.length;
-          this.report(new LoupeError(answer.status === 400 ? 'rejected' : 'http', `${batch.length} span(s) not sent: ${failure.message}`, failure.details));
+          this.report(
+            new LoupeError(
+              answer.status === 400 ? 'rejected' : 'http',
+              `${batch.length} span(s) not sent: ${failure.message}`,
+              failure.details,
+            ),
+          );
           return;
         }
         if (answer.status === 429) toldToWait = retryAfterMs(answer.headers);
@@ -126,7 +134,12 @@ export class SpanTransport {
       if (attempt >= this.options.maxRetries || tooLong) {
         this.counters.dropped += batch.length;
         const why = tooLong ? `told to wait ${Math.ceil(delay / 1000)} s` : `after ${attempt + 1} attempts`;
-        this.report(new LoupeError('dropped', `${batch.length} span(s) dropped ${why}: ${failure.message}`, { ...failure.details, spanCount: batch.length }));
+        this.report(
+          new LoupeError('dropped', `${batch.length} span(s) dropped ${why}: ${failure.message}`, {
+            ...failure.details,
+            spanCount: batch.length,
+          }),
+        );
         return;
       }
       await sleep(delay);
@@ -145,10 +158,14 @@ export class SpanTransport {
     this.counters.rejected += rejectedSpans;
     const first = errors[0]!;
     this.report(
-      new LoupeError('rejected', `${refused.size} trace(s) refused as invalid, e.g. ${first.traceId ?? ''} ${first.path}: ${first.message}`, {
-        errors,
-        spanCount: rejectedSpans,
-      }),
+      new LoupeError(
+        'rejected',
+        `${refused.size} trace(s) refused as invalid, e.g. ${first.traceId ?? ''} ${first.path}: ${first.message}`,
+        {
+          errors,
+          spanCount: rejectedSpans,
+        },
+      ),
     );
   }
 

@@ -41,8 +41,14 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ sql: Sql; allowPrivate: bool
   });
 
   app.delete('/:id', {
-    schema: { tags, summary: 'Remove an endpoint and its deliveries', params: webhookIdParams, response: { 200: envelope(deletedWebhookSchema), ...errors } },
-    handler: async (request, reply) => sendData(request, reply, await store.deleteWebhook(sql, request.auth.workspaceId, request.params.id)),
+    schema: {
+      tags,
+      summary: 'Remove an endpoint and its deliveries',
+      params: webhookIdParams,
+      response: { 200: envelope(deletedWebhookSchema), ...errors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await store.deleteWebhook(sql, request.auth.workspaceId, request.params.id)),
   });
 
   app.get('/:id/deliveries', {

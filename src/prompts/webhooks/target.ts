@@ -68,7 +68,8 @@ export function checkTargetUrl(raw: string, allowPrivate: boolean): string | und
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   if (allowPrivate) return undefined;
   const host = hostOf(url).toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not be a loopback host (set LOUPE_WEBHOOK_ALLOW_PRIVATE=true to allow)';
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return 'must not be a loopback host (set LOUPE_WEBHOOK_ALLOW_PRIVATE=true to allow)';
   if (isIP(host) !== 0 && isPrivateAddress(host)) {
     return 'must not be a loopback, private or link-local address (set LOUPE_WEBHOOK_ALLOW_PRIVATE=true to allow)';
   }

@@ -91,7 +91,13 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
         limit 1
         for update of d skip locked`;
       if (!d) return false;
-      const body = JSON.stringify({ id: d.eventId, type: d.type, createdAt: d.createdAt.toISOString(), workspaceId: d.workspaceId, data: d.data });
+      const body = JSON.stringify({
+        id: d.eventId,
+        type: d.type,
+        createdAt: d.createdAt.toISOString(),
+        workspaceId: d.workspaceId,
+        data: d.data,
+      });
       const headers = {
         'user-agent': 'Loupe-Webhooks/1',
         'x-loupe-event': d.type,

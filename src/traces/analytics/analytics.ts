@@ -85,7 +85,13 @@ function bySource(total: TotalsRow) {
   return [entry('provided', provided), entry('computed', computed)];
 }
 
-function shape(range: AnalyticsRange, total: TotalsRow, rows: TotalsRow[], shares: BreakdownRow[], budget: number | undefined): AnalyticsResult {
+function shape(
+  range: AnalyticsRange,
+  total: TotalsRow,
+  rows: TotalsRow[],
+  shares: BreakdownRow[],
+  budget: number | undefined,
+): AnalyticsResult {
   const byBucket = new Map(rows.filter((r) => r.isTotal === 0).map((r) => [r.bucket * 1000, r]));
   const points = bucketStarts(range).map((start) => {
     const row = byBucket.get(start);
@@ -100,7 +106,9 @@ function shape(range: AnalyticsRange, total: TotalsRow, rows: TotalsRow[], share
   });
   const [p50, p90, p95, p99] = total.latencyPercentiles;
   const part = (dimension: BreakdownRow['dimension']) =>
-    shares.filter((s) => s.dimension === dimension).map(({ key, costUsd, share }) => ({ key, costUsd: finiteSum(costUsd), share: finiteOrNull(share) ?? 0 }));
+    shares
+      .filter((s) => s.dimension === dimension)
+      .map(({ key, costUsd, share }) => ({ key, costUsd: finiteSum(costUsd), share: finiteOrNull(share) ?? 0 }));
   return {
     range: { startAfter: range.startAfter, startBefore: range.startBefore },
     totals: {

@@ -12,16 +12,21 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const tags = ['traces'];
 
 /** Aggregates over the workspace's deduplicated traces; every figure is computed in ClickHouse. */
-export const analyticsRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse, config }) => {
+export const analyticsRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (
+  app,
+  { clickhouse, config },
+) => {
   const limits = queryLimitsOf(config);
   app.get('/stats', {
     schema: {
-      summary: 'Trace, span, error, token, cost and latency figures grouped by model, provider, kind, source, user, session, tag or name (top groups)',
+      summary:
+        'Trace, span, error, token, cost and latency figures grouped by model, provider, kind, source, user, session, tag or name (top groups)',
       querystring: statsQuerySchema,
       response: { 200: envelope(statsResultSchema), ...errors, 422: queryTooExpensiveSchema },
       tags,
     },
-    handler: async (request, reply) => sendData(request, reply, await getStats(clickhouse, request.auth.workspaceId, request.query, limits)),
+    handler: async (request, reply) =>
+      sendData(request, reply, await getStats(clickhouse, request.auth.workspaceId, request.query, limits)),
   });
 
   app.get('/analytics', {
@@ -31,6 +36,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClie
       response: { 200: envelope(analyticsResultSchema), ...errors, 422: queryTooExpensiveSchema },
       tags,
     },
-    handler: async (request, reply) => sendData(request, reply, await getAnalytics(clickhouse, request.auth.workspaceId, request.query, Date.now(), limits)),
+    handler: async (request, reply) =>
+      sendData(request, reply, await getAnalytics(clickhouse, request.auth.workspaceId, request.query, Date.now(), limits)),
   });
 };

@@ -17,8 +17,7 @@ import { selectStatsBySpanGroup, selectStatsByTraceField, type AggregateRow } fr
 type StatsRow = AggregateRow & { key: string | null };
 
 /** The engine answers NaN (as null or "nan") for percentiles of an empty set. */
-export const finiteOrNull = (value: unknown): number | null =>
-  typeof value === 'number' && Number.isFinite(value) ? value : null;
+export const finiteOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
 /**
  * A sum as the API answers it: always a number. Only values stored before the span bounds

@@ -166,7 +166,10 @@ export function builtinQuote(providerId: string | undefined, model: string, usag
   const prices = pricesAt(matched.model, at);
   // Cached and reasoning tokens are charged apart only where the model prices them apart.
   const leaves: Record<string, number> = {
-    input: usage.input - (prices.cache_read_mtok !== undefined ? usage.cacheRead : 0) - (prices.cache_write_mtok !== undefined ? usage.cacheWrite : 0),
+    input:
+      usage.input -
+      (prices.cache_read_mtok !== undefined ? usage.cacheRead : 0) -
+      (prices.cache_write_mtok !== undefined ? usage.cacheWrite : 0),
     cacheRead: usage.cacheRead,
     cacheWrite: usage.cacheWrite,
     output: usage.output - (prices.output_reasoning_mtok !== undefined ? usage.reasoning : 0),

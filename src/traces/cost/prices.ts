@@ -41,7 +41,10 @@ export async function listUnpriced(
   limits: QueryLimits,
 ) {
   const { from: startAfter, to: startBefore } = resolveWindow(query.startAfter, query.startBefore, limits);
-  return { range: { startAfter, startBefore }, models: await selectUnpricedModels(clickhouse, workspaceId, { startAfter, startBefore }, limits) };
+  return {
+    range: { startAfter, startBefore },
+    models: await selectUnpricedModels(clickhouse, workspaceId, { startAfter, startBefore }, limits),
+  };
 }
 
 export async function reprice(

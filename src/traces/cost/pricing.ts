@@ -81,7 +81,10 @@ export function ingestPricingOf(clickhouse: ClickHouseClient): IngestPricing {
 }
 
 /** The function that prices the workspace's spans at ingest, or undefined when pricing is off. */
-export async function spanPricerFor(clickhouse: ClickHouseClient, workspaceId: string): Promise<((span: PricedFields) => SpanCost) | undefined> {
+export async function spanPricerFor(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+): Promise<((span: PricedFields) => SpanCost) | undefined> {
   const pricing = ingestPricingOf(clickhouse);
   if (!pricing.enabled) return undefined;
   const prices = pricing.book ? await pricing.book.forWorkspace(workspaceId) : emptyPriceIndex;

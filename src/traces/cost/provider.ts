@@ -105,7 +105,10 @@ export const modelFamilies: Readonly<Record<string, string>> = {
 
 /** The provider of a model's family (modelFamilies), or undefined for a name of no known family. */
 export function providerOfModel(model: string): string | undefined {
-  const name = model.slice(model.lastIndexOf('/') + 1).trim().toLowerCase();
+  const name = model
+    .slice(model.lastIndexOf('/') + 1)
+    .trim()
+    .toLowerCase();
   for (let dash = name.indexOf('-'); ; dash = name.indexOf('-', dash + 1)) {
     const family = entry(modelFamilies, dash === -1 ? name : name.slice(0, dash));
     if (family !== undefined) return family;

@@ -93,7 +93,8 @@ export async function repriceRange(
       );
       // No model or no token count (a row stored before costs were computed): nothing to price.
       if (quote === undefined) continue;
-      const cost: SpanCost = quote === null ? { costSource: 'none' } : { costUsd: quote.costUsd, costSource: 'computed', pricing: quote.pricing };
+      const cost: SpanCost =
+        quote === null ? { costSource: 'none' } : { costUsd: quote.costUsd, costSource: 'computed', pricing: quote.pricing };
       if (cost.costSource === 'none') result.spansUnpriced++;
       const span = JSON.parse(row.detail) as StoredSpan;
       const unchanged =
@@ -161,5 +162,10 @@ export async function selectUnpricedModels(
     format: 'JSONEachRow',
   });
   const rows = await result.json<UnpricedModel>();
-  return rows.map((r) => ({ ...r, spanCount: Number(r.spanCount), firstSeen: fromStoredTime(r.firstSeen), lastSeen: fromStoredTime(r.lastSeen) }));
+  return rows.map((r) => ({
+    ...r,
+    spanCount: Number(r.spanCount),
+    firstSeen: fromStoredTime(r.firstSeen),
+    lastSeen: fromStoredTime(r.lastSeen),
+  }));
 }

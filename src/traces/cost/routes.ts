@@ -40,7 +40,11 @@ export const modelRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHou
   });
 
   app.get('/', {
-    schema: { tags, summary: "This workspace's model prices, oldest first", response: { 200: envelope(z.array(workspacePriceSchema)), ...errors } },
+    schema: {
+      tags,
+      summary: "This workspace's model prices, oldest first",
+      response: { 200: envelope(z.array(workspacePriceSchema)), ...errors },
+    },
     handler: async (request, reply) => sendData(request, reply, await prices.listPrices(sql, request.auth.workspaceId)),
   });
 
@@ -62,7 +66,8 @@ export const modelRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHou
       querystring: rangeQuery,
       response: { 200: envelope(unpricedListSchema), ...errors },
     },
-    handler: async (request, reply) => sendData(request, reply, await prices.listUnpriced(clickhouse, request.auth.workspaceId, request.query, limits)),
+    handler: async (request, reply) =>
+      sendData(request, reply, await prices.listUnpriced(clickhouse, request.auth.workspaceId, request.query, limits)),
   });
 
   app.post('/reprice', {
@@ -72,7 +77,8 @@ export const modelRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHou
       body: repriceBody,
       response: { 200: envelope(repriceResultSchema), ...errors },
     },
-    handler: async (request, reply) => sendData(request, reply, await prices.reprice(clickhouse, book, request.auth.workspaceId, request.body)),
+    handler: async (request, reply) =>
+      sendData(request, reply, await prices.reprice(clickhouse, book, request.auth.workspaceId, request.body)),
   });
 
   app.delete('/:id', {
@@ -82,6 +88,7 @@ export const modelRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHou
       params: priceIdParams,
       response: { 200: envelope(z.object({ id: z.string(), deleted: z.literal(true) })), ...errors },
     },
-    handler: async (request, reply) => sendData(request, reply, await prices.deletePrice(sql, book, request.auth.workspaceId, request.params.id)),
+    handler: async (request, reply) =>
+      sendData(request, reply, await prices.deletePrice(sql, book, request.auth.workspaceId, request.params.id)),
   });
 };

@@ -73,9 +73,7 @@ export type WorkspacePrice = z.infer<typeof workspacePriceSchema>;
 
 export const priceIdParams = z.object({ id: z.uuid() });
 
-export const priceLookupQuery = z
-  .object({ model: z.string().min(1).max(256), provider: z.string().min(1).max(256).optional() })
-  .strict();
+export const priceLookupQuery = z.object({ model: z.string().min(1).max(256), provider: z.string().min(1).max(256).optional() }).strict();
 
 export const priceLookupSchema = z.object({ model: z.string(), provider: z.string().nullable(), pricing: pricingSchema });
 

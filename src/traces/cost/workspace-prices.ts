@@ -76,8 +76,7 @@ export class WorkspacePriceIndex {
     const lower = model.toLowerCase();
     const found = this.candidates.filter(
       (c) =>
-        (c.provider === undefined || c.provider === provider) &&
-        (c.regex ? c.regex.test(model) : c.price.model.toLowerCase() === lower),
+        (c.provider === undefined || c.provider === provider) && (c.regex ? c.regex.test(model) : c.price.model.toLowerCase() === lower),
     );
     if (this.ranked.size >= maxRemembered) this.ranked.clear();
     this.ranked.set(key, found);
@@ -100,7 +99,11 @@ export function workspaceQuote(price: WorkspacePrice, usage: TokenUsage): Quote 
   const cacheWrite = price.cacheWritePerMillion ?? price.inputPerMillion;
   const uncached = usage.input - usage.cacheRead - usage.cacheWrite;
   const costUsd =
-    (uncached * price.inputPerMillion + usage.cacheRead * cacheRead + usage.cacheWrite * cacheWrite + usage.output * price.outputPerMillion) / 1e6;
+    (uncached * price.inputPerMillion +
+      usage.cacheRead * cacheRead +
+      usage.cacheWrite * cacheWrite +
+      usage.output * price.outputPerMillion) /
+    1e6;
   return {
     costUsd,
     pricing: {

@@ -28,7 +28,12 @@ export class ExportGate {
   constructor(readonly limit: number) {}
   enter() {
     if (this.inFlight >= this.limit) {
-      throw new AppError('SERVICE_UNAVAILABLE', 'Too many exports in progress; retry shortly', { inFlight: this.inFlight }, { 'retry-after': '1' });
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        'Too many exports in progress; retry shortly',
+        { inFlight: this.inFlight },
+        { 'retry-after': '1' },
+      );
     }
     this.inFlight++;
     let left = false;

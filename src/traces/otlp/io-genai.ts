@@ -144,7 +144,11 @@ export function convertAiSdkToolCalls(value: unknown): SpanToolCall[] {
  * message): Langfuse's observation input and output, GenAI event bodies. Content given as
  * parts keeps its text parts; other parts go to the extras.
  */
-export function convertOpenAiMessages(value: unknown, out: ConvertedMessages = emptyConversion(), defaultRole: SpanMessage['role'] = 'user') {
+export function convertOpenAiMessages(
+  value: unknown,
+  out: ConvertedMessages = emptyConversion(),
+  defaultRole: SpanMessage['role'] = 'user',
+) {
   const parsed = parseMaybeJson(value);
   const list = Array.isArray(parsed) ? parsed : [parsed];
   list.forEach((message, index) => {
@@ -164,7 +168,8 @@ export function convertOpenAiMessages(value: unknown, out: ConvertedMessages = e
       const text: string[] = [];
       for (const part of message.content) {
         if (typeof part === 'string') text.push(part);
-        else if (isRecord(part) && (part.type === 'text' || part.type === 'input_text' || part.type === 'output_text')) text.push(asText(part.text ?? part.content));
+        else if (isRecord(part) && (part.type === 'text' || part.type === 'input_text' || part.type === 'output_text'))
+          text.push(asText(part.text ?? part.content));
         else out.extras.push({ message: index, part });
       }
       content = text.join('\n');

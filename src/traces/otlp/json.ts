@@ -38,11 +38,21 @@ const span = z.looseObject({
   attributes,
   droppedAttributesCount: uint32.optional(),
   events: z
-    .array(z.looseObject({ timeUnixNano: int64.optional(), name: z.string().optional(), attributes, droppedAttributesCount: uint32.optional() }))
+    .array(
+      z.looseObject({ timeUnixNano: int64.optional(), name: z.string().optional(), attributes, droppedAttributesCount: uint32.optional() }),
+    )
     .optional(),
   droppedEventsCount: uint32.optional(),
   links: z
-    .array(z.looseObject({ traceId: id.optional(), spanId: id.optional(), traceState: z.string().optional(), attributes, flags: uint32.optional() }))
+    .array(
+      z.looseObject({
+        traceId: id.optional(),
+        spanId: id.optional(),
+        traceState: z.string().optional(),
+        attributes,
+        flags: uint32.optional(),
+      }),
+    )
     .optional(),
   droppedLinksCount: uint32.optional(),
   status: z.looseObject({ message: z.string().optional(), code: z.number().int().optional() }).optional(),
@@ -100,7 +110,8 @@ export const otlpJsonLogsRequestSchema = z.strictObject({
 
 // Integer literals of the int64 fields, at a key position (after `{` or `,`). An unescaped
 // quote cannot occur inside a JSON string, so this never matches string content.
-const int64Literal = /([{,]\s*"(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|observedTimeUnixNano|intValue)"\s*:\s*)(-?\d{16,})(?=\s*[,}])/g;
+const int64Literal =
+  /([{,]\s*"(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|observedTimeUnixNano|intValue)"\s*:\s*)(-?\d{16,})(?=\s*[,}])/g;
 
 /**
  * Parses OTLP/JSON text. Unix nanoseconds sent as JSON numbers exceed 2^53, so they are
@@ -115,9 +126,7 @@ export const maxOtlpJsonDepth = 136;
 
 export type OtlpJsonIssue = { path: string; message: string };
 
-export function decodeJsonRequest(
-  body: unknown,
-): { ok: true; request: PlainExportRequest } | { ok: false; issues: OtlpJsonIssue[] } {
+export function decodeJsonRequest(body: unknown): { ok: true; request: PlainExportRequest } | { ok: false; issues: OtlpJsonIssue[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !('resourceSpans' in body)) {
     return { ok: false, issues: [{ path: 'body', message: 'is not an ExportTraceServiceRequest: expected {"resourceSpans": [...]}' }] };
   }
@@ -136,9 +145,7 @@ export function decodeJsonRequest(
   };
 }
 
-export function decodeJsonLogsRequest(
-  body: unknown,
-): { ok: true; request: PlainLogsRequest } | { ok: false; issues: OtlpJsonIssue[] } {
+export function decodeJsonLogsRequest(body: unknown): { ok: true; request: PlainLogsRequest } | { ok: false; issues: OtlpJsonIssue[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !('resourceLogs' in body)) {
     return { ok: false, issues: [{ path: 'body', message: 'is not an ExportLogsServiceRequest: expected {"resourceLogs": [...]}' }] };
   }
@@ -146,6 +153,8 @@ export function decodeJsonLogsRequest(
   if (parsed.success) return { ok: true, request: parsed.data };
   return {
     ok: false,
-    issues: parsed.error.issues.slice(0, 20).map((issue) => ({ path: ['body', ...issue.path.map(String)].join('.'), message: issue.message })),
+    issues: parsed.error.issues
+      .slice(0, 20)
+      .map((issue) => ({ path: ['body', ...issue.path.map(String)].join('.'), message: issue.message })),
   };
 }

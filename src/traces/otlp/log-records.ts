@@ -62,7 +62,11 @@ export function normalizeLogs(request: PlainLogsRequest): NormalizedLogs {
         const attributes = fromKeyValues(record.attributes);
         const name = record.eventName || (typeof attributes['event.name'] === 'string' ? attributes['event.name'] : '');
         if (!traceId || !spanId) {
-          rejections.push({ traceId: traceId || '', spanId: spanId || '', reason: 'log record names no span (trace and span id): not stored' });
+          rejections.push({
+            traceId: traceId || '',
+            spanId: spanId || '',
+            reason: 'log record names no span (trace and span id): not stored',
+          });
           continue;
         }
         if (!isGenAiContentEvent(name)) {
@@ -139,7 +143,7 @@ export function withLogContent<S extends Span>(span: S, records: { name: string;
   const outputIO = side(span.output, output);
   if (inputIO) next.input = inputIO;
   if (outputIO) next.output = outputIO;
-  const metadata = (span.metadata ?? {});
+  const metadata = span.metadata ?? {};
   const otel = (metadata.otel ?? {}) as Record<string, unknown>;
   next.metadata = { ...metadata, otel: { ...otel, contentFrom: 'logs', logRecords: records.length } };
   return next;
@@ -152,7 +156,8 @@ export function withLogContent<S extends Span>(span: S, records: { name: string;
 export async function attachStoredContent(writer: WriteBatcher, workspaceId: string, traces: Trace[]): Promise<void> {
   const clickhouse = writer.clickhouse;
   const keys: SpanKey[] = [];
-  for (const trace of traces) for (const span of trace.spans) if (takesLogContent(span)) keys.push({ traceId: trace.traceId, spanId: span.spanId });
+  for (const trace of traces)
+    for (const span of trace.spans) if (takesLogContent(span)) keys.push({ traceId: trace.traceId, spanId: span.spanId });
   if (keys.length === 0) return;
   const records = await readRecords(clickhouse, workspaceId, keys);
   if (records.size === 0) return;
@@ -223,11 +228,13 @@ export async function storeLogRecords(writer: WriteBatcher, workspaceId: string,
     format: 'JSONEachRow',
   });
   const stored = (await spans.json<StoredRow & { is_deleted: number }>()).filter((row) => row.is_deleted === 0);
-  const candidates = stored
-    .map((row) => ({ row, span: JSON.parse(row.detail) as StoredSpan }))
-    .filter(({ span }) => takesLogContent(span));
+  const candidates = stored.map((row) => ({ row, span: JSON.parse(row.detail) as StoredSpan })).filter(({ span }) => takesLogContent(span));
   if (candidates.length === 0) return 0;
-  const records = await readRecords(clickhouse, workspaceId, candidates.map(({ row }) => ({ traceId: row.trace_id, spanId: row.span_id })));
+  const records = await readRecords(
+    clickhouse,
+    workspaceId,
+    candidates.map(({ row }) => ({ traceId: row.trace_id, spanId: row.span_id })),
+  );
   const rewritten = new Map<string, Trace>();
   for (const { row, span } of candidates) {
     const found = records.get(`${row.trace_id}/${row.span_id}`);

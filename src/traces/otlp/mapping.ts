@@ -26,7 +26,14 @@ export type { MetricField } from './table.js';
 
 // ---- kind -------------------------------------------------------------------------------
 
-export const kindRows: KindRow[] = [...loupe.kinds, ...langfuse.kinds, ...openInference.kinds, ...genAi.kinds, ...openLlmetry.kinds, ...aiSdk.kinds];
+export const kindRows: KindRow[] = [
+  ...loupe.kinds,
+  ...langfuse.kinds,
+  ...openInference.kinds,
+  ...genAi.kinds,
+  ...openLlmetry.kinds,
+  ...aiSdk.kinds,
+];
 
 const nativeKinds = new Set<string>(spanKinds);
 
@@ -138,9 +145,19 @@ function asTags(value: unknown): string[] | undefined {
  * Trace fields of a span, span attributes before resource attributes. `resourceFields`, when
  * given, is `mapTraceFields({}, resource)` worked out once for all the spans of a resource.
  */
-export function mapTraceFields(span: Attributes, resource: Attributes, resourceFields?: TraceFields, hits: AttributeHits = hitsOf(span)): TraceFields {
+export function mapTraceFields(
+  span: Attributes,
+  resource: Attributes,
+  resourceFields?: TraceFields,
+  hits: AttributeHits = hitsOf(span),
+): TraceFields {
   const out: TraceFields = {};
-  const sources = resourceFields ? ([[span, 'span', hits]] as const) : ([[span, 'span', hits], [resource, 'resource', hitsOf(resource)]] as const);
+  const sources = resourceFields
+    ? ([[span, 'span', hits]] as const)
+    : ([
+        [span, 'span', hits],
+        [resource, 'resource', hitsOf(resource)],
+      ] as const);
   for (const [attrs, from, found] of sources) {
     for (const index of found.traceFields) {
       const row = traceFieldRows[index]!;
@@ -158,7 +175,8 @@ export function mapTraceFields(span: Attributes, resource: Attributes, resourceF
       out[row.field] = value;
     }
   }
-  if (resourceFields) for (const key in resourceFields) (out as Record<string, unknown>)[key] ??= (resourceFields as Record<string, unknown>)[key];
+  if (resourceFields)
+    for (const key in resourceFields) (out as Record<string, unknown>)[key] ??= (resourceFields as Record<string, unknown>)[key];
   return out;
 }
 

@@ -76,7 +76,11 @@ export interface PlainLogRecord {
 export interface PlainLogsRequest {
   resourceLogs?: {
     resource?: { attributes?: PlainKeyValue[]; droppedAttributesCount?: number };
-    scopeLogs?: { scope?: { name?: string; version?: string; attributes?: PlainKeyValue[] }; logRecords?: PlainLogRecord[]; schemaUrl?: string }[];
+    scopeLogs?: {
+      scope?: { name?: string; version?: string; attributes?: PlainKeyValue[] };
+      logRecords?: PlainLogRecord[];
+      schemaUrl?: string;
+    }[];
     schemaUrl?: string;
   }[];
 }

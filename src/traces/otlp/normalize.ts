@@ -1,6 +1,15 @@
 import { fromKeyValues } from './any-value.js';
 import { hitsOf, mapIO, mapKind, mapMetrics, mapTraceFields, mergeIO, type TraceFields } from './mapping.js';
-import { otelSpanKinds, type Attributes, type NativeSpan, type NativeTrace, type PlainExportRequest, type PlainId, type PlainInt64, type PlainSpan } from './model.js';
+import {
+  otelSpanKinds,
+  type Attributes,
+  type NativeSpan,
+  type NativeTrace,
+  type PlainExportRequest,
+  type PlainId,
+  type PlainInt64,
+  type PlainSpan,
+} from './model.js';
 import { firstTokenEvents, isGenAiContentEvent, messagesFromEvents } from './conventions/genai-events.js';
 import { langfuseStatus } from './conventions/langfuse.js';
 import { toSpanIO } from './io-genai.js';
@@ -61,7 +70,8 @@ const digits = /^\d{1,21}$/;
  */
 export function parseUnixNanos(value: PlainInt64 | undefined): UnixNanos | undefined {
   if (value === undefined) return undefined;
-  const text = typeof value === 'number' ? (Number.isInteger(value) && value > 0 ? value.toLocaleString('en-US', { useGrouping: false }) : '') : value;
+  const text =
+    typeof value === 'number' ? (Number.isInteger(value) && value > 0 ? value.toLocaleString('en-US', { useGrouping: false }) : '') : value;
   if (!digits.test(text)) return undefined;
   const seconds = text.length > 9 ? Number(text.slice(0, -9)) : 0;
   const nanos = Number(text.slice(-9));
@@ -126,7 +136,10 @@ function buildSpan(
   // GenAI content sent as span events (the event conventions) fills a conversation that the
   // attributes left empty; those events are then stored as the messages, not twice.
   const contentFromEvents =
-    plainEvents.length > 0 && !input?.messages?.length && !output?.messages?.length && plainEvents.some((e) => e.name !== undefined && isGenAiContentEvent(e.name));
+    plainEvents.length > 0 &&
+    !input?.messages?.length &&
+    !output?.messages?.length &&
+    plainEvents.some((e) => e.name !== undefined && isGenAiContentEvent(e.name));
   let ttftMs = fields.ttftMs;
   const events: NonNullable<NativeSpan['events']> = [];
   const contentEvents: { name: string; body: unknown }[] = [];
@@ -145,13 +158,16 @@ function buildSpan(
       dropped++;
       continue;
     }
-    const attrs = Object.keys(eventAttributes).length > 0 ? trimAttributes(eventAttributes, `events.${events.length}.`, trimmed) : undefined;
+    const attrs =
+      Object.keys(eventAttributes).length > 0 ? trimAttributes(eventAttributes, `events.${events.length}.`, trimmed) : undefined;
     events.push({ name: cut(name, limits.nameLength), timestamp: unixNanosToIso(at), ...(attrs ? { attributes: attrs } : {}) });
   }
   if (contentEvents.length > 0) {
     const converted = messagesFromEvents(contentEvents);
-    if (converted.input.messages.length > 0 || converted.input.extras.length > 0) mergeIO((input ??= {}), toSpanIO(converted.input, 'events'));
-    if (converted.output.messages.length > 0 || converted.output.extras.length > 0) mergeIO((output ??= {}), toSpanIO(converted.output, 'events'));
+    if (converted.input.messages.length > 0 || converted.input.extras.length > 0)
+      mergeIO((input ??= {}), toSpanIO(converted.input, 'events'));
+    if (converted.output.messages.length > 0 || converted.output.extras.length > 0)
+      mergeIO((output ??= {}), toSpanIO(converted.output, 'events'));
   }
 
   let statusMessage = span.status?.message || undefined;
@@ -167,10 +183,18 @@ function buildSpan(
   const otel: Record<string, unknown> = { spanKind: otelSpanKinds[span.kind ?? 0] ?? 'unspecified' };
   if (span.traceState) otel.traceState = span.traceState;
   if (span.links?.length) {
-    otel.links = span.links.map((l) => ({ traceId: toHexId(l.traceId, 16) ?? '', spanId: toHexId(l.spanId, 8) ?? '', attributes: fromKeyValues(l.attributes) }));
+    otel.links = span.links.map((l) => ({
+      traceId: toHexId(l.traceId, 16) ?? '',
+      spanId: toHexId(l.spanId, 8) ?? '',
+      attributes: fromKeyValues(l.attributes),
+    }));
   }
   if (span.droppedAttributesCount || span.droppedEventsCount || span.droppedLinksCount) {
-    otel.dropped = { attributes: span.droppedAttributesCount ?? 0, events: span.droppedEventsCount ?? 0, links: span.droppedLinksCount ?? 0 };
+    otel.dropped = {
+      attributes: span.droppedAttributesCount ?? 0,
+      events: span.droppedEventsCount ?? 0,
+      links: span.droppedLinksCount ?? 0,
+    };
   }
   if (trimmed.length > 0) otel.trimmed = trimmed;
 
@@ -257,7 +281,8 @@ export function normalizeExport(request: PlainExportRequest): NormalizedExport {
         else {
           const { native, traceFields } = buildSpan(span, { spanId, parentSpanId }, start, end, { resource, resourceFields, scope });
           let entry = traces.get(traceId);
-          if (!entry) traces.set(traceId, (entry = { trace: { traceId, source: 'otel', spans: [] }, fromRoot: new Set(), bySpanId: new Map() }));
+          if (!entry)
+            traces.set(traceId, (entry = { trace: { traceId, source: 'otel', spans: [] }, fromRoot: new Set(), bySpanId: new Map() }));
           // A span sent twice in one export (a retried batch) is one span: the last copy wins.
           const earlier = entry.bySpanId.get(spanId);
           if (earlier === undefined) entry.bySpanId.set(spanId, entry.trace.spans.push(native) - 1);

@@ -110,23 +110,73 @@ function span(r: WireReader, end: number, maxDepth: number): PlainSpan {
   while (r.pos < end) {
     const t = r.tag();
     switch (t >>> 3) {
-      case 1: r.expect(t, 2); out.traceId = r.bytes(end); break;
-      case 2: r.expect(t, 2); out.spanId = r.bytes(end); break;
-      case 3: r.expect(t, 2); out.traceState = r.text(end); break;
-      case 4: r.expect(t, 2); out.parentSpanId = r.bytes(end); break;
-      case 5: r.expect(t, 2); out.name = r.text(end); break;
-      case 6: r.expect(t, 0); out.kind = r.uint32() | 0; break;
-      case 7: r.expect(t, 1); out.startTimeUnixNano = r.fixed64(); break;
-      case 8: r.expect(t, 1); out.endTimeUnixNano = r.fixed64(); break;
-      case 9: r.expect(t, 2); out.attributes = withKeyValue(r, out.attributes, end, 9, maxDepth); break;
-      case 10: r.expect(t, 0); out.droppedAttributesCount = r.uint32(); break;
-      case 11: r.expect(t, 2); (out.events ??= []).push(event(r, r.limitOf(end), maxDepth)); break;
-      case 12: r.expect(t, 0); out.droppedEventsCount = r.uint32(); break;
-      case 13: r.expect(t, 2); (out.links ??= []).push(link(r, r.limitOf(end), maxDepth)); break;
-      case 14: r.expect(t, 0); out.droppedLinksCount = r.uint32(); break;
-      case 15: r.expect(t, 2); if (out.status) giveUp(); out.status = status(r, r.limitOf(end)); break;
-      case 16: r.expect(t, 5); out.flags = r.fixed32(); break;
-      default: r.skip(t, end);
+      case 1:
+        r.expect(t, 2);
+        out.traceId = r.bytes(end);
+        break;
+      case 2:
+        r.expect(t, 2);
+        out.spanId = r.bytes(end);
+        break;
+      case 3:
+        r.expect(t, 2);
+        out.traceState = r.text(end);
+        break;
+      case 4:
+        r.expect(t, 2);
+        out.parentSpanId = r.bytes(end);
+        break;
+      case 5:
+        r.expect(t, 2);
+        out.name = r.text(end);
+        break;
+      case 6:
+        r.expect(t, 0);
+        out.kind = r.uint32() | 0;
+        break;
+      case 7:
+        r.expect(t, 1);
+        out.startTimeUnixNano = r.fixed64();
+        break;
+      case 8:
+        r.expect(t, 1);
+        out.endTimeUnixNano = r.fixed64();
+        break;
+      case 9:
+        r.expect(t, 2);
+        out.attributes = withKeyValue(r, out.attributes, end, 9, maxDepth);
+        break;
+      case 10:
+        r.expect(t, 0);
+        out.droppedAttributesCount = r.uint32();
+        break;
+      case 11:
+        r.expect(t, 2);
+        (out.events ??= []).push(event(r, r.limitOf(end), maxDepth));
+        break;
+      case 12:
+        r.expect(t, 0);
+        out.droppedEventsCount = r.uint32();
+        break;
+      case 13:
+        r.expect(t, 2);
+        (out.links ??= []).push(link(r, r.limitOf(end), maxDepth));
+        break;
+      case 14:
+        r.expect(t, 0);
+        out.droppedLinksCount = r.uint32();
+        break;
+      case 15:
+        r.expect(t, 2);
+        if (out.status) giveUp();
+        out.status = status(r, r.limitOf(end));
+        break;
+      case 16:
+        r.expect(t, 5);
+        out.flags = r.fixed32();
+        break;
+      default:
+        r.skip(t, end);
     }
   }
   r.close(end);
@@ -139,11 +189,24 @@ function event(r: WireReader, end: number, maxDepth: number): PlainEvent {
   while (r.pos < end) {
     const t = r.tag();
     switch (t >>> 3) {
-      case 1: r.expect(t, 1); out.timeUnixNano = r.fixed64(); break;
-      case 2: r.expect(t, 2); out.name = r.text(end); break;
-      case 3: r.expect(t, 2); out.attributes = withKeyValue(r, out.attributes, end, 11, maxDepth); break;
-      case 4: r.expect(t, 0); out.droppedAttributesCount = r.uint32(); break;
-      default: r.skip(t, end);
+      case 1:
+        r.expect(t, 1);
+        out.timeUnixNano = r.fixed64();
+        break;
+      case 2:
+        r.expect(t, 2);
+        out.name = r.text(end);
+        break;
+      case 3:
+        r.expect(t, 2);
+        out.attributes = withKeyValue(r, out.attributes, end, 11, maxDepth);
+        break;
+      case 4:
+        r.expect(t, 0);
+        out.droppedAttributesCount = r.uint32();
+        break;
+      default:
+        r.skip(t, end);
     }
   }
   r.close(end);
@@ -155,13 +218,32 @@ function link(r: WireReader, end: number, maxDepth: number): PlainLink {
   while (r.pos < end) {
     const t = r.tag();
     switch (t >>> 3) {
-      case 1: r.expect(t, 2); out.traceId = r.bytes(end); break;
-      case 2: r.expect(t, 2); out.spanId = r.bytes(end); break;
-      case 3: r.expect(t, 2); out.traceState = r.text(end); break;
-      case 4: r.expect(t, 2); out.attributes = withKeyValue(r, out.attributes, end, 11, maxDepth); break;
-      case 5: r.expect(t, 0); out.droppedAttributesCount = r.uint32(); break;
-      case 6: r.expect(t, 5); out.flags = r.fixed32(); break;
-      default: r.skip(t, end);
+      case 1:
+        r.expect(t, 2);
+        out.traceId = r.bytes(end);
+        break;
+      case 2:
+        r.expect(t, 2);
+        out.spanId = r.bytes(end);
+        break;
+      case 3:
+        r.expect(t, 2);
+        out.traceState = r.text(end);
+        break;
+      case 4:
+        r.expect(t, 2);
+        out.attributes = withKeyValue(r, out.attributes, end, 11, maxDepth);
+        break;
+      case 5:
+        r.expect(t, 0);
+        out.droppedAttributesCount = r.uint32();
+        break;
+      case 6:
+        r.expect(t, 5);
+        out.flags = r.fixed32();
+        break;
+      default:
+        r.skip(t, end);
     }
   }
   r.close(end);

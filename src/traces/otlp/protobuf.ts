@@ -48,7 +48,8 @@ export function decodeWithProtobufjs(body: Buffer): PlainExportRequest {
     const plain = schema.request.toObject(message, toObjectOptions);
     // The same bound as OTLP/JSON (json.ts), before the mapping recurses into the values.
     const tooDeep = jsonProblem(plain, { maxDepth: maxOtlpJsonDepth });
-    if (tooDeep) throw new ProtobufDecodeError(`Body is not a usable ExportTraceServiceRequest: ${tooDeep.path.join('.')} ${tooDeep.message}`);
+    if (tooDeep)
+      throw new ProtobufDecodeError(`Body is not a usable ExportTraceServiceRequest: ${tooDeep.path.join('.')} ${tooDeep.message}`);
     return plain;
   } catch (error) {
     // Values nested deeper than the stack holds: the payload can never succeed.

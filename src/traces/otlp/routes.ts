@@ -4,7 +4,13 @@ import { z } from 'zod';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from './json.js';
-import { decodeProtobufLogsRequest, decodeProtobufRequest, encodeProtobufLogsResponse, encodeProtobufResponse, ProtobufDecodeError } from './protobuf.js';
+import {
+  decodeProtobufLogsRequest,
+  decodeProtobufRequest,
+  encodeProtobufLogsResponse,
+  encodeProtobufResponse,
+  ProtobufDecodeError,
+} from './protobuf.js';
 import { ExportGate, exportSpans, summarizeRejections } from './export.js';
 import { normalizeLogs, storeLogRecords } from './log-records.js';
 import type { PlainExportRequest, PlainLogsRequest } from './model.js';
@@ -36,7 +42,13 @@ export const otlpLogsResponseSchema = z.object({
   meta: metaSchema,
 });
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 413: errorEnvelopeSchema, 415: errorEnvelopeSchema, 503: errorEnvelopeSchema };
+const errors = {
+  400: errorEnvelopeSchema,
+  401: errorEnvelopeSchema,
+  413: errorEnvelopeSchema,
+  415: errorEnvelopeSchema,
+  503: errorEnvelopeSchema,
+};
 
 /** Exports in flight per process before exporters are asked to retry. */
 const maxExportsInFlight = 16;
@@ -48,16 +60,22 @@ function decodeBody(body: OtlpBody | undefined): PlainExportRequest {
       return decodeProtobufRequest(body.value);
     } catch (error) {
       if (error instanceof ProtobufDecodeError) {
-        throw new AppError('VALIDATION_ERROR', error.message, { issues: [{ path: 'body', message: 'is not a protobuf ExportTraceServiceRequest' }] });
+        throw new AppError('VALIDATION_ERROR', error.message, {
+          issues: [{ path: 'body', message: 'is not a protobuf ExportTraceServiceRequest' }],
+        });
       }
       throw error;
     }
   }
   const decoded = decodeJsonRequest(body.value);
   if (!decoded.ok) {
-    throw new AppError('VALIDATION_ERROR', `Body is not an OTLP/JSON ExportTraceServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`, {
-      issues: decoded.issues,
-    });
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Body is not an OTLP/JSON ExportTraceServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`,
+      {
+        issues: decoded.issues,
+      },
+    );
   }
   return decoded.request;
 }
@@ -69,16 +87,22 @@ function decodeLogsBody(body: OtlpBody | undefined): PlainLogsRequest {
       return decodeProtobufLogsRequest(body.value);
     } catch (error) {
       if (error instanceof ProtobufDecodeError) {
-        throw new AppError('VALIDATION_ERROR', error.message, { issues: [{ path: 'body', message: 'is not a protobuf ExportLogsServiceRequest' }] });
+        throw new AppError('VALIDATION_ERROR', error.message, {
+          issues: [{ path: 'body', message: 'is not a protobuf ExportLogsServiceRequest' }],
+        });
       }
       throw error;
     }
   }
   const decoded = decodeJsonLogsRequest(body.value);
   if (!decoded.ok) {
-    throw new AppError('VALIDATION_ERROR', `Body is not an OTLP/JSON ExportLogsServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`, {
-      issues: decoded.issues,
-    });
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Body is not an OTLP/JSON ExportLogsServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`,
+      {
+        issues: decoded.issues,
+      },
+    );
   }
   return decoded.request;
 }
@@ -95,7 +119,10 @@ export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async
     try {
       done(null, { encoding: 'json', value: parseOtlpJson(text as string) } satisfies OtlpBody);
     } catch {
-      done(new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', { issues: [{ path: 'body', message: 'is not valid JSON' }] }), undefined);
+      done(
+        new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', { issues: [{ path: 'body', message: 'is not valid JSON' }] }),
+        undefined,
+      );
     }
   });
   app.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (_request, buffer, done) => {
@@ -117,7 +144,10 @@ export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async
           meta: meta(request),
         });
       }
-      return reply.code(200).header('content-type', 'application/x-protobuf').send(encodeProtobufResponse(result.rejected, result.errorMessage));
+      return reply
+        .code(200)
+        .header('content-type', 'application/x-protobuf')
+        .send(encodeProtobufResponse(result.rejected, result.errorMessage));
     } finally {
       leave();
     }
@@ -160,13 +190,17 @@ export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async
       leave();
     }
   };
-  app.post('/v1/logs', {
-    schema: {
-      summary: 'OTLP/HTTP logs export: GenAI content events (gen_ai.user.message, gen_ai.choice, ...) attached to their spans',
-      description:
-        'Answers an ExportLogsServiceResponse in the request encoding. Records that name no span or are not GenAI content events are counted in partialSuccess and not stored.',
-      response: { 200: otlpLogsResponseSchema, ...errors },
-      tags: ['traces', 'otlp'],
+  app.post(
+    '/v1/logs',
+    {
+      schema: {
+        summary: 'OTLP/HTTP logs export: GenAI content events (gen_ai.user.message, gen_ai.choice, ...) attached to their spans',
+        description:
+          'Answers an ExportLogsServiceResponse in the request encoding. Records that name no span or are not GenAI content events are counted in partialSuccess and not stored.',
+        response: { 200: otlpLogsResponseSchema, ...errors },
+        tags: ['traces', 'otlp'],
+      },
     },
-  }, logsHandler);
+    logsHandler,
+  );
 };

@@ -80,7 +80,10 @@ export interface IORow {
    * `mapped` is what earlier rows produced: a row of raw text (OpenInference input.value) runs
    * only when nothing better was mapped for its side, else its key is consumed as a duplicate.
    */
-  read(attrs: Attrs, mapped: { input: SpanIO; output: SpanIO }): { input?: SpanIO; output?: SpanIO; consumed: string[]; duplicates?: string[]; trims?: Trim[] };
+  read(
+    attrs: Attrs,
+    mapped: { input: SpanIO; output: SpanIO },
+  ): { input?: SpanIO; output?: SpanIO; consumed: string[]; duplicates?: string[]; trims?: Trim[] };
 }
 
 /** One tool call from a span's own attributes (gen_ai execute_tool, ai SDK, OpenInference). */
@@ -95,7 +98,8 @@ export function toolCallRow(id: string, keys: { name: string; id: string; args: 
         arguments: asArguments(attrs[keys.args]),
       };
       const consumed = [keys.name, keys.id, keys.args].filter((k) => attrs[k] !== undefined);
-      const output = attrs[keys.result] !== undefined ? { toolCalls: [{ ...call, result: parseMaybeJson(attrs[keys.result]) }] } : undefined;
+      const output =
+        attrs[keys.result] !== undefined ? { toolCalls: [{ ...call, result: parseMaybeJson(attrs[keys.result]) }] } : undefined;
       if (output) consumed.push(keys.result);
       return { input: { toolCalls: [call] }, ...(output ? { output } : {}), consumed };
     },
@@ -105,7 +109,10 @@ export function toolCallRow(id: string, keys: { name: string; id: string; args: 
 export const messagesRow = (id: string, side: 'input' | 'output', convert: (v: unknown) => ConvertedMessages): IORow => ({
   id,
   keys: [id],
-  read: (attrs) => (side === 'input' ? { input: toSpanIO(convert(attrs[id]), id), consumed: [id] } : { output: toSpanIO(convert(attrs[id]), id), consumed: [id] }),
+  read: (attrs) =>
+    side === 'input'
+      ? { input: toSpanIO(convert(attrs[id]), id), consumed: [id] }
+      : { output: toSpanIO(convert(attrs[id]), id), consumed: [id] },
 });
 
 const isEmpty = (io: SpanIO) => !io.messages?.length && !io.toolCalls?.length && !io.documents?.length && io.text === undefined;

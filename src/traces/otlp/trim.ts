@@ -18,7 +18,8 @@ export const maxValueChars = 32_768;
 
 const vectorKey = /(?:^|\.)(?:embedding\.vector|embeddings?|vector)$/;
 
-const isNumberList = (value: AttributeValue): value is number[] => Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'number');
+const isNumberList = (value: AttributeValue): value is number[] =>
+  Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'number');
 
 /** The marker a trimmed vector leaves. */
 export const vectorMarker = (length: number) => `[vector of ${length} numbers not stored]`;

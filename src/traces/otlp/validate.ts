@@ -91,14 +91,28 @@ function io(value: SpanIO | undefined): boolean {
   if (value.messages !== undefined) {
     if (!Array.isArray(value.messages)) return false;
     for (const m of value.messages) {
-      if (!isPlainRecord(m) || !roles.has(m.role) || !text(m.content) || !optionalText(m.name) || !optionalText(m.toolCallId) || !toolCalls(m.toolCalls)) return false;
+      if (
+        !isPlainRecord(m) ||
+        !roles.has(m.role) ||
+        !text(m.content) ||
+        !optionalText(m.name) ||
+        !optionalText(m.toolCallId) ||
+        !toolCalls(m.toolCalls)
+      )
+        return false;
     }
   }
   if (!toolCalls(value.toolCalls)) return false;
   if (value.documents !== undefined) {
     if (!Array.isArray(value.documents)) return false;
     for (const d of value.documents) {
-      if (!isPlainRecord(d) || !text(d.content) || !optionalJsonObject(d.metadata) || !(d.score === undefined || (typeof d.score === 'number' && Number.isFinite(d.score)))) return false;
+      if (
+        !isPlainRecord(d) ||
+        !text(d.content) ||
+        !optionalJsonObject(d.metadata) ||
+        !(d.score === undefined || (typeof d.score === 'number' && Number.isFinite(d.score)))
+      )
+        return false;
     }
   }
   return optionalText(value.text) && (value.raw === undefined || plainJson(value.raw));
@@ -109,19 +123,23 @@ export function plainlyValid(span: Span): boolean {
   if (!id(span.spanId) || (span.parentSpanId !== undefined && (!id(span.parentSpanId) || span.parentSpanId === span.spanId))) return false;
   if (!label(span.name, limits.nameLength) || !kinds.has(span.kind) || !statuses.has(span.status)) return false;
   if (!bridgeTime.test(span.startTime) || !bridgeTime.test(span.endTime) || span.endTime < span.startTime) return false;
-  if (!range(span.durationMs, limits.maxDurationMs) || !range(span.ttftMs, limits.maxDurationMs) || !range(span.costUsd, limits.maxCostUsd)) return false;
+  if (!range(span.durationMs, limits.maxDurationMs) || !range(span.ttftMs, limits.maxDurationMs) || !range(span.costUsd, limits.maxCostUsd))
+    return false;
   if (!count(span.inputTokens) || !count(span.outputTokens) || !count(span.totalTokens)) return false;
   if (!count(span.cacheReadTokens) || !count(span.cacheWriteTokens) || !count(span.reasoningTokens)) return false;
   if (!label(span.model, limits.modelLength) || !label(span.provider, limits.modelLength)) return false;
   if (!(span.promptName === undefined || (text(span.promptName) && promptName.safeParse(span.promptName).success))) return false;
-  if (!(span.promptVersion === undefined || (text(span.promptVersion) && promptVersion.safeParse(span.promptVersion).success))) return false;
-  if (span.statusMessage !== undefined && !(text(span.statusMessage) && span.statusMessage.length <= limits.statusMessageLength)) return false;
+  if (!(span.promptVersion === undefined || (text(span.promptVersion) && promptVersion.safeParse(span.promptVersion).success)))
+    return false;
+  if (span.statusMessage !== undefined && !(text(span.statusMessage) && span.statusMessage.length <= limits.statusMessageLength))
+    return false;
   if (span.droppedEvents !== undefined && !(Number.isSafeInteger(span.droppedEvents) && span.droppedEvents >= 0)) return false;
   if (!io(span.input) || !io(span.output) || !optionalJsonObject(span.attributes) || !optionalJsonObject(span.metadata)) return false;
   if (span.events !== undefined) {
     if (!Array.isArray(span.events) || span.events.length > limits.eventsPerSpan) return false;
     for (const e of span.events) {
-      if (!isPlainRecord(e) || !label(e.name, limits.nameLength) || !bridgeTime.test(e.timestamp) || !optionalJsonObject(e.attributes)) return false;
+      if (!isPlainRecord(e) || !label(e.name, limits.nameLength) || !bridgeTime.test(e.timestamp) || !optionalJsonObject(e.attributes))
+        return false;
     }
   }
   return true;
@@ -152,14 +170,20 @@ export function validateTraces(traces: NativeTrace[], rejections: SpanRejection[
   const valid: Trace[] = [];
   for (const trace of traces) {
     const fields: Partial<Trace> = {};
-    for (const [field, schema] of Object.entries(traceFieldSchemas) as [keyof typeof traceFieldSchemas, (typeof traceFieldSchemas)[keyof typeof traceFieldSchemas]][]) {
+    for (const [field, schema] of Object.entries(traceFieldSchemas) as [
+      keyof typeof traceFieldSchemas,
+      (typeof traceFieldSchemas)[keyof typeof traceFieldSchemas],
+    ][]) {
       const value = trace[field];
       if (value === undefined) continue;
       const parsed = schema.safeParse(repairLoneSurrogates(field === 'name' ? String(value).slice(0, limits.nameLength) : value));
       if (parsed.success && parsed.data !== undefined) fields[field] = parsed.data;
     }
     if (trace.tags) {
-      const tags = trace.tags.map((t) => repairLoneSurrogates(t)).filter((t) => tagSchema.safeParse(t).success).slice(0, limits.tagsPerTrace);
+      const tags = trace.tags
+        .map((t) => repairLoneSurrogates(t))
+        .filter((t) => tagSchema.safeParse(t).success)
+        .slice(0, limits.tagsPerTrace);
       if (tags.length > 0) fields.tags = tags;
     }
     const spans: Span[] = [];

@@ -49,12 +49,18 @@ function cursorOf(cursor: string | undefined, digest: string): CursorState | und
   if (cursor === undefined) return undefined;
   const state = decodeCursor(cursor, digest);
   if (!storedTimePattern.test(state.k) || state.w === undefined) {
-    throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [{ path: 'querystring.cursor', message: 'is not a cursor of this list' }]);
+    throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [
+      { path: 'querystring.cursor', message: 'is not a cursor of this list' },
+    ]);
   }
   return state;
 }
 
-function windowOf(query: { startAfter?: string | undefined; startBefore?: string | undefined }, state: CursorState | undefined, limits: QueryLimits): Window {
+function windowOf(
+  query: { startAfter?: string | undefined; startBefore?: string | undefined },
+  state: CursorState | undefined,
+  limits: QueryLimits,
+): Window {
   return state?.w ? { from: state.w[0], to: state.w[1] } : resolveWindow(query.startAfter, query.startBefore, limits);
 }
 
@@ -72,7 +78,13 @@ export async function listSessions(clickhouse: ClickHouseClient, workspaceId: st
   const window = windowOf(query, state, limits);
   const rows = await selectSessionGroups(
     clickhouse,
-    { workspaceId, filter: { startAfter: window.from, startBefore: window.to }, withUser: query.userId, fetch: query.limit + 1, after: state && { key: state.k, id: state.id } },
+    {
+      workspaceId,
+      filter: { startAfter: window.from, startBefore: window.to },
+      withUser: query.userId,
+      fetch: query.limit + 1,
+      after: state && { key: state.k, id: state.id },
+    },
     limitSettings(limits),
   );
   const { page, pagination } = pageOf(rows, query.limit, digest, window);
@@ -80,18 +92,34 @@ export async function listSessions(clickhouse: ClickHouseClient, workspaceId: st
 }
 
 /** The session's figures in the window and one page of its traces in start order. */
-export async function getSession(clickhouse: ClickHouseClient, workspaceId: string, sessionId: string, query: SessionQuery, limits: QueryLimits) {
+export async function getSession(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  sessionId: string,
+  query: SessionQuery,
+  limits: QueryLimits,
+) {
   const digest = queryDigest({ ...query, sessionId });
   const state = query.cursor !== undefined ? decodeCursor(query.cursor, digest) : undefined;
   if (state && (!storedTimePattern.test(state.k) || state.w === undefined)) {
-    throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [{ path: 'querystring.cursor', message: 'is not a cursor of this session' }]);
+    throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [
+      { path: 'querystring.cursor', message: 'is not a cursor of this session' },
+    ]);
   }
   const window = windowOf(query, state, limits);
   const startAfter = toStoredTime(window.from);
   const [found] = await selectSessionPage(
     clickhouse,
     // The first page starts at the window (every trace of it starts after it).
-    { workspaceId, sessionId, startAfter, startBefore: toStoredTime(window.to), afterKey: state?.k ?? startAfter, afterId: state?.id ?? '', fetch: query.limit + 1 },
+    {
+      workspaceId,
+      sessionId,
+      startAfter,
+      startBefore: toStoredTime(window.to),
+      afterKey: state?.k ?? startAfter,
+      afterId: state?.id ?? '',
+      fetch: query.limit + 1,
+    },
     limitSettings(limits),
   );
   if (!found || found.traceCount === 0) throw notFound('Session', { sessionId });
@@ -113,16 +141,31 @@ export async function listUsers(clickhouse: ClickHouseClient, workspaceId: strin
   const window = windowOf(query, state, limits);
   const rows = await selectUserGroups(
     clickhouse,
-    { workspaceId, filter: { startAfter: window.from, startBefore: window.to }, fetch: query.limit + 1, after: state && { key: state.k, id: state.id } },
+    {
+      workspaceId,
+      filter: { startAfter: window.from, startBefore: window.to },
+      fetch: query.limit + 1,
+      after: state && { key: state.k, id: state.id },
+    },
     limitSettings(limits),
   );
   const { page, pagination } = pageOf(rows, query.limit, digest, window);
   return { items: page.map(toUserSummary), pagination };
 }
 
-export async function getUser(clickhouse: ClickHouseClient, workspaceId: string, userId: string, query: UserQuery, limits: QueryLimits): Promise<UserSummary> {
+export async function getUser(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  userId: string,
+  query: UserQuery,
+  limits: QueryLimits,
+): Promise<UserSummary> {
   const window = resolveWindow(query.startAfter, query.startBefore, limits);
-  const [row] = await selectUserGroups(clickhouse, { workspaceId, filter: { startAfter: window.from, startBefore: window.to, userId }, fetch: 1 }, limitSettings(limits));
+  const [row] = await selectUserGroups(
+    clickhouse,
+    { workspaceId, filter: { startAfter: window.from, startBefore: window.to, userId }, fetch: 1 },
+    limitSettings(limits),
+  );
   if (!row) throw notFound('User', { userId });
   return toUserSummary(row);
 }

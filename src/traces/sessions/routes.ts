@@ -23,7 +23,10 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const notFound = { 404: errorEnvelopeSchema };
 
 /** GET /api/sessions…; every read is confined to `request.auth.workspaceId`. */
-export const sessionRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse, config }) => {
+export const sessionRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (
+  app,
+  { clickhouse, config },
+) => {
   const limits = queryLimitsOf(config);
   const tags = ['sessions'];
 
@@ -49,7 +52,13 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient
       tags,
     },
     handler: async (request, reply) => {
-      const { session, pagination } = await getSession(clickhouse, request.auth.workspaceId, request.params.sessionId, request.query, limits);
+      const { session, pagination } = await getSession(
+        clickhouse,
+        request.auth.workspaceId,
+        request.params.sessionId,
+        request.query,
+        limits,
+      );
       return sendData(request, reply, session, { meta: { pagination } });
     },
   });

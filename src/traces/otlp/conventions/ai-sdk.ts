@@ -21,7 +21,10 @@ const responseRow: IORow = {
     const calls = attrs['ai.response.toolCalls'] !== undefined ? convertAiSdkToolCalls(attrs['ai.response.toolCalls']) : [];
     const message: SpanMessage = { role: 'assistant', content: asString(text) ?? '' };
     if (calls.length > 0) message.toolCalls = calls;
-    return { output: { messages: [message] }, consumed: ['ai.response.text', 'ai.response.toolCalls'].filter((k) => attrs[k] !== undefined) };
+    return {
+      output: { messages: [message] },
+      consumed: ['ai.response.text', 'ai.response.toolCalls'].filter((k) => attrs[k] !== undefined),
+    };
   },
 };
 
@@ -31,7 +34,13 @@ const embedInputRow: IORow = {
   keys: ['ai.value', 'ai.values'],
   read(attrs) {
     const consumed = ['ai.value', 'ai.values'].filter((k) => attrs[k] !== undefined);
-    const text = (v: unknown) => (typeof v === 'string' ? (() => { const p = parseMaybeJson(v); return typeof p === 'string' ? p : v; })() : JSON.stringify(v));
+    const text = (v: unknown) =>
+      typeof v === 'string'
+        ? (() => {
+            const p = parseMaybeJson(v);
+            return typeof p === 'string' ? p : v;
+          })()
+        : JSON.stringify(v);
     if (attrs['ai.value'] !== undefined) return { input: { text: text(attrs['ai.value']) }, consumed };
     const values = Array.isArray(attrs['ai.values']) ? (attrs['ai.values'] as unknown[]) : [attrs['ai.values']];
     return { input: { documents: values.map((v) => ({ content: text(v) })) }, consumed };

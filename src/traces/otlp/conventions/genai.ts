@@ -59,6 +59,11 @@ export const genAi = {
     messagesRow('gen_ai.system_instructions', 'input', convertSystemInstructions),
     messagesRow('gen_ai.input.messages', 'input', convertGenAiMessages),
     messagesRow('gen_ai.output.messages', 'output', convertGenAiMessages),
-    toolCallRow('gen_ai.tool', { name: 'gen_ai.tool.name', id: 'gen_ai.tool.call.id', args: 'gen_ai.tool.call.arguments', result: 'gen_ai.tool.call.result' }),
+    toolCallRow('gen_ai.tool', {
+      name: 'gen_ai.tool.name',
+      id: 'gen_ai.tool.call.id',
+      args: 'gen_ai.tool.call.arguments',
+      result: 'gen_ai.tool.call.result',
+    }),
   ] satisfies IORow[],
 };

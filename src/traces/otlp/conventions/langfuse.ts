@@ -27,9 +27,8 @@ const count = (record: Record<string, unknown>, ...keys: string[]) => {
   }
   return undefined;
 };
-const nested = (record: Record<string, unknown>, key: string) => (isRecord(record[key]) ? (record[key]) : {});
-const defined = (fields: MetricFields): MetricFields =>
-  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+const nested = (record: Record<string, unknown>, key: string) => (isRecord(record[key]) ? record[key] : {});
+const defined = (fields: MetricFields): MetricFields => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 
 /**
  * `usage_details`: OpenAI's usage object as the wrapper sends it (`prompt_tokens` including
@@ -70,7 +69,9 @@ function readCost(value: unknown): MetricFields | undefined {
   if (!isRecord(cost)) return undefined;
   const total = count(cost, 'total');
   if (total !== undefined) return { costUsd: total };
-  const parts = Object.values(cost).map(asNumber).filter((n): n is number => n !== undefined && n >= 0);
+  const parts = Object.values(cost)
+    .map(asNumber)
+    .filter((n): n is number => n !== undefined && n >= 0);
   return parts.length > 0 ? { costUsd: parts.reduce((a, b) => a + b, 0) } : undefined;
 }
 
@@ -100,7 +101,8 @@ const isGeneration = (attrs: Attrs) => {
 function observationIO(value: unknown, side: 'input' | 'output', generation: boolean): SpanIO {
   const parsed = parseMaybeJson(value);
   const looksLikeMessage = (m: unknown) => isRecord(m) && typeof m.role === 'string';
-  if (Array.isArray(parsed) && parsed.length > 0 && parsed.every(looksLikeMessage)) return toSpanIO(convertOpenAiMessages(parsed), 'langfuse');
+  if (Array.isArray(parsed) && parsed.length > 0 && parsed.every(looksLikeMessage))
+    return toSpanIO(convertOpenAiMessages(parsed), 'langfuse');
   if (looksLikeMessage(parsed)) return toSpanIO(convertOpenAiMessages(parsed, emptyConversion(), 'assistant'), 'langfuse');
   if (isRecord(parsed) && Array.isArray(parsed.messages)) {
     const io = toSpanIO(convertOpenAiMessages(parsed.messages), 'langfuse');

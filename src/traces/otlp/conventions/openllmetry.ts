@@ -19,7 +19,8 @@ function legacyMessages(prefix: string, side: 'input' | 'output'): IORow {
       const out = emptyConversion();
       items.forEach((item, index) => {
         const sent = item.role;
-        const { role, exact } = sent === undefined ? { role: side === 'input' ? 'user' as const : 'assistant' as const, exact: true } : toRole(sent);
+        const { role, exact } =
+          sent === undefined ? { role: side === 'input' ? ('user' as const) : ('assistant' as const), exact: true } : toRole(sent);
         if (!exact) out.extras.push({ message: index, role: sent });
         const calls: SpanToolCall[] = collectIndexed(item, 'tool_calls.').items.map((call) => ({
           id: asString(call.id) ?? '',
@@ -28,7 +29,10 @@ function legacyMessages(prefix: string, side: 'input' | 'output'): IORow {
         }));
         // OpenLLMetry also writes the calls as one JSON attribute in some versions.
         if (calls.length === 0 && item.tool_calls !== undefined) calls.push(...convertAiSdkToolCalls(item.tool_calls));
-        const message: SpanMessage = { role, content: typeof item.content === 'string' ? item.content : item.content === undefined ? '' : JSON.stringify(item.content) };
+        const message: SpanMessage = {
+          role,
+          content: typeof item.content === 'string' ? item.content : item.content === undefined ? '' : JSON.stringify(item.content),
+        };
         const toolCallId = asString(item.tool_call_id);
         if (toolCallId) message.toolCallId = toolCallId;
         if (calls.length > 0) message.toolCalls = calls;
@@ -68,7 +72,10 @@ const entityRow: IORow = {
     };
     if (attrs['traceloop.span.kind'] === 'tool') {
       const parsed = decoded(input);
-      const args = isRecord(parsed) && isRecord(parsed.kwargs) && Array.isArray(parsed.args) && parsed.args.length === 0 ? parsed.kwargs : asArguments(parsed);
+      const args =
+        isRecord(parsed) && isRecord(parsed.kwargs) && Array.isArray(parsed.args) && parsed.args.length === 0
+          ? parsed.kwargs
+          : asArguments(parsed);
       const call: SpanToolCall = { id: '', name: asString(attrs['traceloop.entity.name']) ?? '', arguments: args };
       return {
         ...(input !== undefined ? { input: { toolCalls: [call] } } : {}),
