@@ -70,10 +70,12 @@ describe('the web console in a browser', () => {
   });
 
   it('lists the traces with the API figures, filters into the URL and sorts', async () => {
-    // The form is rebuilt from the URL: typing before that happened would be typing into the old form.
+    // The form is rebuilt from the URL (keyed by its filters): typing before the new one is in
+    // the page would be typing into the old form, which the rebuild then throws away.
     const clearFilters = async () => {
       await page.getByRole('button', { name: 'Clear' }).click();
       await page.waitForURL((url) => url.pathname === '/traces' && url.search === '');
+      await page.locator('form[data-filters=""]').waitFor();
     };
     const seeded = await service.call('POST', '/api/traces', { traces: seededTraces(Date.now()) });
     expect(seeded.body.data).toMatchObject({ accepted: 3, rejected: 0 });

@@ -104,7 +104,7 @@ export function TracesPage() {
         </label>
       </header>
 
-      <form className="filters" onSubmit={applyFilters} key={formKey} aria-label="Trace filters">
+      <form className="filters" onSubmit={applyFilters} key={formKey} data-filters={formKey} aria-label="Trace filters">
         <label className="field">
           <span>Status</span>
           <select name="status" defaultValue={view.filters.status ?? ''}>
