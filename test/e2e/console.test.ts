@@ -111,6 +111,15 @@ describe('the web console in a browser', () => {
     await poll(() => rows.count()).toBe(1);
     await clearFilters();
     await poll(() => rows.count()).toBe(3);
+    // The service (an OpenTelemetry resource's name) filters too: the rows the API lists for it.
+    const ofService = (await service.call('GET', '/api/traces?service=helpdesk-api')).body.data.map((t: { traceId: string }) => t.traceId);
+    expect(ofService.length).toBeGreaterThan(0);
+    await page.getByLabel('Service').fill('helpdesk-api');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/service=helpdesk-api/);
+    await poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-id')))).toEqual(ofService);
+    await clearFilters();
+    await poll(() => rows.count()).toBe(3);
 
     await page.getByRole('button', { name: 'Cost' }).click();
     await page.waitForURL(/sort=-costUsd/);

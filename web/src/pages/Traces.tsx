@@ -30,6 +30,7 @@ const textFilters: Array<{ key: TextFilterKey; label: string; placeholder: strin
   { key: 'userId', label: 'User', placeholder: 'user id' },
   { key: 'tag', label: 'Tag', placeholder: 'tag' },
   { key: 'model', label: 'Model', placeholder: 'gpt-4o' },
+  { key: 'service', label: 'Service', placeholder: 'service.name' },
   { key: 'minDurationMs', label: 'Min duration (ms)', placeholder: '1000', type: 'number' },
   { key: 'minCostUsd', label: 'Min cost (USD)', placeholder: '0.01', type: 'number' },
 ];
