@@ -24,7 +24,7 @@ export const keyReadSettings = 'SETTINGS max_threads = 1';
 const workspaceId = z.string().min(1);
 const traceIds = z.array(z.string()).min(1);
 /** An engine UInt64 as decimal text (toString), so no digit is lost in JSON. */
-const versionText = z.string().regex(/^\d+$/);
+export const versionText = z.string().regex(/^\d+$/);
 const nullableNumber = z.number().nullable();
 
 export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow[]): Promise<void> {

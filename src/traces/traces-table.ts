@@ -3,7 +3,7 @@ import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { defineQuery } from '../stores/clickhouse-query.js';
 import { toStoredTime } from './rows.js';
 import type { TraceSort } from './schemas.js';
-import { keyReadSettings } from './spans-table.js';
+import { keyReadSettings, versionText } from './spans-table.js';
 import type { PreviousSummary, TraceSummaryRow } from './summary-rows.js';
 
 /**
@@ -86,7 +86,7 @@ export const selectPreviousSummaries = defineQuery({
   params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
   row: z.object({
     trace_id: z.string(),
-    version: z.string().regex(/^\d+$/),
+    version: versionText,
     name: z.string(),
     session_id: z.string(),
     environment: z.string(),
