@@ -11,8 +11,16 @@ import { traceFilterSchema, traceSummaryFilter } from './traces-table.js';
  * traces.
  *
  * Groups are ordered by their latest activity (a trace's end, or its start while it runs),
- * then by id; a page goes on strictly after the last group served (keyset, in HAVING). One
- * session's figures and page are read from `session_traces` (session-traces-table.ts).
+ * then by id; a page goes on strictly after the last group served (keyset, in HAVING).
+ *
+ * A page is one statement in two steps. The inner step picks the page's groups from the
+ * window's summaries reading only the group id and the times: a group's latest activity is all
+ * its order needs. The outer step computes the figures of those groups alone (an `IN` set, not
+ * a join). Computing every figure of every group of the window (a hash table of a hundred
+ * thousand sessions with their user sets, or of users with their session sets) cost twice to
+ * three times as much at 10M spans (docs/benchmarks.md). A session's figures come from
+ * `session_traces`, sorted by session, so they are key reads; a user's from `traces`.
+ * One session's figures and page are read from `session_traces` (session-traces-table.ts).
  */
 
 const groupPageParams = z.object({
@@ -54,6 +62,33 @@ const afterGroup = (column: string) =>
   `HAVING activity < {afterKey:DateTime64(6, 'UTC')} OR (activity = {afterKey:DateTime64(6, 'UTC')} AND ${column} > {afterId:String})`;
 const afterValues = (after: { key: string; id: string } | undefined) => after && { afterKey: after.key, afterId: after.id };
 
+/** The group figures both lists give, over the rows of one statement. */
+const sharedFigures = `count() AS traceCount,
+          sum(ifNull(input_tokens, 0)) AS inputTokens,
+          sum(ifNull(output_tokens, 0)) AS outputTokens,
+          sum(ifNull(total_tokens, 0)) AS totalTokens,
+          sum(ifNull(cost_usd, 0)) AS costUsd,
+          sum(error_count) AS errorCount,
+          countIf(status = 'error') AS traceErrorCount,
+          toString(min(start_time)) AS firstStart,
+          max(ifNull(end_time, start_time)) AS activity,
+          toString(activity) AS activityKey`;
+
+/**
+ * The ids of one page of groups (the inner step): each group's latest activity in the window,
+ * ordered, after the cursor's group, `fetch` of them.
+ */
+function pageOfGroups(column: 'session_id' | 'user_id', where: string, after: boolean): string {
+  return `SELECT id FROM (
+          SELECT ${column} AS id, max(ifNull(end_time, start_time)) AS activity
+          FROM traces FINAL
+          WHERE ${where} AND ${column} != ''
+          GROUP BY ${column}
+          ${after ? afterGroup(column) : ''}
+          ORDER BY activity DESC, id ASC
+          LIMIT {fetch:UInt32})`;
+}
+
 /**
  * Sessions of the window, most recent activity first; with `withUser`, only the sessions in
  * which that user has a trace in the window (a subquery, not a join: the session ids of the
@@ -68,30 +103,20 @@ export const selectSessionGroups = defineQuery({
     const ofUser =
       withUser === undefined
         ? ''
-        : `AND session_id IN (SELECT session_id FROM traces FINAL WHERE ${where} AND user_id = {withUser:String})`;
+        : ` AND session_id IN (SELECT session_id FROM traces FINAL WHERE ${where} AND user_id = {withUser:String})`;
+    // session_traces holds the summary columns the window filter reads (workspace, time, is_deleted).
     return {
       values: { ...values, workspaceId, fetch, ...(withUser !== undefined && { withUser }), ...afterValues(after) },
       query: `
         SELECT session_id AS id,
-          count() AS traceCount,
-          sum(ifNull(input_tokens, 0)) AS inputTokens,
-          sum(ifNull(output_tokens, 0)) AS outputTokens,
-          sum(ifNull(total_tokens, 0)) AS totalTokens,
-          sum(ifNull(cost_usd, 0)) AS costUsd,
-          sum(error_count) AS errorCount,
-          countIf(status = 'error') AS traceErrorCount,
-          toString(min(start_time)) AS firstStart,
-          max(ifNull(end_time, start_time)) AS activity,
-          toString(activity) AS activityKey,
+          ${sharedFigures},
           toString(max(end_time)) AS lastEnd,
           (toUnixTimestamp64Micro(max(end_time)) - toUnixTimestamp64Micro(min(start_time))) / 1000 AS durationMs,
           arraySlice(arraySort(groupUniqArrayIf(user_id, user_id != '')), 1, 5) AS userIds
-        FROM traces FINAL
-        WHERE ${where} AND session_id != '' ${ofUser}
+        FROM session_traces FINAL
+        WHERE ${where} AND session_id IN (${pageOfGroups('session_id', where + ofUser, after !== undefined)})
         GROUP BY session_id
-        ${after ? afterGroup('session_id') : ''}
-        ORDER BY activity DESC, session_id ASC
-        LIMIT {fetch:UInt32}`,
+        ORDER BY activity DESC, session_id ASC`,
     };
   },
 });
@@ -103,25 +128,18 @@ export const selectUserGroups = defineQuery({
   row: userGroupRow,
   sql: ({ workspaceId, filter, fetch, after }) => {
     const { where, values } = traceSummaryFilter(filter);
+    // One user (its page is itself): one pass over that user's summaries.
+    const ofPage = filter.userId === undefined ? `user_id IN (${pageOfGroups('user_id', where, after !== undefined)})` : "user_id != ''";
     return {
       values: { ...values, workspaceId, fetch, ...afterValues(after) },
       query: `
         SELECT user_id AS id,
-          count() AS traceCount,
-          sum(ifNull(input_tokens, 0)) AS inputTokens,
-          sum(ifNull(output_tokens, 0)) AS outputTokens,
-          sum(ifNull(total_tokens, 0)) AS totalTokens,
-          sum(ifNull(cost_usd, 0)) AS costUsd,
-          sum(error_count) AS errorCount,
-          countIf(status = 'error') AS traceErrorCount,
-          toString(min(start_time)) AS firstStart,
-          max(ifNull(end_time, start_time)) AS activity,
-          toString(activity) AS activityKey,
+          ${sharedFigures},
           uniqExactIf(session_id, session_id != '') AS sessionCount
         FROM traces FINAL
-        WHERE ${where} AND user_id != ''
+        WHERE ${where} AND ${ofPage}
         GROUP BY user_id
-        ${after ? afterGroup('user_id') : ''}
+        ${after && filter.userId !== undefined ? afterGroup('user_id') : ''}
         ORDER BY activity DESC, user_id ASC
         LIMIT {fetch:UInt32}`,
     };
