@@ -39,7 +39,9 @@ export function limitSettings(limits: QueryLimits): string {
   const memory = Math.floor(limits.maxMemoryBytes);
   const step = Math.floor(memory / 64);
   const untracked = step < 4 * 1024 * 1024 ? `, max_untracked_memory = ${step}` : '';
-  return `SETTINGS max_memory_usage = ${memory}${untracked}, max_execution_time = ${limits.maxExecutionMs / 1000}, timeout_overflow_mode = 'throw'`;
+  // On a cluster, a read's `IN (SELECT …)` over a sharded table runs once, on the node asked
+  // (GLOBAL IN): a session's or a user's traces lie on every shard. No effect on one node.
+  return `SETTINGS max_memory_usage = ${memory}${untracked}, max_execution_time = ${limits.maxExecutionMs / 1000}, timeout_overflow_mode = 'throw', distributed_product_mode = 'global'`;
 }
 
 export interface Window {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineQuery } from '../stores/clickhouse-query.js';
-import { traceFilterSchema, traceSummaryFilter } from './traces-table.js';
+import { traceFilterSchema, traceSummaryFilter, userTraceCandidates } from './traces-table.js';
 
 /**
  * Sessions and users: trace summaries (`traces FINAL`, one live row per trace) grouped by
@@ -92,7 +92,7 @@ function pageOfGroups(column: 'session_id' | 'user_id', where: string, after: bo
 /**
  * Sessions of the window, most recent activity first; with `withUser`, only the sessions in
  * which that user has a trace in the window (a subquery, not a join: the session ids of the
- * user's traces; the user_id bloom filter skips the rest), each with all its figures.
+ * user's traces, read through its candidate traces), each with all its figures.
  */
 export const selectSessionGroups = defineQuery({
   name: 'selectSessionGroups',
@@ -103,7 +103,8 @@ export const selectSessionGroups = defineQuery({
     const ofUser =
       withUser === undefined
         ? ''
-        : ` AND session_id IN (SELECT session_id FROM traces FINAL WHERE ${where} AND user_id = {withUser:String})`;
+        : ` AND session_id IN (SELECT session_id FROM traces FINAL WHERE ${where} AND user_id = {withUser:String}
+            AND trace_id IN (${userTraceCandidates('{withUser:String}')}))`;
     // session_traces holds the summary columns the window filter reads (workspace, time, is_deleted).
     return {
       values: { ...values, workspaceId, fetch, ...(withUser !== undefined && { withUser }), ...afterValues(after) },

@@ -8,6 +8,7 @@ import { getSession } from '../../src/traces/sessions/read.js';
 import type { Trace } from '../../src/traces/schemas.js';
 import { WriteBatcher } from '../../src/traces/write-batcher.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
+import { migrationWindow, oneSpanTrace } from './traces-migration-fixtures.js';
 
 /**
  * Migration 0009 on a store written before it: a session's page, now read from
@@ -19,24 +20,10 @@ const workspaceId = 'ws-migration-0009';
 const database = `loupe_m_${randomBytes(5).toString('hex')}`;
 let store: ClickhouseStore;
 
-const trace = (traceId: string, sessionId: string | undefined, minute: number): Trace => ({
-  traceId,
-  ...(sessionId && { sessionId }),
-  source: 'sdk',
-  spans: [
-    {
-      spanId: 'root',
-      name: 'run',
-      kind: 'agent',
-      status: 'ok',
-      durationMs: 1000,
-      startTime: `2026-03-01T10:${String(minute).padStart(2, '0')}:00.000Z`,
-      endTime: `2026-03-01T10:${String(minute).padStart(2, '0')}:01.000Z`,
-    },
-  ],
-});
+const trace = (traceId: string, sessionId: string | undefined, minute: number): Trace =>
+  oneSpanTrace(traceId, minute, sessionId ? { sessionId } : {});
 
-const window = { startAfter: '2026-03-01T00:00:00Z', startBefore: '2026-03-02T00:00:00Z', limit: 20 };
+const window = { ...migrationWindow, limit: 20 };
 const open = async (sessionId: string) => {
   const { session } = await getSession(store.client, workspaceId, sessionId, window, defaultQueryLimits);
   return { traceCount: session.traceCount, traces: session.traces.map((t) => t.traceId) };

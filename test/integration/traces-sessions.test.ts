@@ -324,6 +324,35 @@ describe('later payloads, re-sends, deletes and other workspaces', () => {
     expect(await listed()).toEqual([expectedS2, expectedS1]);
   });
 
+  it('a trace a later payload moves to another user leaves the first one, and can come back', async () => {
+    const tenant = await ctx.tenant();
+    const t = await seedSessions(ctx, tenant, 'moveduser');
+    const [a1] = planned('moveduser');
+    const user = async (userId: string) => (await get(ctx, tenant, `/api/users/${userId}?${window}`)).json().data;
+    const traces = async (query: string) => ids(await get(ctx, tenant, `/api/traces?${query}`));
+    const sessionsOf = async (userId: string) =>
+      (await get(ctx, tenant, `/api/sessions?${window}&userId=${userId}`)).json().data.map((s: { sessionId: string }) => s.sessionId);
+
+    // a1 (u1, session s1, cost 0.5) goes to u3; u1 keeps a3 in s1 and b1 in s2.
+    await post(ctx, tenant, [payload({ ...a1!, userId: 'u3' })]);
+    expect(await traces('userId=u1')).toEqual([t.b1, t.a3]);
+    expect(await traces('userId=u3')).toEqual([t.c1, t.a1]);
+    expect((await get(ctx, tenant, '/api/traces?userId=u1&limit=1')).json().meta.pagination).toMatchObject({ total: 2 });
+    expect(await user('u1')).toMatchObject({ traceCount: 2, sessionCount: 2, costUsd: 1 });
+    expect(await user('u3')).toMatchObject({ traceCount: 2, sessionCount: 1, costUsd: 2.5 });
+    expect(await sessionsOf('u3')).toEqual(['s1']);
+    const stats = (await get(ctx, tenant, '/api/traces/stats?groupBy=user&from=2025-03-01T00:00:00Z&to=2025-03-02T00:00:00Z')).json().data
+      .groups;
+    expect(stats.find((g: { key: string }) => g.key === 'u1')).toMatchObject({ traceCount: 2, costUsd: 1 });
+
+    // Back to u1: every figure is the seeded one again.
+    await post(ctx, tenant, [payload(a1!)]);
+    expect(await traces('userId=u1')).toEqual([t.b1, t.a3, t.a1]);
+    expect(await traces('userId=u3')).toEqual([t.c1]);
+    expect(await user('u1')).toEqual(expectedUsers.u1);
+    expect(await sessionsOf('u3')).toEqual([]);
+  });
+
   it("never shows another workspace's sessions or users", async () => {
     const owner = await ctx.tenant();
     const other = await ctx.tenant();

@@ -122,6 +122,23 @@ describe('ClickHouse migrations on a cluster', () => {
     );
   });
 
+  it("copies each shard's summaries with a user to its own user_traces rows, and backfills once", () => {
+    const local = sql.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS user_traces_local ON CLUSTER main'))!;
+    expect(local).toContain("ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/loupe/user_traces_local', '{replica}')");
+    expect(local).toContain('ORDER BY (workspace_id, user_id, trace_id)');
+    expect(sql).toContain(
+      'CREATE TABLE IF NOT EXISTS user_traces ON CLUSTER main AS user_traces_local ENGINE = Distributed(main, loupe, user_traces_local, sipHash64(trace_id))',
+    );
+    expect(sql).toContainEqual(
+      expect.stringMatching(
+        /^CREATE MATERIALIZED VIEW IF NOT EXISTS user_traces_mv ON CLUSTER main TO user_traces_local AS\s+SELECT [^]*FROM traces_local\s+WHERE user_id != ''$/,
+      ),
+    );
+    expect(sql).toContainEqual(
+      expect.stringMatching(/^INSERT INTO user_traces \([^]*FROM traces FINAL\s+WHERE is_deleted = 0 AND user_id != ''$/),
+    );
+  });
+
   it('changes columns on both the shard table and the Distributed table, and mutates the shard table only', () => {
     for (const [table, column] of [
       ['spans', 'detail'],

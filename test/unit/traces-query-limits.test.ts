@@ -52,10 +52,10 @@ describe('resolveWindow', () => {
 describe('limitSettings', () => {
   it('puts the limits in the statement; a small memory limit is tracked in small steps', () => {
     expect(limitSettings(limits)).toBe(
-      `SETTINGS max_memory_usage = ${2 * 1024 ** 3}, max_execution_time = 15, timeout_overflow_mode = 'throw'`,
+      `SETTINGS max_memory_usage = ${2 * 1024 ** 3}, max_execution_time = 15, timeout_overflow_mode = 'throw', distributed_product_mode = 'global'`,
     );
     expect(limitSettings({ ...limits, maxMemoryBytes: 64_000, maxExecutionMs: 250 })).toBe(
-      "SETTINGS max_memory_usage = 64000, max_untracked_memory = 1000, max_execution_time = 0.25, timeout_overflow_mode = 'throw'",
+      "SETTINGS max_memory_usage = 64000, max_untracked_memory = 1000, max_execution_time = 0.25, timeout_overflow_mode = 'throw', distributed_product_mode = 'global'",
     );
   });
 });
