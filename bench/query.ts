@@ -5,12 +5,14 @@
  * process): it starts the service (startServer, embedded stores), loads traces into the
  * bootstrap workspace through `storeTraces` (the ingest path minus HTTP and validation: the
  * same span rows and the same in-engine summary recompute), and times each endpoint through
- * HTTP: one warm-up call, then the median of `--calls` calls. Sizes are reached one after the
- * other by adding traces, every size spread over the last 30 days.
+ * HTTP: one warm-up call, then the median of `--calls` calls, once the import's merges have
+ * settled. Sizes are reached one after the other by adding traces, every size spread over the
+ * last 30 days.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ClickHouseClient } from '../src/stores/clickhouse.js';
 import { bigSessionId, makeQueryTrace, spansPerTrace } from './query-data.js';
 
 const apiKey = 'bench-query-key-0123456789abcdef';
@@ -59,6 +61,22 @@ const goals: Record<string, [number, number]> = {
   'GET /api/traces?sort=-costUsd': [50, 150],
   [walkCall]: [50, 150],
 };
+
+/** Waits until no merge runs in the store (two looks a second apart), at most two minutes; the seconds waited. */
+async function mergesSettled(client: ClickHouseClient): Promise<number> {
+  const started = performance.now();
+  let quiet = 0;
+  while (quiet < 2 && performance.now() - started < 120_000) {
+    const result = await client.query({
+      query: 'SELECT count() AS n FROM system.merges WHERE database = currentDatabase()',
+      format: 'JSONEachRow',
+    });
+    const [row] = await result.json<{ n: number }>();
+    quiet = row?.n === 0 ? quiet + 1 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return (performance.now() - started) / 1000;
+}
 
 /** The first call (cold caches) and the median of the next ones. */
 async function fetchOk(url: string): Promise<string> {
@@ -139,6 +157,9 @@ export async function run(args: string[]) {
         if (loaded % (options.batch * 20) === 0) console.error(`loaded ${loaded * spansPerTrace} spans`);
       }
       const loadSeconds = (performance.now() - started) / 1000;
+      // The import's merges would time the engine merging, not the reads: let them settle first.
+      const settleSeconds = await mergesSettled(store.client);
+      console.error(`${target} spans: merges settled after ${settleSeconds.toFixed(0)} s`);
       const sample = makeQueryTrace(Math.floor(traces / 2), rangeStart, rangeEnd - rangeStart);
       const base = server.url;
       const urls: Record<string, string> = {
