@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { defineQuery } from '../stores/clickhouse-query.js';
 import type { PreviousSummary, TraceSummaryRow } from './summary-rows.js';
-import { sessionGroupRow } from './traces-table-groups.js';
+import { sessionFigures, sessionGroupRow } from './traces-table-groups.js';
 
 /**
  * The SQL on `session_traces` (clickhouse/0009): the summary rows of traces with a session,
@@ -68,18 +68,7 @@ export const selectSessionPage = defineQuery({
   sql: (values) => ({
     values,
     query: `
-      SELECT count() AS traceCount,
-        sum(ifNull(input_tokens, 0)) AS inputTokens,
-        sum(ifNull(output_tokens, 0)) AS outputTokens,
-        sum(ifNull(total_tokens, 0)) AS totalTokens,
-        sum(ifNull(cost_usd, 0)) AS costUsd,
-        sum(error_count) AS errorCount,
-        countIf(status = 'error') AS traceErrorCount,
-        toString(min(start_time)) AS firstStart,
-        toString(max(ifNull(end_time, start_time))) AS activityKey,
-        toString(max(end_time)) AS lastEnd,
-        (toUnixTimestamp64Micro(max(end_time)) - toUnixTimestamp64Micro(min(start_time))) / 1000 AS durationMs,
-        arraySlice(arraySort(groupUniqArrayIf(user_id, user_id != '')), 1, 5) AS userIds,
+      SELECT ${sessionFigures},
         (SELECT groupArray((trace_id, item, toString(start_time)))
          FROM (
            SELECT trace_id, item, start_time FROM session_traces FINAL

@@ -74,6 +74,12 @@ const sharedFigures = `count() AS traceCount,
           max(ifNull(end_time, start_time)) AS activity,
           toString(activity) AS activityKey`;
 
+/** A session's figures (`sessionGroupRow` without its id), over its rows of one statement: also one session's (session-traces-table.ts). */
+export const sessionFigures = `${sharedFigures},
+          toString(max(end_time)) AS lastEnd,
+          (toUnixTimestamp64Micro(max(end_time)) - toUnixTimestamp64Micro(min(start_time))) / 1000 AS durationMs,
+          arraySlice(arraySort(groupUniqArrayIf(user_id, user_id != '')), 1, 5) AS userIds`;
+
 /**
  * The ids of one page of groups (the inner step): each group's latest activity in the window,
  * ordered, after the cursor's group, `fetch` of them.
@@ -110,10 +116,7 @@ export const selectSessionGroups = defineQuery({
       values: { ...values, workspaceId, fetch, ...(withUser !== undefined && { withUser }), ...afterValues(after) },
       query: `
         SELECT session_id AS id,
-          ${sharedFigures},
-          toString(max(end_time)) AS lastEnd,
-          (toUnixTimestamp64Micro(max(end_time)) - toUnixTimestamp64Micro(min(start_time))) / 1000 AS durationMs,
-          arraySlice(arraySort(groupUniqArrayIf(user_id, user_id != '')), 1, 5) AS userIds
+          ${sessionFigures}
         FROM session_traces FINAL
         WHERE ${where} AND session_id IN (${pageOfGroups('session_id', where + ofUser, after !== undefined)})
         GROUP BY session_id
