@@ -41,18 +41,18 @@ export const traceFilterSchema = z.object({
 export type TraceFilter = z.input<typeof traceFilterSchema>;
 
 /**
- * The one shared piece of SQL of the trace reads: the condition on the workspace's live
- * summaries that a filter names, and the values it binds (all parameters, nothing spliced).
- * Applied after FINAL, so a filter sees only each trace's newest row. A running trace has no
- * duration and a trace without usage no cost: neither passes a minimum.
- */
-/**
  * The ids of the traces that have, or once had, the given user (`user_traces`, clickhouse/0011):
  * a set to narrow a read of `traces FINAL` by its key, never an answer on its own.
  */
 export const userTraceCandidates = (user: string) =>
   `SELECT trace_id FROM user_traces WHERE workspace_id = {workspaceId:String} AND user_id = ${user}`;
 
+/**
+ * The one shared piece of SQL of the trace reads: the condition on the workspace's live
+ * summaries that a filter names, and the values it binds (all parameters, nothing spliced).
+ * Applied after FINAL, so a filter sees only each trace's newest row. A running trace has no
+ * duration and a trace without usage no cost: neither passes a minimum.
+ */
 export function traceSummaryFilter(filter: TraceFilter): { where: string; values: Record<string, unknown> } {
   const clauses = ['workspace_id = {workspaceId:String}', 'is_deleted = 0'];
   const values: Record<string, unknown> = {};
