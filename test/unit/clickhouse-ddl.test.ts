@@ -103,41 +103,33 @@ describe('ClickHouse migrations on a cluster', () => {
     expect(sql.filter((s) => !s.includes('ON CLUSTER main') && !s.startsWith('INSERT INTO '))).toEqual([]);
   });
 
-  it("copies each shard's new summaries to its own session_traces rows, and backfills once through the Distributed tables", () => {
-    const local = sql.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS session_traces_local ON CLUSTER main'))!;
-    expect(local).toContain(
-      "ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/loupe/session_traces_local', '{replica}', version, is_deleted)",
-    );
-    expect(local).toContain('ORDER BY (workspace_id, session_id, trace_id)');
-    expect(sql).toContain(
-      'CREATE TABLE IF NOT EXISTS session_traces ON CLUSTER main AS session_traces_local ENGINE = Distributed(main, loupe, session_traces_local, sipHash64(trace_id))',
-    );
-    expect(sql).toContainEqual(
-      expect.stringMatching(
-        /^CREATE MATERIALIZED VIEW IF NOT EXISTS session_traces_mv ON CLUSTER main TO session_traces_local AS\s+SELECT [^]*FROM traces_local\s+WHERE session_id != ''$/,
-      ),
-    );
-    expect(sql).toContainEqual(
-      expect.stringMatching(/^INSERT INTO session_traces \([^]*FROM traces FINAL\s+WHERE is_deleted = 0 AND session_id != ''$/),
-    );
-  });
-
-  it("copies each shard's summaries with a user to its own user_traces rows, and backfills once", () => {
-    const local = sql.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS user_traces_local ON CLUSTER main'))!;
-    expect(local).toContain("ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/loupe/user_traces_local', '{replica}')");
-    expect(local).toContain('ORDER BY (workspace_id, user_id, trace_id)');
-    expect(sql).toContain(
-      'CREATE TABLE IF NOT EXISTS user_traces ON CLUSTER main AS user_traces_local ENGINE = Distributed(main, loupe, user_traces_local, sipHash64(trace_id))',
-    );
-    expect(sql).toContainEqual(
-      expect.stringMatching(
-        /^CREATE MATERIALIZED VIEW IF NOT EXISTS user_traces_mv ON CLUSTER main TO user_traces_local AS\s+SELECT [^]*FROM traces_local\s+WHERE user_id != ''$/,
-      ),
-    );
-    expect(sql).toContainEqual(
-      expect.stringMatching(/^INSERT INTO user_traces \([^]*FROM traces FINAL\s+WHERE is_deleted = 0 AND user_id != ''$/),
-    );
-  });
+  // The tables copied from `traces` by a view, each keyed by what it is read by (0009, 0011).
+  it.each([
+    { table: 'session_traces', engineArgs: ', version, is_deleted', column: 'session_id' },
+    { table: 'user_traces', engineArgs: '', column: 'user_id' },
+  ])(
+    "copies each shard's summaries with a $column to its own $table rows, and backfills once through the Distributed tables",
+    ({ table, engineArgs, column }) => {
+      const local = sql.find((s) => s.startsWith(`CREATE TABLE IF NOT EXISTS ${table}_local ON CLUSTER main`))!;
+      expect(local).toContain(
+        `ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/loupe/${table}_local', '{replica}'${engineArgs})`,
+      );
+      expect(local).toContain(`ORDER BY (workspace_id, ${column}, trace_id)`);
+      expect(sql).toContain(
+        `CREATE TABLE IF NOT EXISTS ${table} ON CLUSTER main AS ${table}_local ENGINE = Distributed(main, loupe, ${table}_local, sipHash64(trace_id))`,
+      );
+      expect(sql).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^CREATE MATERIALIZED VIEW IF NOT EXISTS ${table}_mv ON CLUSTER main TO ${table}_local AS\\s+SELECT [^]*FROM traces_local\\s+WHERE ${column} != ''$`,
+          ),
+        ),
+      );
+      expect(sql).toContainEqual(
+        expect.stringMatching(new RegExp(`^INSERT INTO ${table} \\([^]*FROM traces FINAL\\s+WHERE is_deleted = 0 AND ${column} != ''$`)),
+      );
+    },
+  );
 
   it('changes columns on both the shard table and the Distributed table, and mutates the shard table only', () => {
     for (const [table, column] of [
