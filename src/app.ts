@@ -26,6 +26,7 @@ import { attachIngestPricing } from './traces/cost/pricing.js';
 import { modelRoutes } from './traces/cost/routes.js';
 import { PriceBook } from './traces/cost/workspace-prices.js';
 import { WriteBatcher } from './traces/write-batcher.js';
+import { registerReadBarrier } from './traces/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
 import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 import { registerConsole } from './http/console.js';
@@ -112,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       failedAuth: deps.failedAuth,
       keys: deps.failedAuth ? createKeyDirectory(deps.sql) : undefined,
     });
+    registerReadBarrier(api, writer);
     await api.register(meRoutes);
     await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, writer, config: deps.config });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });

@@ -82,6 +82,16 @@ export const configSchema = z.object({
    * only the cost they sent; the ingest benchmark compares both.
    */
   LOUPE_COST_AT_INGEST: optionalString.pipe(z.enum(['true', 'false']).optional()).transform((v) => v !== 'false'),
+  /**
+   * When an ingest is answered (src/traces/write-batcher.ts): `log` once it is in the local
+   * write-ahead log on disk, applied to the trace store in large flushes right after; `store`
+   * once the trace store holds it. Either way an answered ingest is readable at once through
+   * this replica; through another replica, `log` makes it readable once applied (well under a
+   * second unless the store is down).
+   */
+  LOUPE_INGEST_ACK: optionalString.pipe(z.enum(['log', 'store']).optional()).transform((v) => v ?? 'log'),
+  /** The write-ahead log's folder; default `<LOUPE_DATA_DIR>/ingest-log`. It must be on local disk and kept across restarts. */
+  LOUPE_INGEST_LOG_DIR: optionalString,
   /** How long a replica reuses a workspace's prices before reading them again (a change made through this replica applies at once). */
   LOUPE_PRICE_CACHE_MS: optionalInt(0, 3_600_000).transform((v) => v ?? 15_000),
   /**

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
@@ -9,6 +10,8 @@ import { oauthVerifierFromConfig } from './tenancy/oauth.js';
 import { createRateLimiter } from './tenancy/rate-limit.js';
 import { createFailedAuthLimiter } from './tenancy/failed-auth.js';
 import { WriteBatcher } from './traces/write-batcher.js';
+import { IngestLog } from './traces/ingest-log.js';
+import type { ClickHouseClient } from './stores/clickhouse.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
 
 export interface Stores {
@@ -88,6 +91,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const started = Date.now();
   const stores = await openStores(config, log);
   let app: FastifyInstance | undefined;
+  let writer: WriteBatcher | undefined;
   let webhooks: WebhookWorker | undefined;
   try {
     const { applied, first } = await prepareStores(config, stores);
@@ -102,11 +106,12 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       log.warn('LOUPE_BOOTSTRAP_API_KEY names a revoked key; it stays revoked');
     }
     const sql = stores.postgres.sql;
+    writer = openWriter(config, stores.clickhouse.writeClient, log);
     app = await buildApp({
       config,
       sql,
       clickhouse: stores.clickhouse.client,
-      writer: new WriteBatcher(stores.clickhouse.writeClient),
+      writer,
       log,
       verifyBearer: oauthVerifierFromConfig(sql, config),
       admit: createRateLimiter(sql).admit,
@@ -122,19 +127,54 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       'loupe is listening',
     );
     const server = app;
+    const ingest = writer;
     return {
       app: server,
       url,
       stop: async () => {
         await server.close(); // stops accepting, waits for requests in flight
+        await closeWriter(ingest, log); // applies what the log holds; what it cannot stays for the next start
         await worker.stop(); // waits for deliveries in flight; the undelivered stay in the outbox
         await stores.close();
       },
     };
   } catch (error) {
     await app?.close().catch(() => {});
+    if (writer) await closeWriter(writer, log).catch(() => {});
     await webhooks?.stop().catch(() => {});
     await stores.close().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * The ingest writer: with `LOUPE_INGEST_ACK=log` (the default) over the write-ahead log, whose
+ * writes left by an earlier process (a crash, or a store that was down at shutdown) are applied
+ * again first; with `store`, answering once the trace store holds each write.
+ */
+export function openWriter(config: Config, clickhouse: ClickHouseClient, log: Logger): WriteBatcher {
+  if (config.LOUPE_INGEST_ACK === 'store') return new WriteBatcher(clickhouse);
+  const dir = config.LOUPE_INGEST_LOG_DIR ?? path.join(config.LOUPE_DATA_DIR, 'ingest-log');
+  const { log: ingestLog, recovered } = IngestLog.open(dir);
+  const writer = new WriteBatcher(clickhouse, {
+    log: ingestLog,
+    onRefused: (refused) => log.error(refused, 'the trace store refused a logged ingest write; it is kept aside, not applied'),
+  });
+  if (recovered.writes.length + recovered.damagedLines > 0) {
+    log.warn(
+      {
+        dir,
+        writes: recovered.writes.length,
+        spans: recovered.writes.reduce((n, w) => n + w.rows.length, 0),
+        damagedLines: recovered.damagedLines,
+      },
+      'applying the ingest writes an earlier process left in its log',
+    );
+  }
+  writer.replay(recovered.writes);
+  return writer;
+}
+
+async function closeWriter(writer: WriteBatcher, log: Logger): Promise<void> {
+  if (!(await writer.close())) log.warn({ dir: writer.log?.dir }, 'ingest writes not yet applied stay in the log for the next start');
 }

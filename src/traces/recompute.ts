@@ -9,10 +9,18 @@ import { insertTraceSummaries, selectPreviousSummaries } from './traces-table.js
  * Recomputes the summary rows of the given traces from their deduplicated live spans: key reads
  * of the narrow span columns (spans-table.ts) and of the previous summaries (traces-table.ts), the rules
  * applied in summary.ts, one plain insert (copied to `session_traces` by its materialized view),
- * and the tombstones of the sessions traces left, if any.
+ * and the tombstones of the sessions traces left, if any. A summary's version is `floor`, or just
+ * above the summary it replaces; the writer passes the newest span version it applied
+ * (write-batcher.ts), other callers a new version. Returns the newest summary version written,
+ * which spans applied later must exceed.
  */
-export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, workspaceId: string, traceIds: string[]) {
-  if (traceIds.length === 0) return;
+export async function recomputeTraceSummaries(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  traceIds: string[],
+  floor: bigint = nextVersion(),
+): Promise<bigint> {
+  if (traceIds.length === 0) return floor;
   // Two reads at once (on a server; the embedded engine runs them in turn on the session).
   const [latestSpans, latestSummaries] = await Promise.all([
     selectSummarySpans(clickhouse, { workspaceId, traceIds }),
@@ -20,8 +28,9 @@ export async function recomputeTraceSummaries(clickhouse: ClickHouseClient, work
   ]);
   const spans = latestSpans.filter((span) => span.is_deleted === 0);
   const previous = latestSummaries.filter((summary) => summary.is_deleted === 0);
-  const rows = summarizeTraces(workspaceId, spans, previous, nextVersion().toString());
-  if (rows.length === 0) return;
+  const rows = summarizeTraces(workspaceId, spans, previous, floor.toString());
+  if (rows.length === 0) return floor;
   await insertTraceSummaries(clickhouse, rows);
   await tombstoneLeftSessions(clickhouse, previous, rows);
+  return rows.reduce((max, row) => (BigInt(row.version) > max ? BigInt(row.version) : max), floor);
 }

@@ -192,9 +192,12 @@ export function summarizeTrace(
   workspaceId: string,
   spans: SpanFacts[],
   previous: PreviousSummary | undefined,
-  version: string,
+  floor: string,
 ): TraceSummaryRow {
   const first = spans[0]!;
+  // A summary replaces the one before it: its version is the floor given (write-batcher.ts: at
+  // least every span version it saw), and above the previous summary's.
+  const version = previous && compareVersion(previous.version, floor) >= 0 ? (BigInt(previous.version) + 1n).toString() : floor;
   const root = rootSpan(spans);
   const countedSet = countedSpans(spans);
   const counted = [...countedSet];
@@ -255,7 +258,7 @@ export function summarizeTrace(
 }
 
 /** Summaries of every trace that has live spans; traces whose spans are all deleted get none. */
-export function summarizeTraces(workspaceId: string, spans: SpanFacts[], previous: PreviousSummary[], version: string): TraceSummaryRow[] {
+export function summarizeTraces(workspaceId: string, spans: SpanFacts[], previous: PreviousSummary[], floor: string): TraceSummaryRow[] {
   const byTrace = new Map<string, SpanFacts[]>();
   for (const span of spans) {
     const group = byTrace.get(span.trace_id);
@@ -263,5 +266,5 @@ export function summarizeTraces(workspaceId: string, spans: SpanFacts[], previou
     else byTrace.set(span.trace_id, [span]);
   }
   const previousByTrace = new Map(previous.map((p) => [p.trace_id, p]));
-  return [...byTrace.values()].map((group) => summarizeTrace(workspaceId, group, previousByTrace.get(group[0]!.trace_id), version));
+  return [...byTrace.values()].map((group) => summarizeTrace(workspaceId, group, previousByTrace.get(group[0]!.trace_id), floor));
 }

@@ -4,13 +4,40 @@ import { isStoreUnavailable } from '../http/error-handler.js';
 import type { SpanRow } from './rows.js';
 import { recomputeTraceSummaries } from './recompute.js';
 import { insertSpanRows } from './spans-table.js';
+import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 
 interface PendingWrite {
+  /** Its number: in the log's order, or the writer's own without a log. */
+  seq: number;
   workspaceId: string;
   rows: SpanRow[];
   traceIds: string[];
-  resolve(): void;
-  reject(error: unknown): void;
+  /** Without a log the caller waits for the engine: its promise settles with the flush. */
+  caller?: { resolve(): void; reject(error: unknown): void };
+}
+
+/** Writes of one workspace not yet applied: the last one's number, and each trace's last. */
+interface Unapplied {
+  lastSeq: number;
+  traces: Map<string, number>;
+}
+
+export interface WriteBatcherOptions {
+  /** Rows in one flush at most; the rest wait for the next. */
+  maxRows?: number;
+  /** The longest a flush waits for concurrent callers' writes (see gathering), in ms; 0: never. Without a log only. */
+  maxGatherMs?: number;
+  /**
+   * The write-ahead log (ingest-log.ts). With it, a write is answered once it is in the log on
+   * disk and applied to the engine afterwards; without it, once the engine stored it.
+   */
+  log?: IngestLog;
+  /** With a log: rows acknowledged and not yet applied at most; a write past it waits for room. */
+  maxBacklogRows?: number;
+  /** With a log: the least time between the starts of two flushes, unless a read waits, in ms. */
+  minFlushIntervalMs?: number;
+  /** Where a write the engine refused alone is reported (the service's logger). */
+  onRefused?: (write: { seq: number; workspaceId: string; rows: number; error: string; keptIn: string }) => void;
 }
 
 /**
@@ -18,9 +45,15 @@ interface PendingWrite {
  * recompute per workspace, instead of one each: the engine's cost per statement (a new part,
  * a read of every part's index, the statement's analysis) is paid once per flush, and fewer,
  * larger parts leave less to merge. Writes that arrive during a flush go together into the
- * next one. Each caller's promise settles only after its spans and its traces' summaries are
- * stored, so an answered ingest is readable. Flushes run one at a time, which also keeps the
- * summary versions of one process in order.
+ * next one. Flushes run one at a time, which also keeps the summary versions of one process in
+ * order.
+ *
+ * With a write-ahead log (the service's default, docs/decisions/080-ingest-write-ahead-log.md)
+ * a write is answered once it is on disk in the log, and flushes carry whatever arrived
+ * meanwhile, however many clients sent it. An answered write is still readable at once: every
+ * read of trace data first waits for the writes of its workspace answered before it
+ * (`readable`), or, for one trace, for that trace's writes only. Without a log each caller's
+ * promise settles only after its spans and its traces' summaries are stored.
  *
  * The client is the writer's own (in the embedded engine a session of its own, so reads do not
  * wait behind a flush: stores/clickhouse.ts). Two writers flushing side by side on two sessions
@@ -31,54 +64,189 @@ export class WriteBatcher {
   private queue: PendingWrite[] = [];
   private flushing = false;
   /** Writes taken and flushes run, for the logs and the tests: writes / flushes is the batching. */
-  readonly counts = { writes: 0, flushes: 0, isolations: 0 };
+  readonly counts = { writes: 0, flushes: 0, isolations: 0, refused: 0, retries: 0, flushedRows: 0, flushMs: 0 };
   private readonly maxRows: number;
   private readonly maxGatherMs: number;
+  private readonly maxBacklogRows: number;
+  private readonly minFlushIntervalMs: number;
+  readonly log: IngestLog | undefined;
+  private readonly onRefused: WriteBatcherOptions['onRefused'];
   /** Callers writing at once, as the last flush saw them: the writes it carried and those queued when it ended. */
   private concurrency = 0;
   private lastFlushMs = 0;
+  private lastFlushStarted = -Infinity;
   private gatherTimer: NodeJS.Timeout | undefined;
   /** The gathering wait of the next flush is over. */
   private gathered = false;
+  private restTimer: NodeJS.Timeout | undefined;
+  /** Numbers without a log. */
+  private seq = 0;
+  /** Every write numbered up to this one is applied (or refused and kept aside). */
+  private doneSeq = 0;
+  private readonly unapplied = new Map<string, Unapplied>();
+  private barriers: Array<{ seq: number; resolve(): void; reject(error: unknown): void }> = [];
+  /** Rows queued or in a flush. */
+  private backlogRows = 0;
+  private roomWaiters: Array<() => void> = [];
+  /** The error of the last flush when the store was unavailable; cleared by the next flush that lands. */
+  private failing: unknown;
+  /** The wait before the next flush is retried, when one is due; and the last such wait, doubled at each failure in a row. */
+  private retryMs = 0;
+  private backoffMs = 0;
+  private closing = false;
+  private closed = false;
+  /** The last write of the flush under way. */
+  private inFlight = 0;
+  /** The newest version this writer applied: of a span, or of the summaries it computed. */
+  private appliedVersion = 0n;
 
   constructor(
     /** The store it writes to; ingest also prices spans with the pricing attached to it (cost/pricing.ts). */
     readonly clickhouse: ClickHouseClient,
-    options: {
-      /** Rows in one flush at most; the rest wait for the next. */
-      maxRows?: number;
-      /** The longest a flush waits for concurrent callers' writes (see gathering), in ms; 0: never. */
-      maxGatherMs?: number;
-    } = {},
+    options: WriteBatcherOptions = {},
   ) {
     this.maxRows = options.maxRows ?? 50_000;
     this.maxGatherMs = options.maxGatherMs ?? 8;
+    this.maxBacklogRows = options.maxBacklogRows ?? 20_000;
+    this.minFlushIntervalMs = options.minFlushIntervalMs ?? 0;
+    this.log = options.log;
+    this.onRefused = options.onRefused;
+    this.doneSeq = this.log?.lastSeq ?? 0;
   }
 
-  write(workspaceId: string, rows: SpanRow[], traceIds: string[]): Promise<void> {
+  /**
+   * Writes recovered from the log at start (ingest-log.ts), applied again in their order before
+   * any new one; reads of their workspaces wait for them like for any answered write.
+   */
+  replay(writes: LoggedWrite[]): void {
+    if (writes.length === 0) return;
+    this.doneSeq = Math.min(this.doneSeq, writes[0]!.seq - 1);
+    for (const write of writes) {
+      this.enqueue({ ...write });
+      this.answered(write);
+    }
+  }
+
+  /**
+   * Stores one request's span rows and recomputes its traces' summaries, with the writes of
+   * concurrent requests. Resolves once the write is durable: in the log, or without a log in
+   * the engine.
+   */
+  async write(workspaceId: string, rows: SpanRow[], traceIds: string[]): Promise<void> {
+    if (!this.log) {
+      return new Promise((resolve, reject) => {
+        this.counts.writes += 1;
+        this.enqueue({ seq: ++this.seq, workspaceId, rows, traceIds, caller: { resolve, reject } });
+      });
+    }
+    if (this.closing) throw unavailable('The service is shutting down; retry shortly');
+    while (this.backlogRows >= this.maxBacklogRows) {
+      // The store cannot keep up, or is down: the client hears it rather than the backlog growing.
+      if (this.failing !== undefined) throw unavailable('The trace store is unavailable; retry shortly');
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    }
+    this.counts.writes += 1;
+    const { seq, durable } = this.log.append({ workspaceId, traceIds, rows });
+    this.enqueue({ seq, workspaceId, rows, traceIds });
+    try {
+      await durable;
+    } catch (error) {
+      // Not acknowledged: the client retries, and a write applied twice changes nothing.
+      throw unavailable(`The ingest log could not be written (${(error as { code?: string }).code ?? 'error'}); retry shortly`);
+    }
+    this.answered({ seq, workspaceId, traceIds });
+  }
+
+  /**
+   * Waits until the writes answered so far for the workspace are applied, or with `traceIds`
+   * only those touching these traces. Resolves at once when none is pending (and always
+   * without a log, whose writes are applied before they are answered).
+   */
+  readable(workspaceId: string, traceIds?: readonly string[]): Promise<void> | undefined {
+    const pending = this.unapplied.get(workspaceId);
+    if (!pending) return undefined;
+    let seq = 0;
+    if (traceIds) for (const id of traceIds) seq = Math.max(seq, pending.traces.get(id) ?? 0);
+    else seq = pending.lastSeq;
+    if (seq <= this.doneSeq) return undefined;
+    if (this.failing !== undefined) return Promise.reject(unavailable('The trace store is unavailable; retry shortly'));
     return new Promise((resolve, reject) => {
-      this.counts.writes += 1;
-      this.queue.push({ workspaceId, rows, traceIds, resolve, reject });
-      if (this.gatherTimer && this.queue.length >= this.concurrency) {
-        clearTimeout(this.gatherTimer);
-        this.gatherTimer = undefined;
-        this.gathered = true;
+      this.barriers.push({ seq, resolve, reject });
+      // A reader waits: the next flush starts as soon as the one under way ends.
+      if (this.restTimer && this.retryMs === 0) {
+        clearTimeout(this.restTimer);
+        this.restTimer = undefined;
       }
       this.schedule();
     });
   }
 
+  /** Resolves once every write taken so far is applied (or refused and kept aside). */
+  async settled(): Promise<void> {
+    const last = Math.max(this.queue.at(-1)?.seq ?? 0, this.inFlight);
+    if (last <= this.doneSeq || this.closed) return;
+    await new Promise<void>((resolve, reject) => {
+      this.barriers.push({ seq: last, resolve, reject });
+      this.schedule();
+    }).catch(() => this.settled());
+  }
+
   /**
-   * Gathering: a flush costs the engine about the same for one write as for sixteen, so the
-   * writes of concurrent callers should share one. But callers answered by one flush come back
-   * a few ms apart (each request is parsed and validated in turn): the first would find the
-   * writer idle and be flushed alone while the rest queue behind it, and the callers would
-   * settle into small cohorts taking turns. So when the last flush saw several callers, the
-   * next waits until as many writes are queued, at most `maxGatherMs` and a quarter of the
-   * last flush's time. A lone caller never waits.
+   * Stops taking writes and applies what is pending, for at most `timeoutMs`; the log keeps
+   * whatever was not applied, for the next start. Returns whether everything was applied.
    */
+  async close(timeoutMs = 10_000): Promise<boolean> {
+    this.closing = true;
+    let timer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      this.settled().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    // No flush starts after this; one under way ends on its own, and what it leaves stays in the log.
+    this.closed = true;
+    clearTimeout(this.restTimer);
+    this.restTimer = undefined;
+    for (const barrier of this.barriers.splice(0)) barrier.reject(unavailable('The service is shutting down; retry shortly'));
+    await this.log?.close(drained && this.queue.length === 0);
+    return drained;
+  }
+
+  private enqueue(write: PendingWrite): void {
+    this.queue.push(write);
+    this.backlogRows += write.rows.length;
+    if (this.gatherTimer && this.queue.length >= this.concurrency) {
+      clearTimeout(this.gatherTimer);
+      this.gatherTimer = undefined;
+      this.gathered = true;
+    }
+    this.schedule();
+  }
+
+  /**
+   * Gathering (without a log): a flush costs the engine about the same for one write as for
+   * sixteen, so the writes of concurrent callers should share one. But callers answered by one
+   * flush come back a few ms apart (each request is parsed and validated in turn): the first
+   * would find the writer idle and be flushed alone while the rest queue behind it, and the
+   * callers would settle into small cohorts taking turns. So when the last flush saw several
+   * callers, the next waits until as many writes are queued, at most `maxGatherMs` and a
+   * quarter of the last flush's time. A lone caller never waits. With a log, callers do not
+   * wait for flushes, so whatever arrives during one goes into the next.
+   */
+  /**
+   * A logged write is answered: reads from now on wait for it (those that came before its
+   * answer need not). Nothing to wait for when it was applied already.
+   */
+  private answered(write: { seq: number; workspaceId: string; traceIds: string[] }): void {
+    if (write.seq <= this.doneSeq) return;
+    let pending = this.unapplied.get(write.workspaceId);
+    if (!pending) this.unapplied.set(write.workspaceId, (pending = { lastSeq: 0, traces: new Map() }));
+    pending.lastSeq = Math.max(pending.lastSeq, write.seq);
+    for (const id of write.traceIds) pending.traces.set(id, Math.max(pending.traces.get(id) ?? 0, write.seq));
+  }
+
   private gathering(): boolean {
-    if (this.gathered || this.concurrency <= 1 || this.queue.length >= this.concurrency) return false;
+    if (this.log || this.gathered || this.concurrency <= 1 || this.queue.length >= this.concurrency) return false;
     const ms = Math.min(this.maxGatherMs, this.lastFlushMs / 4);
     if (ms < 1) return false;
     this.gatherTimer ??= setTimeout(() => {
@@ -89,13 +257,35 @@ export class WriteBatcher {
     return true;
   }
 
+  /**
+   * With a log, flushes start at most every `minFlushIntervalMs` unless a read waits, and after
+   * a failure for the store's sake, only once the retry delay passed.
+   */
+  private resting(): boolean {
+    if (this.restTimer) return true;
+    const wait =
+      this.retryMs > 0 ? this.retryMs : this.barriers.length > 0 ? 0 : this.lastFlushStarted + this.minFlushIntervalMs - performance.now();
+    if (wait < 1) return false;
+    this.restTimer = setTimeout(() => {
+      this.restTimer = undefined;
+      const retrying = this.retryMs > 0;
+      this.retryMs = 0;
+      if (retrying) this.schedule(true);
+      else this.schedule();
+    }, wait);
+    return true;
+  }
+
   /** Starts the next flush when none runs and its writes are in. */
-  private schedule(): void {
-    if (this.flushing || this.queue.length === 0 || this.gathering()) return;
+  private schedule(retry = false): void {
+    if (this.flushing || this.queue.length === 0 || this.closed) return;
+    if (!retry && (this.gathering() || this.resting())) return;
     const batch = this.takeBatch();
+    this.inFlight = batch.at(-1)!.seq;
     this.gathered = false;
     this.flushing = true;
     const started = performance.now();
+    this.lastFlushStarted = started;
     void this.run(batch).finally(() => {
       this.lastFlushMs = performance.now() - started;
       this.concurrency = batch.length + this.queue.length;
@@ -118,26 +308,66 @@ export class WriteBatcher {
   /** One statement pair for the writes given: their spans, then their traces' summaries. */
   private async flush(batch: PendingWrite[]): Promise<void> {
     this.counts.flushes += 1;
-    await insertSpanRows(
-      this.clickhouse,
-      batch.flatMap((w) => w.rows),
-    );
+    const started = performance.now();
+    const rows = this.inOrder(batch);
+    await insertSpanRows(this.clickhouse, rows);
     const traceIds = new Map<string, Set<string>>();
     for (const w of batch) {
       const ids = traceIds.get(w.workspaceId) ?? new Set<string>();
       for (const id of w.traceIds) ids.add(id);
       traceIds.set(w.workspaceId, ids);
     }
-    for (const [workspaceId, ids] of traceIds) await recomputeTraceSummaries(this.clickhouse, workspaceId, [...ids]);
+    for (const [workspaceId, ids] of traceIds) {
+      const version = await recomputeTraceSummaries(this.clickhouse, workspaceId, [...ids], this.appliedVersion);
+      if (version > this.appliedVersion) this.appliedVersion = version;
+    }
+    this.counts.flushedRows += rows.length;
+    this.counts.flushMs += performance.now() - started;
+  }
+
+  /**
+   * The batch's rows with versions that follow the order writes are applied in. A request's
+   * rows get their version when it is parsed (rows.ts), and requests may be parsed in another
+   * order than they are applied (several await room or the log at once). A summary keeps a
+   * field of an earlier payload only over spans older than itself (summary.ts, keepEarlier), so
+   * a write must carry a newer version than every span and summary applied before it: one that
+   * does not is raised just above them. Summaries take the newest span version applied, not the
+   * clock (recompute.ts), so a write parsed while an earlier flush ran is not older than its
+   * summaries. A write applied again from the log after a crash starts from a lower floor and
+   * never gets a newer version than the first time, so it never overrides what came after it
+   * (a later write, a delete, a repricing: those take the clock, far above).
+   */
+  private inOrder(batch: PendingWrite[]): SpanRow[] {
+    const rows: SpanRow[] = [];
+    let floor = this.appliedVersion;
+    for (const w of batch) {
+      const raised = new Map<string, string>();
+      for (const row of w.rows) {
+        let version = raised.get(row.version);
+        if (version === undefined) {
+          const own = BigInt(row.version);
+          const next = own > floor ? own : floor + 1n;
+          version = next.toString();
+          raised.set(row.version, version);
+        }
+        rows.push(version === row.version ? row : { ...row, version });
+      }
+      for (const version of raised.values()) if (BigInt(version) > floor) floor = BigInt(version);
+    }
+    this.appliedVersion = floor;
+    return rows;
   }
 
   private async run(batch: PendingWrite[]): Promise<void> {
+    if (this.log) return this.apply(batch);
     try {
       await this.flush(batch);
-      for (const w of batch) w.resolve();
+      this.done(batch);
+      for (const w of batch) w.caller?.resolve();
     } catch (error) {
       if (batch.length === 1 || isStoreUnavailable(error)) {
-        for (const w of batch) w.reject(alone(error, batch.length === 1));
+        this.done(batch);
+        for (const w of batch) w.caller?.reject(alone(error, batch.length === 1));
         return;
       }
       // One request's data must never fail another's: each write of the failed flush is
@@ -147,13 +377,100 @@ export class WriteBatcher {
       for (const w of batch) {
         try {
           await this.flush([w]);
-          w.resolve();
+          w.caller?.resolve();
         } catch (single) {
-          w.reject(alone(single, true));
+          w.caller?.reject(alone(single, true));
         }
+        this.done([w]);
       }
     }
   }
+
+  /**
+   * A flush of logged writes, whose callers were answered already. When the store is
+   * unavailable or busy, the writes go back to the head of the queue and are tried again after
+   * a growing delay (reads of their workspaces answer 503 meanwhile, and new writes once the
+   * backlog is full). When the engine refuses the flush, each write is tried alone: the others
+   * are stored, and one the engine refuses alone is kept in `refused.jsonl` beside the log and
+   * reported, never dropped in silence.
+   */
+  private async apply(batch: PendingWrite[]): Promise<void> {
+    try {
+      await this.flush(batch);
+      this.landed(batch);
+      return;
+    } catch (error) {
+      if (retryable(error)) return this.later(batch, error);
+      if (batch.length === 1) return this.refuse(batch[0]!, error);
+    }
+    this.counts.isolations += 1;
+    for (let i = 0; i < batch.length; i += 1) {
+      const w = batch[i]!;
+      try {
+        await this.flush([w]);
+        this.landed([w]);
+      } catch (single) {
+        if (retryable(single)) return this.later(batch.slice(i), single);
+        this.refuse(w, single);
+      }
+    }
+  }
+
+  private landed(batch: PendingWrite[]): void {
+    this.failing = undefined;
+    this.backoffMs = 0;
+    this.done(batch);
+  }
+
+  private later(batch: PendingWrite[], error: unknown): void {
+    this.failing = error;
+    this.counts.retries += 1;
+    this.queue.unshift(...batch);
+    this.backoffMs = Math.min(5_000, Math.max(100, this.backoffMs * 2));
+    this.retryMs = this.backoffMs;
+    for (const barrier of this.barriers.splice(0)) barrier.reject(unavailable('The trace store is unavailable; retry shortly'));
+    // Writers waiting for room look again: with the store down they hear 503 rather than wait.
+    for (const resolve of this.roomWaiters.splice(0)) resolve();
+  }
+
+  private refuse(w: PendingWrite, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    const keptIn = keepRefused(this.log!.dir, { seq: w.seq, workspaceId: w.workspaceId, traceIds: w.traceIds, rows: w.rows }, message);
+    this.counts.refused += 1;
+    this.onRefused?.({ seq: w.seq, workspaceId: w.workspaceId, rows: w.rows.length, error: message, keptIn });
+    this.done([w]);
+  }
+
+  /** The writes given (the head of the queue, in order) are applied or refused. */
+  private done(batch: PendingWrite[]): void {
+    for (const w of batch) {
+      this.backlogRows -= w.rows.length;
+      this.doneSeq = Math.max(this.doneSeq, w.seq);
+      const pending = this.unapplied.get(w.workspaceId);
+      if (!pending) continue;
+      for (const id of w.traceIds) if ((pending.traces.get(id) ?? Infinity) <= w.seq) pending.traces.delete(id);
+      if (pending.lastSeq <= w.seq) this.unapplied.delete(w.workspaceId);
+    }
+    if (this.log) void this.log.applied(this.doneSeq).catch(() => undefined);
+    if (this.barriers.length > 0) {
+      const waiting = this.barriers;
+      this.barriers = [];
+      for (const barrier of waiting) {
+        if (barrier.seq <= this.doneSeq) barrier.resolve();
+        else this.barriers.push(barrier);
+      }
+    }
+    if (this.backlogRows < this.maxBacklogRows) for (const resolve of this.roomWaiters.splice(0)) resolve();
+  }
+}
+
+const unavailable = (message: string) => new AppError('SERVICE_UNAVAILABLE', message, {}, { 'retry-after': '5' });
+
+/** A failure for the store's sake, worth trying again later: it is down, busy or short of something. */
+function retryable(error: unknown): boolean {
+  if (isStoreUnavailable(error)) return true;
+  const type = (error as { type?: unknown }).type;
+  return typeof type === 'string' && transientEngineErrors.test(type);
 }
 
 /**

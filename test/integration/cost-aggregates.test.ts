@@ -201,6 +201,8 @@ describe('cost aggregates', () => {
       },
     ]);
     // Pages of 4 spans: 6 generation spans of 3 traces, a trace's spans split across pages.
+    // Called directly, not through its route, so it first waits for the answered writes itself.
+    await ctx.writer.settled();
     const result = await repriceRange(ctx.clickhouse, tenant.workspaceId, prices, range, 4);
     expect(result).toEqual({ spansExamined: 6, spansUpdated: 6, spansPriced: 0, spansUnpriced: 0, tracesUpdated: 3 });
     const analytics = (await get(ctx, tenant, `/api/traces/analytics?${query}`)).json().data;

@@ -1,4 +1,6 @@
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSpanRows } from '../../src/traces/rows.js';
 import { WriteBatcher } from '../../src/traces/write-batcher.js';
@@ -111,7 +113,7 @@ describe('group commit of ingestion', () => {
   it('flushes a write at once when idle', async () => {
     const batcher = new WriteBatcher(ctx.clickhouse);
     await batcher.write(tenant.workspaceId, toSpanRows(tenant.workspaceId, [trace('gc-idle', ['a'], true) as never]), ['gc-idle']);
-    expect(batcher.counts).toEqual({ writes: 1, flushes: 1, isolations: 0 });
+    expect(batcher.counts).toMatchObject({ writes: 1, flushes: 1, isolations: 0 });
     const res = await ctx.app.inject({ method: 'GET', url: '/api/traces/gc-idle', headers: tenant.headers });
     expect(res.statusCode).toBe(200);
   });
@@ -135,26 +137,57 @@ describe('group commit of ingestion', () => {
 });
 
 describe('a flush that fails for one write', () => {
-  it('stores every other write of the flush and refuses only the guilty one with 400', async () => {
-    // Rows that bypass validation: a lone surrogate, which the engine cannot parse. Ingest
-    // repairs such text before it gets here; the batcher must still isolate what fails.
-    const bad = toSpanRows(other.workspaceId, [trace('iso-bad', ['a'], true) as never]).map((r) => ({ ...r, name: 'x\ud800' }));
-    const before = batcher.counts.isolations;
-    const good = (id: string) => batcher.write(tenant.workspaceId, toSpanRows(tenant.workspaceId, [trace(id, ['a'], true) as never]), [id]);
+  // Rows that bypass validation: a lone surrogate, which the engine cannot parse. Ingest
+  // repairs such text before it gets here; the writer must still isolate what fails.
+  const badRows = () => toSpanRows(other.workspaceId, [trace('iso-bad', ['a'], true) as never]).map((r) => ({ ...r, name: 'x\ud800' }));
+  const goodWrite = (writer: WriteBatcher, id: string) =>
+    writer.write(tenant.workspaceId, toSpanRows(tenant.workspaceId, [trace(id, ['a'], true) as never]), [id]);
+
+  it('answering once stored (LOUPE_INGEST_ACK=store): stores every other write of the flush and refuses only the guilty one with 400', async () => {
+    const writer = new WriteBatcher(ctx.writeClient);
     // The first write flushes alone; the next ones queue and share one flush with the bad one.
     const results = await Promise.allSettled([
-      good('iso-0'),
-      good('iso-1'),
-      batcher.write(other.workspaceId, bad, ['iso-bad']),
-      good('iso-2'),
+      goodWrite(writer, 'iso-0'),
+      goodWrite(writer, 'iso-1'),
+      writer.write(other.workspaceId, badRows(), ['iso-bad']),
+      goodWrite(writer, 'iso-2'),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     const refused = (results[2] as PromiseRejectedResult).reason as { status?: number; code?: string };
     expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
-    expect(batcher.counts.isolations).toBe(before + 1);
+    expect(writer.counts.isolations).toBe(1);
     for (const id of ['iso-0', 'iso-1', 'iso-2']) {
       const res = await ctx.app.inject({ method: 'GET', url: `/api/traces/${id}`, headers: tenant.headers });
       expect(res.statusCode).toBe(200);
     }
+  });
+
+  it('answering once logged (the default): stores every other write and keeps the guilty one aside in the log folder, reported', async () => {
+    const before = { ...batcher.counts };
+    const results = await Promise.allSettled([
+      goodWrite(batcher, 'isl-0'),
+      goodWrite(batcher, 'isl-1'),
+      batcher.write(other.workspaceId, badRows(), ['iso-bad']),
+      goodWrite(batcher, 'isl-2'),
+    ]);
+    // Answered once on disk: the engine's refusal comes later, and fails no other write.
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    for (const id of ['isl-0', 'isl-1', 'isl-2']) {
+      const res = await ctx.app.inject({ method: 'GET', url: `/api/traces/${id}`, headers: tenant.headers });
+      expect(res.statusCode).toBe(200);
+    }
+    // The other workspace's reads do not wait forever for the refused write.
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/traces/iso-bad', headers: other.headers });
+    expect(res.statusCode).toBe(404);
+    expect(batcher.counts.refused).toBe(before.refused + 1);
+    expect(batcher.counts.isolations).toBeGreaterThan(before.isolations);
+    const kept = readFileSync(path.join(batcher.log!.dir, 'refused.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({ workspaceId: other.workspaceId, traceIds: ['iso-bad'] });
+    expect(kept[0].rows[0].name).toBe('x\ud800');
+    expect(kept[0].error).toMatch(/./);
   });
 });

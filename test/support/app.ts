@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../../src/app.js';
 import * as tenancy from '../../src/tenancy/store.js';
 import type { Plan } from '../../src/config.js';
 import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
 import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { WriteBatcher, type WriteBatcherOptions } from '../../src/traces/write-batcher.js';
+import { IngestLog } from '../../src/traces/ingest-log.js';
 import { openTestStores, type TestStores } from './stores.js';
 
 export interface Tenant {
@@ -33,12 +37,20 @@ export interface TestContextOptions {
    * `now` is the clock both use.
    */
   rateLimits?: boolean | { now?: () => number; maxFailedAuth?: number };
+  /**
+   * When ingest is answered, as `LOUPE_INGEST_ACK` says: `log` (the service's default, over a
+   * write-ahead log in a folder of this context's own) or `store`.
+   */
+  ingestAck?: 'log' | 'store';
+  /** The writer's other options (flush sizes, intervals). */
+  writer?: Omit<WriteBatcherOptions, 'log'>;
 }
 
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
   const stores = await openTestStores(options.env);
   const limits = options.rateLimits === true ? {} : options.rateLimits || undefined;
-  const writer = new WriteBatcher(stores.writeClient);
+  const logDir = options.ingestAck === 'store' ? undefined : mkdtempSync(path.join(tmpdir(), 'loupe-ingest-log-'));
+  const writer = new WriteBatcher(stores.writeClient, { ...options.writer, ...(logDir ? { log: IngestLog.open(logDir).log } : {}) });
   const app = await buildApp({
     config: stores.config,
     sql: stores.sql,
@@ -73,7 +85,9 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     },
     close: async () => {
       await app.close();
+      await writer.close();
       await stores.close();
+      if (logDir) rmSync(logDir, { recursive: true, force: true });
     },
   };
 }

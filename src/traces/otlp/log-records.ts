@@ -212,6 +212,8 @@ export async function storeLogRecords(writer: WriteBatcher, workspaceId: string,
   });
   const keys = new Map<string, SpanKey>();
   for (const row of logs.rows) keys.set(`${row.trace_id}/${row.span_id}`, { traceId: row.trace_id, spanId: row.span_id });
+  // The spans may have been answered and not yet applied (write-batcher.ts): read them once they are.
+  await writer.readable(workspaceId, [...new Set([...keys.values()].map((k) => k.traceId))]);
   const spans = await clickhouse.query({
     query: `
       SELECT trace_id, span_id, detail, trace_name, session_id, source, environment, service, user_id, tags, is_deleted
