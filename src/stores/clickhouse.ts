@@ -95,6 +95,11 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
     await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
   const writer = await openClickhouseSession(options, options.database);
+  // The writer's statements run at a lower OS priority than reads and than the service's own
+  // thread, which answers requests: on a few cores a flush then yields to them, and the flushes
+  // grow larger instead (docs/benchmarks.md, 2026-11-23). The engine applies it only with
+  // CAP_SYS_NICE (root, or a container granted it); elsewhere it is ignored.
+  await writer.client.command({ query: 'SET os_thread_priority = 19' });
   return {
     client,
     writeClient: writer.client,
