@@ -8,6 +8,10 @@ export interface LoadResult {
   seconds: number;
   requests: number;
   latenciesMs: number[];
+  /** Seconds from the last answer until every answered write was applied (counted in `seconds`). */
+  applyingSeconds?: number;
+  /** The writer's flushes during the shape: how many, their mean spans and ms. */
+  flushes?: { count: number; rows: number; ms: number };
 }
 
 export interface Load {

@@ -158,8 +158,8 @@ async function serverRole() {
   await migrate(config, stores);
   const sql = stores.postgres.sql;
   const clickhouse = stores.clickhouse.client;
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
-  const writer = new WriteBatcher(stores.clickhouse.writeClient);
+  // The service's own writer, as LOUPE_INGEST_ACK configures it (the write-ahead log by default).
+  const writer = (await import('../src/server.js')).openWriter(config, stores.clickhouse.writeClient, log);
   const app = await buildApp({ config, sql, clickhouse, writer, log, admit: createRateLimiter(sql).admit });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const org = await tenancy.createOrganization(sql, {
@@ -172,7 +172,12 @@ async function serverRole() {
   const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
   process.send!({ type: 'ready', url, key });
   const onMessage = async (message: { type: string }) => {
-    if (message.type === 'settle') {
+    if (message.type === 'applied') {
+      // Answered is not applied with the log: a shape ends when its last write is in the store.
+      const started = performance.now();
+      await writer.settled();
+      process.send!({ type: 'applied', seconds: (performance.now() - started) / 1000, counts: writer.counts, log: writer.log?.counts });
+    } else if (message.type === 'settle') {
       process.send!({ type: 'settled', seconds: await settleMerges(clickhouse) });
     } else if (message.type === 'parts') {
       const result = await clickhouse.query({
@@ -185,6 +190,7 @@ async function serverRole() {
       });
     } else {
       await app.close();
+      await writer.close();
       await stores.close();
       process.exit(0);
     }
@@ -198,12 +204,15 @@ interface Server {
   proc: ChildProcess;
   parts(): Promise<Record<string, number>>;
   settle(): Promise<number>;
+  /** Waits until every answered write is applied: its seconds, and the writer's counts then. */
+  applied(): Promise<{ seconds: number; counts: { flushes: number; flushedRows: number; flushMs: number } }>;
 }
 
 function startServerChild(dir: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const waiting: Array<(parts: Record<string, number>) => void> = [];
     const settling: Array<(seconds: number) => void> = [];
+    const applying: Array<(applied: Awaited<ReturnType<Server['applied']>>) => void> = [];
     const proc = child('server', { BENCH_DIR: dir }, (message, p) => {
       if (message.type === 'ready') {
         resolve({
@@ -220,9 +229,15 @@ function startServerChild(dir: string): Promise<Server> {
               settling.push(done);
               p.send({ type: 'settle' });
             }),
+          applied: () =>
+            new Promise((done) => {
+              applying.push(done);
+              p.send({ type: 'applied' });
+            }),
         });
       } else if (message.type === 'parts') waiting.shift()?.(message.parts);
       else if (message.type === 'settled') settling.shift()?.(message.seconds);
+      else if (message.type === 'applied') applying.shift()?.(message);
     });
     proc.on('exit', (code) => code !== 0 && reject(new Error(`server exited with ${code}`)));
   });
@@ -239,16 +254,36 @@ async function post(server: Server, url: string, body: string | Uint8Array, cont
   if (res.status !== 200 || !expect(text)) throw new Error(`${url} answered ${res.status} ${text.slice(0, 300)}`);
 }
 
+/**
+ * A shape's figure counts until its last write is applied, not only answered: with the
+ * write-ahead log the answer comes first, and the spans still to apply would flatter the rate.
+ */
+async function untilApplied(server: Server, load: Promise<LoadResult>): Promise<LoadResult> {
+  const before = (await server.applied()).counts;
+  const result = await load;
+  const { seconds, counts } = await server.applied();
+  const flushes = counts.flushes - before.flushes;
+  return {
+    ...result,
+    seconds: result.seconds + seconds,
+    applyingSeconds: seconds,
+    flushes: { count: flushes, rows: (counts.flushedRows - before.flushedRows) / flushes, ms: (counts.flushMs - before.flushMs) / flushes },
+  };
+}
+
 const nativeLoad = (server: Server, tracesPerRequest: number, clients: number, maxSpans: number, maxSeconds: number) => {
   const template = makeBodyTemplate(tracesPerRequest);
-  return drive({
-    clients,
-    spansPerRequest: tracesPerRequest * spansPerTrace,
-    maxSpans,
-    maxSeconds,
-    send: () =>
-      post(server, '/api/traces', fillTraceIds(template), 'application/json', (t) => t.includes(`"accepted":${tracesPerRequest},`)),
-  });
+  return untilApplied(
+    server,
+    drive({
+      clients,
+      spansPerRequest: tracesPerRequest * spansPerTrace,
+      maxSpans,
+      maxSeconds,
+      send: () =>
+        post(server, '/api/traces', fillTraceIds(template), 'application/json', (t) => t.includes(`"accepted":${tracesPerRequest},`)),
+    }),
+  );
 };
 
 async function otelLoad(server: Server, options: Options) {
@@ -256,13 +291,16 @@ async function otelLoad(server: Server, options: Options) {
   const requests = Math.ceil(options.spans / otlpSpansPerRequest);
   // Encoded before the clock starts: the figure is the server's.
   const bodies = Array.from({ length: requests }, (_, r) => encodeProtobufRequest(exportRequest(7, r) as never));
-  return drive({
-    clients: 8,
-    spansPerRequest: otlpSpansPerRequest,
-    maxSpans: options.spans,
-    maxSeconds: options.seconds,
-    send: (_client, request) => post(server, '/api/traces/otlp/v1/traces', bodies[request]!, 'application/x-protobuf', () => true),
-  });
+  return untilApplied(
+    server,
+    drive({
+      clients: 8,
+      spansPerRequest: otlpSpansPerRequest,
+      maxSpans: options.spans,
+      maxSeconds: options.seconds,
+      send: (_client, request) => post(server, '/api/traces/otlp/v1/traces', bodies[request]!, 'application/x-protobuf', () => true),
+    }),
+  );
 }
 
 const rate = (r: LoadResult) => r.spans / r.seconds;
@@ -325,7 +363,7 @@ export async function run(args: string[]) {
       settled.push(await server.settle());
       const otel = await otelLoad(server, options);
       const shape = (name: string, r: LoadResult) =>
-        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s)`;
+        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each` : ''})`;
       lines.push(
         `raw engine insert, bulk rows, 4 writers:    ${String(Math.round(rawRate)).padStart(7)} spans/s  (${raw.spans} spans, ${raw.seconds.toFixed(0)} s)`,
         shape('bulk: 100 traces x 10 spans, 4 clients:', bulk),
