@@ -10,8 +10,8 @@ export interface LoadResult {
   latenciesMs: number[];
   /** Seconds from the last answer until every answered write was applied (counted in `seconds`). */
   applyingSeconds?: number;
-  /** The writer's flushes during the shape: how many, their mean spans and ms. */
-  flushes?: { count: number; rows: number; ms: number };
+  /** The writer's flushes during the shape: how many, their mean spans and ms, and the span insert's ms. */
+  flushes?: { count: number; rows: number; ms: number; insertMs: number };
 }
 
 export interface Load {

@@ -205,7 +205,7 @@ interface Server {
   parts(): Promise<Record<string, number>>;
   settle(): Promise<number>;
   /** Waits until every answered write is applied: its seconds, and the writer's counts then. */
-  applied(): Promise<{ seconds: number; counts: { flushes: number; flushedRows: number; flushMs: number } }>;
+  applied(): Promise<{ seconds: number; counts: { flushes: number; flushedRows: number; flushMs: number; insertMs: number } }>;
 }
 
 function startServerChild(dir: string): Promise<Server> {
@@ -267,7 +267,12 @@ async function untilApplied(server: Server, load: Promise<LoadResult>): Promise<
     ...result,
     seconds: result.seconds + seconds,
     applyingSeconds: seconds,
-    flushes: { count: flushes, rows: (counts.flushedRows - before.flushedRows) / flushes, ms: (counts.flushMs - before.flushMs) / flushes },
+    flushes: {
+      count: flushes,
+      rows: (counts.flushedRows - before.flushedRows) / flushes,
+      ms: (counts.flushMs - before.flushMs) / flushes,
+      insertMs: (counts.insertMs - before.insertMs) / flushes,
+    },
   };
 }
 
@@ -363,7 +368,7 @@ export async function run(args: string[]) {
       settled.push(await server.settle());
       const otel = await otelLoad(server, options);
       const shape = (name: string, r: LoadResult) =>
-        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each` : ''})`;
+        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each (span insert ${r.flushes.insertMs.toFixed(0)})` : ''})`;
       lines.push(
         `raw engine insert, bulk rows, 4 writers:    ${String(Math.round(rawRate)).padStart(7)} spans/s  (${raw.spans} spans, ${raw.seconds.toFixed(0)} s)`,
         shape('bulk: 100 traces x 10 spans, 4 clients:', bulk),
