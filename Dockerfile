@@ -24,8 +24,12 @@ COPY packages/sdk/src ./packages/sdk/src
 COPY postgres ./postgres
 COPY clickhouse ./clickhouse
 COPY --from=console /app/web/dist ./web/dist
+# The ingest write-ahead log: answered writes not yet in ClickHouse. Mount a volume here so a
+# replaced container applies them at its next start (docker-compose.yml does).
+RUN mkdir -p /var/lib/loupe/ingest-log && chown -R node:node /var/lib/loupe
 USER node
-ENV HOST=0.0.0.0 PORT=3000 LOUPE_DATA_DIR=/tmp/loupe
+ENV HOST=0.0.0.0 PORT=3000 LOUPE_DATA_DIR=/tmp/loupe LOUPE_INGEST_LOG_DIR=/var/lib/loupe/ingest-log
+VOLUME /var/lib/loupe
 EXPOSE 3000
 # node directly (not npm) so SIGTERM reaches the service and it shuts down gracefully.
 CMD ["node", "--import", "tsx", "src/main.ts", "start"]

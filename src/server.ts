@@ -155,7 +155,16 @@ export async function startServer(config: Config, log: Logger = createLogger(con
 export function openWriter(config: Config, clickhouse: ClickHouseClient, log: Logger): WriteBatcher {
   if (config.LOUPE_INGEST_ACK === 'store') return new WriteBatcher(clickhouse);
   const dir = config.LOUPE_INGEST_LOG_DIR ?? path.join(config.LOUPE_DATA_DIR, 'ingest-log');
-  const { log: ingestLog, recovered } = IngestLog.open(dir);
+  let opened: ReturnType<typeof IngestLog.open>;
+  try {
+    opened = IngestLog.open(dir);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? (error as Error).message;
+    throw new Error(`Cannot open the ingest log in ${dir} (${code}): set LOUPE_INGEST_LOG_DIR to a writable folder on local disk`, {
+      cause: error,
+    });
+  }
+  const { log: ingestLog, recovered } = opened;
   const writer = new WriteBatcher(clickhouse, {
     log: ingestLog,
     onRefused: (refused) => log.error(refused, 'the trace store refused a logged ingest write; it is kept aside, not applied'),

@@ -1,8 +1,10 @@
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger, openWriter } from '../../src/server.js';
 import { IngestLog } from '../../src/traces/ingest-log.js';
 import { toSpanRows } from '../../src/traces/rows.js';
 import { WriteBatcher } from '../../src/traces/write-batcher.js';
@@ -124,6 +126,15 @@ describe('the ingest write-ahead log', () => {
     await writer.settled();
     expect((await detail('order-1')).json().data).toMatchObject({ name: 'second', sessionId: 'moved', spanCount: 3 });
     await writer.close();
+  });
+
+  it('refuses to start on a log folder it cannot use, naming the setting', () => {
+    const file = path.join(newDir(), 'not-a-folder');
+    writeFileSync(file, '');
+    const config = loadConfig({ LOUPE_INGEST_LOG_DIR: path.join(file, 'log'), LOG_LEVEL: 'silent' });
+    expect(() => openWriter(config, ctx.writeClient, createLogger(config))).toThrow(
+      `Cannot open the ingest log in ${path.join(file, 'log')} (ENOTDIR): set LOUPE_INGEST_LOG_DIR to a writable folder on local disk`,
+    );
   });
 
   it('skips a line torn by a crash, which was never answered, and reads the rest', async () => {
