@@ -1,10 +1,11 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { AppError } from '../http/errors.js';
-import { isStoreUnavailable } from '../http/error-handler.js';
-import type { SpanRow } from './rows.js';
+import { inApplyOrder, type SpanRow } from './rows.js';
 import { recomputeTraceSummaries } from './recompute.js';
 import { insertSpanRows } from './spans-table.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
+import { AppliedWrites } from './applied-writes.js';
+import { alone, retryable, unavailable } from './write-errors.js';
+import { isStoreUnavailable } from '../http/error-handler.js';
 
 interface PendingWrite {
   /** Its number: in the log's order, or the writer's own without a log. */
@@ -14,12 +15,6 @@ interface PendingWrite {
   traceIds: string[];
   /** Without a log the caller waits for the engine: its promise settles with the flush. */
   caller?: { resolve(): void; reject(error: unknown): void };
-}
-
-/** Writes of one workspace not yet applied: the last one's number, and each trace's last. */
-interface Unapplied {
-  lastSeq: number;
-  traces: Map<string, number>;
 }
 
 export interface WriteBatcherOptions {
@@ -84,10 +79,8 @@ export class WriteBatcher {
   private restTimer: NodeJS.Timeout | undefined;
   /** Numbers without a log. */
   private seq = 0;
-  /** Every write numbered up to this one is applied (or refused and kept aside). */
-  private doneSeq = 0;
-  private readonly unapplied = new Map<string, Unapplied>();
-  private barriers: Array<{ seq: number; resolve(): void; reject(error: unknown): void }> = [];
+  /** What is applied, and the reads waiting for what is not. */
+  private readonly applied: AppliedWrites;
   /** Rows queued or in a flush. */
   private backlogRows = 0;
   private roomWaiters: Array<() => void> = [];
@@ -114,7 +107,7 @@ export class WriteBatcher {
     this.minFlushIntervalMs = options.minFlushIntervalMs ?? 0;
     this.log = options.log;
     this.onRefused = options.onRefused;
-    this.doneSeq = this.log?.lastSeq ?? 0;
+    this.applied = new AppliedWrites(this.log?.lastSeq ?? 0);
   }
 
   /**
@@ -123,10 +116,10 @@ export class WriteBatcher {
    */
   replay(writes: LoggedWrite[]): void {
     if (writes.length === 0) return;
-    this.doneSeq = Math.min(this.doneSeq, writes[0]!.seq - 1);
+    this.applied.reopenFrom(writes[0]!.seq);
     for (const write of writes) {
       this.enqueue({ ...write });
-      this.answered(write);
+      this.applied.answered(write);
     }
   }
 
@@ -157,7 +150,7 @@ export class WriteBatcher {
       // Not acknowledged: the client retries, and a write applied twice changes nothing.
       throw unavailable(`The ingest log could not be written (${(error as { code?: string }).code ?? 'error'}); retry shortly`);
     }
-    this.answered({ seq, workspaceId, traceIds });
+    this.applied.answered({ seq, workspaceId, traceIds });
   }
 
   /**
@@ -166,32 +159,26 @@ export class WriteBatcher {
    * without a log, whose writes are applied before they are answered).
    */
   readable(workspaceId: string, traceIds?: readonly string[]): Promise<void> | undefined {
-    const pending = this.unapplied.get(workspaceId);
-    if (!pending) return undefined;
-    let seq = 0;
-    if (traceIds) for (const id of traceIds) seq = Math.max(seq, pending.traces.get(id) ?? 0);
-    else seq = pending.lastSeq;
-    if (seq <= this.doneSeq) return undefined;
+    const seq = this.applied.pendingFor(workspaceId, traceIds);
+    if (seq === undefined) return undefined;
     if (this.failing !== undefined) return Promise.reject(unavailable('The trace store is unavailable; retry shortly'));
-    return new Promise((resolve, reject) => {
-      this.barriers.push({ seq, resolve, reject });
-      // A reader waits: the next flush starts as soon as the one under way ends.
-      if (this.restTimer && this.retryMs === 0) {
-        clearTimeout(this.restTimer);
-        this.restTimer = undefined;
-      }
-      this.schedule();
-    });
+    const applied = this.applied.waitFor(seq);
+    // A reader waits: the next flush starts as soon as the one under way ends.
+    if (this.restTimer && this.retryMs === 0) {
+      clearTimeout(this.restTimer);
+      this.restTimer = undefined;
+    }
+    this.schedule();
+    return applied;
   }
 
   /** Resolves once every write taken so far is applied (or refused and kept aside). */
   async settled(): Promise<void> {
     const last = Math.max(this.queue.at(-1)?.seq ?? 0, this.inFlight);
-    if (last <= this.doneSeq || this.closed) return;
-    await new Promise<void>((resolve, reject) => {
-      this.barriers.push({ seq: last, resolve, reject });
-      this.schedule();
-    }).catch(() => this.settled());
+    if (last <= this.applied.appliedThrough || this.closed) return;
+    const applied = this.applied.waitFor(last);
+    this.schedule();
+    await applied.catch(() => this.settled());
   }
 
   /**
@@ -210,7 +197,7 @@ export class WriteBatcher {
     this.closed = true;
     clearTimeout(this.restTimer);
     this.restTimer = undefined;
-    for (const barrier of this.barriers.splice(0)) barrier.reject(unavailable('The service is shutting down; retry shortly'));
+    this.applied.rejectWaiting(unavailable('The service is shutting down; retry shortly'));
     await this.log?.close(drained && this.queue.length === 0);
     return drained;
   }
@@ -236,18 +223,6 @@ export class WriteBatcher {
    * quarter of the last flush's time. A lone caller never waits. With a log, callers do not
    * wait for flushes, so whatever arrives during one goes into the next.
    */
-  /**
-   * A logged write is answered: reads from now on wait for it (those that came before its
-   * answer need not). Nothing to wait for when it was applied already.
-   */
-  private answered(write: { seq: number; workspaceId: string; traceIds: string[] }): void {
-    if (write.seq <= this.doneSeq) return;
-    let pending = this.unapplied.get(write.workspaceId);
-    if (!pending) this.unapplied.set(write.workspaceId, (pending = { lastSeq: 0, traces: new Map() }));
-    pending.lastSeq = Math.max(pending.lastSeq, write.seq);
-    for (const id of write.traceIds) pending.traces.set(id, Math.max(pending.traces.get(id) ?? 0, write.seq));
-  }
-
   private gathering(): boolean {
     if (this.log || this.gathered || this.concurrency <= 1 || this.queue.length >= this.concurrency) return false;
     const ms = Math.min(this.maxGatherMs, this.lastFlushMs / 4);
@@ -267,7 +242,7 @@ export class WriteBatcher {
   private resting(): boolean {
     if (this.restTimer) return true;
     const wait =
-      this.retryMs > 0 ? this.retryMs : this.barriers.length > 0 ? 0 : this.lastFlushStarted + this.minFlushIntervalMs - performance.now();
+      this.retryMs > 0 ? this.retryMs : this.applied.anyWaiting ? 0 : this.lastFlushStarted + this.minFlushIntervalMs - performance.now();
     if (wait < 1) return false;
     this.restTimer = setTimeout(() => {
       this.restTimer = undefined;
@@ -312,7 +287,11 @@ export class WriteBatcher {
   private async flush(batch: PendingWrite[]): Promise<void> {
     this.counts.flushes += 1;
     const started = performance.now();
-    const rows = this.inOrder(batch);
+    const { rows, floor } = inApplyOrder(
+      batch.map((w) => w.rows),
+      this.appliedVersion,
+    );
+    this.appliedVersion = floor;
     await insertSpanRows(this.clickhouse, rows);
     this.counts.insertMs += performance.now() - started;
     const traceIds = new Map<string, Set<string>>();
@@ -327,39 +306,6 @@ export class WriteBatcher {
     }
     this.counts.flushedRows += rows.length;
     this.counts.flushMs += performance.now() - started;
-  }
-
-  /**
-   * The batch's rows with versions that follow the order writes are applied in. A request's
-   * rows get their version when it is parsed (rows.ts), and requests may be parsed in another
-   * order than they are applied (several await room or the log at once). A summary keeps a
-   * field of an earlier payload only over spans older than itself (summary.ts, keepEarlier), so
-   * a write must carry a newer version than every span and summary applied before it: one that
-   * does not is raised just above them. Summaries take the newest span version applied, not the
-   * clock (recompute.ts), so a write parsed while an earlier flush ran is not older than its
-   * summaries. A write applied again from the log after a crash starts from a lower floor and
-   * never gets a newer version than the first time, so it never overrides what came after it
-   * (a later write, a delete, a repricing: those take the clock, far above).
-   */
-  private inOrder(batch: PendingWrite[]): SpanRow[] {
-    const rows: SpanRow[] = [];
-    let floor = this.appliedVersion;
-    for (const w of batch) {
-      const raised = new Map<string, string>();
-      for (const row of w.rows) {
-        let version = raised.get(row.version);
-        if (version === undefined) {
-          const own = BigInt(row.version);
-          const next = own > floor ? own : floor + 1n;
-          version = next.toString();
-          raised.set(row.version, version);
-        }
-        rows.push(version === row.version ? row : { ...row, version });
-      }
-      for (const version of raised.values()) if (BigInt(version) > floor) floor = BigInt(version);
-    }
-    this.appliedVersion = floor;
-    return rows;
   }
 
   private async run(batch: PendingWrite[]): Promise<void> {
@@ -432,7 +378,7 @@ export class WriteBatcher {
     this.queue.unshift(...batch);
     this.backoffMs = Math.min(5_000, Math.max(100, this.backoffMs * 2));
     this.retryMs = this.backoffMs;
-    for (const barrier of this.barriers.splice(0)) barrier.reject(unavailable('The trace store is unavailable; retry shortly'));
+    this.applied.rejectWaiting(unavailable('The trace store is unavailable; retry shortly'));
     // Writers waiting for room look again: with the store down they hear 503 rather than wait.
     for (const resolve of this.roomWaiters.splice(0)) resolve();
   }
@@ -447,49 +393,10 @@ export class WriteBatcher {
 
   /** The writes given (the head of the queue, in order) are applied or refused. */
   private done(batch: PendingWrite[]): void {
-    for (const w of batch) {
-      this.backlogRows -= w.rows.length;
-      this.doneSeq = Math.max(this.doneSeq, w.seq);
-      const pending = this.unapplied.get(w.workspaceId);
-      if (!pending) continue;
-      for (const id of w.traceIds) if ((pending.traces.get(id) ?? Infinity) <= w.seq) pending.traces.delete(id);
-      if (pending.lastSeq <= w.seq) this.unapplied.delete(w.workspaceId);
-    }
-    if (this.log) void this.log.applied(this.doneSeq).catch(() => undefined);
-    if (this.barriers.length > 0) {
-      const waiting = this.barriers;
-      this.barriers = [];
-      for (const barrier of waiting) {
-        if (barrier.seq <= this.doneSeq) barrier.resolve();
-        else this.barriers.push(barrier);
-      }
-    }
+    for (const w of batch) this.backlogRows -= w.rows.length;
+    // The log first: a reader told the writes are applied finds their segments gone.
+    if (this.log) void this.log.applied(batch.at(-1)!.seq).catch(() => undefined);
+    this.applied.done(batch);
     if (this.backlogRows < this.maxBacklogRows) for (const resolve of this.roomWaiters.splice(0)) resolve();
   }
-}
-
-const unavailable = (message: string) => new AppError('SERVICE_UNAVAILABLE', message, {}, { 'retry-after': '5' });
-
-/** A failure for the store's sake, worth trying again later: it is down, busy or short of something. */
-function retryable(error: unknown): boolean {
-  if (isStoreUnavailable(error)) return true;
-  const type = (error as { type?: unknown }).type;
-  return typeof type === 'string' && transientEngineErrors.test(type);
-}
-
-/**
- * Engine errors that say "later", not "never": the store is busy or short of something.
- * A write failing alone with any other engine error is refused for its data (400), so a
- * client never retries a payload that cannot succeed.
- */
-const transientEngineErrors =
-  /MEMORY_LIMIT|TOO_MANY|TIMEOUT|NETWORK|SOCKET|UNAVAILABLE|ABORTED|READONLY|NOT_ENOUGH_SPACE|KEEPER|REPLICA|QUOTA/;
-
-function alone(error: unknown, isolated: boolean): unknown {
-  if (!isolated || error instanceof AppError || isStoreUnavailable(error)) return error;
-  const type = (error as { type?: unknown }).type;
-  if (typeof type !== 'string' || transientEngineErrors.test(type)) return error;
-  return new AppError('VALIDATION_ERROR', `The trace store refused this payload (${type}); it was not stored`, {
-    issues: [{ path: 'body', message: `was refused by the trace store (${type})` }],
-  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromStoredTime, nextVersion, toSpanRows, toStoredTime } from '../../src/traces/rows.js';
+import { fromStoredTime, inApplyOrder, nextVersion, toSpanRows, toStoredTime, type SpanRow } from '../../src/traces/rows.js';
 import { toStoredSpan } from '../../src/traces/tree.js';
 import type { Trace } from '../../src/traces/schemas.js';
 
@@ -101,5 +101,33 @@ describe('span rows', () => {
       'attributes',
     ]);
     expect(JSON.parse(row!.detail).startTime).toBe('2025-01-01T10:00:00.000001Z');
+  });
+});
+
+describe('versions in the order writes are applied', () => {
+  const row = (trace_id: string, version: string) => ({ trace_id, span_id: 's', version }) as unknown as SpanRow;
+  const versions = (rows: SpanRow[]) => rows.map((r) => `${r.trace_id}@${r.version}`);
+
+  it('keeps versions that already follow the order, and returns the newest as the floor', () => {
+    const { rows, floor } = inApplyOrder([[row('a', '100'), row('a', '100')], [row('b', '200')]], 50n);
+    expect(versions(rows)).toEqual(['a@100', 'a@100', 'b@200']);
+    expect(floor).toBe(200n);
+  });
+
+  it('raises a write parsed earlier but applied later just above everything before it, each of its traces alike', () => {
+    // The second write's two traces were parsed before the first write (versions 90 and 95).
+    const first = [row('a', '100')];
+    const second = [row('b', '90'), row('c', '95'), row('b', '90')];
+    const { rows, floor } = inApplyOrder([first, second, [row('d', '102')]], 0n);
+    expect(versions(rows)).toEqual(['a@100', 'b@101', 'c@101', 'b@101', 'd@102']);
+    expect(floor).toBe(102n);
+    // The rows given are not changed: the log keeps what was sent.
+    expect(second.map((r) => r.version)).toEqual(['90', '95', '90']);
+  });
+
+  it('raises above the floor left by earlier flushes (their spans and summaries)', () => {
+    expect(versions(inApplyOrder([[row('a', '100')]], 150n).rows)).toEqual(['a@151']);
+    // From a lower floor (a new process replaying its log) the same write never gets more.
+    expect(versions(inApplyOrder([[row('a', '100')]], 0n).rows)).toEqual(['a@100']);
   });
 });
