@@ -47,8 +47,9 @@ export class IngestLog {
   private readonly closed: Segment[] = [];
   private queued: Buffer[] = [];
   private waiting: Array<{ resolve(): void; reject(error: unknown): void }> = [];
-  private writing = false;
-  /** Bytes of log written and synced, and syncs run: bytes / syncs is the batching. */
+  /** The write and sync under way, if any. */
+  private writing: Promise<void> | undefined;
+  /** Appends taken and syncs run: appends / syncs is the batching. */
   readonly counts = { appends: 0, syncs: 0 };
 
   private constructor(
@@ -91,7 +92,7 @@ export class IngestLog {
     return { log: new IngestLog(dir, segments, options.segmentBytes ?? 8 * 1024 * 1024), recovered: { writes, damagedLines } };
   }
 
-  /** The number the next append gets; appends are numbered 1, 2, … in the order they are called. */
+  /** The number of the last append (0 before any); appends are numbered 1, 2, … in the order they are called. */
   get lastSeq(): number {
     return this.seq;
   }
@@ -111,13 +112,12 @@ export class IngestLog {
 
   private kick(): void {
     if (this.writing || this.queued.length === 0) return;
-    this.writing = true;
     const buffers = this.queued;
     const waiting = this.waiting;
     this.queued = [];
     this.waiting = [];
     const lastSeq = this.seq;
-    void this.writeOut(buffers, lastSeq)
+    this.writing = this.writeOut(buffers, lastSeq)
       .then(
         () => {
           for (const w of waiting) w.resolve();
@@ -127,7 +127,7 @@ export class IngestLog {
         },
       )
       .finally(() => {
-        this.writing = false;
+        this.writing = undefined;
         this.kick();
       });
   }
@@ -185,7 +185,7 @@ export class IngestLog {
 
   /** Closes the log; with `drained`, every write was applied and every segment is deleted. */
   async close(drained: boolean): Promise<void> {
-    while (this.writing) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (this.writing) await this.writing;
     await this.endSegment();
     if (drained) while (this.closed.length > 0) rmSync(this.closed.shift()!.file, { force: true });
   }

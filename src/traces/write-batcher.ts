@@ -248,8 +248,7 @@ export class WriteBatcher {
       this.restTimer = undefined;
       const retrying = this.retryMs > 0;
       this.retryMs = 0;
-      if (retrying) this.schedule(true);
-      else this.schedule();
+      this.schedule(retrying);
     }, wait);
     return true;
   }

@@ -26,9 +26,9 @@ const transientEngineErrors =
  * unless the write failed alone (`isolated`) for its data, which answers 400.
  */
 export function alone(error: unknown, isolated: boolean): unknown {
-  if (!isolated || error instanceof AppError || isStoreUnavailable(error)) return error;
+  if (!isolated || error instanceof AppError || retryable(error)) return error;
   const type = (error as { type?: unknown }).type;
-  if (typeof type !== 'string' || transientEngineErrors.test(type)) return error;
+  if (typeof type !== 'string') return error;
   return new AppError('VALIDATION_ERROR', `The trace store refused this payload (${type}); it was not stored`, {
     issues: [{ path: 'body', message: `was refused by the trace store (${type})` }],
   });

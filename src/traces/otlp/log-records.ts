@@ -212,8 +212,9 @@ export async function storeLogRecords(writer: WriteBatcher, workspaceId: string,
   });
   const keys = new Map<string, SpanKey>();
   for (const row of logs.rows) keys.set(`${row.trace_id}/${row.span_id}`, { traceId: row.trace_id, spanId: row.span_id });
+  const traceIds = [...new Set([...keys.values()].map((k) => k.traceId))];
   // The spans may have been answered and not yet applied (write-batcher.ts): read them once they are.
-  await writer.readable(workspaceId, [...new Set([...keys.values()].map((k) => k.traceId))]);
+  await writer.readable(workspaceId, traceIds);
   const spans = await clickhouse.query({
     query: `
       SELECT trace_id, span_id, detail, trace_name, session_id, source, environment, service, user_id, tags, is_deleted
@@ -223,7 +224,7 @@ export async function storeLogRecords(writer: WriteBatcher, workspaceId: string,
       LIMIT 1 BY trace_id, span_id`,
     query_params: {
       workspaceId,
-      traceIds: [...new Set([...keys.values()].map((k) => k.traceId))],
+      traceIds,
       spanIds: [...new Set([...keys.values()].map((k) => k.spanId))],
       keys: [...keys.keys()],
     },
