@@ -1,6 +1,6 @@
 /**
  * Ingest benchmark: `npm run bench -- ingest [--preload 1000000] [--spans 300000] [--seconds 60]
- * [--sustain 0]`; with `--cost-compare`, what pricing at ingest costs instead (ingest-cost.ts).
+ * [--sustain 0] [--compare-readers]`; with `--cost-compare`, what pricing at ingest costs instead (ingest-cost.ts).
  *
  * 1. A child process fills the store with `--preload` spans (rows and summaries inserted
  *    directly, another workspace), then measures the raw engine baseline: the bulk shape's
@@ -10,8 +10,10 @@
  *    after the other, the shapes real clients send:
  *    - bulk: 100 traces x 10 spans a request, 4 clients, `--spans` spans;
  *    - reference client: 1 trace x 10 spans a request (the client's flush), 16 and 64 clients,
- *      `--seconds` each, while a reader times GET /api/traces and GET /api/traces/:id
- *      (against their idle figures, taken before);
+ *      `--seconds` each, while a reader in a process of its own times GET /api/traces and
+ *      GET /api/traces/:id (against their idle figures, taken before); with
+ *      `--compare-readers`, a second 16-client shape times the same reads from this process,
+ *      the load generator's, as the benchmark did before;
  *    - OpenTelemetry batch: 512 spans over 64 traces a request as OTLP protobuf, 8 clients,
  *      `--spans` spans or `--seconds`, whichever comes first;
  *    - with `--sustain N`: the 16-client shape for N seconds, the active parts of `spans` and
@@ -34,6 +36,8 @@ interface Options {
   spans: number;
   seconds: number;
   sustain: number;
+  /** Also time the reads from the load generator's own process, in a second 16-client shape. */
+  compareReaders: boolean;
 }
 
 function parseOptions(args: string[]): Options {
@@ -48,6 +52,7 @@ function parseOptions(args: string[]): Options {
     spans: value('spans', 300_000),
     seconds: value('seconds', 60),
     sustain: value('sustain', 0),
+    compareReaders: args.includes('--compare-readers'),
   };
 }
 
@@ -308,6 +313,77 @@ async function otelLoad(server: Server, options: Options) {
   );
 }
 
+/**
+ * Times GET /api/traces and GET /api/traces/:id from this process, one read at a time: `sample`
+ * answers `count` of each; `start` reads list then trace until `stop`, then answers every time.
+ */
+async function readerRole() {
+  const { url, key, traceId } = JSON.parse(process.env.BENCH_READER!) as { url: string; key: string; traceId: string };
+  const get = (path: string) => async () => {
+    const res = await fetch(`${url}${path}`, { headers: { 'x-api-key': key } });
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+    await res.arrayBuffer();
+  };
+  const list = get('/api/traces');
+  const detail = get(`/api/traces/${traceId}`);
+  let stopping = false;
+  process.on('message', async (message: { type: string; count?: number }) => {
+    if (message.type === 'sample') {
+      process.send!({
+        type: 'sampled',
+        list: await sampleReads(list, { count: message.count }),
+        detail: await sampleReads(detail, { count: message.count }),
+      });
+    } else if (message.type === 'start') {
+      stopping = false;
+      const reads = { list: [] as number[], detail: [] as number[] };
+      while (!stopping) {
+        reads.list.push(...(await sampleReads(list, { count: 1 })));
+        reads.detail.push(...(await sampleReads(detail, { count: 1 })));
+      }
+      process.send!({ type: 'sampled', ...reads });
+    } else if (message.type === 'stop') stopping = true;
+    else process.exit(0);
+  });
+  process.send!({ type: 'ready' });
+}
+
+interface ReaderTimes {
+  list: number[];
+  detail: number[];
+}
+
+async function startReader(url: string, key: string, traceId: string) {
+  const answers: Array<(times: ReaderTimes) => void> = [];
+  let ready: () => void;
+  const started = new Promise<void>((resolve) => (ready = resolve));
+  const proc = child('reader', { BENCH_READER: JSON.stringify({ url, key, traceId }) }, (message) => {
+    if (message.type === 'ready') ready();
+    else if (message.type === 'sampled') answers.shift()?.(message);
+  });
+  await started;
+  const ask = (message: object) =>
+    new Promise<ReaderTimes>((resolve) => {
+      answers.push(resolve);
+      proc.send(message);
+    });
+  return {
+    /** Medians of `count` reads of each, one after the other. */
+    async sample(count: number) {
+      const times = await ask({ type: 'sample', count });
+      return { list: median(times.list), detail: median(times.detail) };
+    },
+    /** Every read's time while `load` runs. */
+    async sampleUntil(load: Promise<unknown>): Promise<ReaderTimes> {
+      const times = ask({ type: 'start' });
+      await load.catch(() => undefined);
+      proc.send({ type: 'stop' });
+      return times;
+    },
+    close: () => proc.send({ type: 'exit' }),
+  };
+}
+
 const rate = (r: LoadResult) => r.spans / r.seconds;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
@@ -348,13 +424,25 @@ export async function run(args: string[]) {
         await res.arrayBuffer();
       };
       settled.push(await server.settle());
-      const idle = {
-        list: median(await sampleReads(get('/api/traces'), { count: 30 })),
-        detail: median(await sampleReads(get(`/api/traces/${traceId}`), { count: 30 })),
-      };
-      const underLoad = async (clients: number, seconds: number) => {
+      // Reads are timed from a process of their own, as a person's browser would send them: a
+      // reader inside the load generator would also time its own event loop, busy with the
+      // clients' requests. The in-process figure is printed beside it.
+      const reader = await startReader(server.url, server.key, traceId);
+      const idle = await reader.sample(30);
+      const idleInline = options.compareReaders
+        ? {
+            list: median(await sampleReads(get('/api/traces'), { count: 30 })),
+            detail: median(await sampleReads(get(`/api/traces/${traceId}`), { count: 30 })),
+          }
+        : undefined;
+      /** The shape at `clients`, with reads timed from the reader's process or, `inline`, from this one. */
+      const underLoad = async (clients: number, seconds: number, inline = false) => {
         let done = false;
         const load = nativeLoad(server, 1, clients, Infinity, seconds).finally(() => (done = true));
+        if (!inline) {
+          const reads = await reader.sampleUntil(load);
+          return { load: await load, list: median(reads.list), detail: median(reads.detail) };
+        }
         const reads = { list: [] as number[], detail: [] as number[] };
         while (!done) {
           reads.list.push(...(await sampleReads(get('/api/traces'), { count: 1 })));
@@ -364,6 +452,11 @@ export async function run(args: string[]) {
       };
       const c16 = await underLoad(16, options.seconds);
       settled.push(await server.settle());
+      let c16Inline: Awaited<ReturnType<typeof underLoad>> | undefined;
+      if (idleInline) {
+        c16Inline = await underLoad(16, options.seconds, true);
+        settled.push(await server.settle());
+      }
       const c64 = await underLoad(64, options.seconds);
       settled.push(await server.settle());
       const otel = await otelLoad(server, options);
@@ -380,7 +473,14 @@ export async function run(args: string[]) {
         `64 clients / 16 clients:      ${((100 * rate(c64.load)) / rate(c16.load)).toFixed(0)}% (goal >= 100%)`,
         `GET /api/traces median:       idle ${ms(idle.list)}, under 16 clients ${ms(c16.list)} (${(c16.list / idle.list).toFixed(1)}x, goal <= 2x)`,
         `GET /api/traces/:id median:   idle ${ms(idle.detail)}, under 16 clients ${ms(c16.detail)} (${(c16.detail / idle.detail).toFixed(1)}x, goal <= 2x)`,
+        '  (reads timed from a process of their own, one at a time, list then trace, for the whole shape)',
       );
+      if (idleInline && c16Inline)
+        lines.push(
+          `the same reads timed from the load generator's process (a second 16-client shape, ${Math.round(rate(c16Inline.load))} spans/s):`,
+          `  GET /api/traces median:     idle ${ms(idleInline.list)}, under 16 clients ${ms(c16Inline.list)} (${(c16Inline.list / idleInline.list).toFixed(1)}x)`,
+          `  GET /api/traces/:id median: idle ${ms(idleInline.detail)}, under 16 clients ${ms(c16Inline.detail)} (${(c16Inline.detail / idleInline.detail).toFixed(1)}x)`,
+        );
       lines.push(`waits for merges to settle before the shapes: ${settled.map((n) => `${n.toFixed(0)} s`).join(', ')}`);
       if (options.sustain > 0) {
         await server.settle();
@@ -395,6 +495,7 @@ export async function run(args: string[]) {
         }
         lines.push(shape(`sustained ${options.sustain} s, 16 clients:`, await load), `active parts over time: ${samples.join(', ')}`);
       }
+      reader.close();
       lines.push(`server peak RSS: ${mib(peakRss(server.proc.pid!))} (goal < 1536 MiB)`);
     } finally {
       server.proc.send({ type: 'stop' });
@@ -410,7 +511,7 @@ const roleIndex = process.argv.indexOf('--role');
 if (roleIndex >= 0) {
   const role = process.argv[roleIndex + 1];
   const options = JSON.parse(process.env.BENCH_OPTIONS ?? '{}') as Options;
-  (role === 'raw' ? rawRole(options) : serverRole()).catch((error) => {
+  (role === 'raw' ? rawRole(options) : role === 'reader' ? readerRole() : serverRole()).catch((error) => {
     console.error(error);
     process.exit(1);
   });
