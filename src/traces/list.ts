@@ -6,6 +6,7 @@ import type { ListTracesQuery, TraceListItem, TraceSort } from './schemas.js';
 import { selectSpanDetails } from './spans-table.js';
 import { selectTraceCount, selectTracePage, traceSorts, type TraceFilter } from './traces-table.js';
 import { groupSpansByTrace, toTraceListItem } from './tree.js';
+import type { UnappliedTraces } from './pending-summaries.js';
 
 /**
  * GET /api/traces: filters, sorts, offset and cursor pages over the trace summaries (never
@@ -15,6 +16,10 @@ import { groupSpansByTrace, toTraceListItem } from './tree.js';
  * startAfter it covers all time; it is a top-N of the summaries' start times, cut at the page.
  * Any other sort must order the whole matching set before its first row, so it reads a window:
  * by default the last 30 days, at most LOUPE_QUERY_MAX_WINDOW_DAYS.
+ *
+ * Answered writes not yet applied are in the list at once without waiting for the writer:
+ * their summaries, computed for the read, are laid over the stored ones (`unapplied`,
+ * pending-summaries.ts).
  */
 
 const storedTimePattern = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?$/;
@@ -54,15 +59,19 @@ function listFilter(query: ListTracesQuery, window: Window | undefined): TraceFi
 
 /**
  * A page of the list and its pagination. Without a cursor the page tells the count itself when
- * it is the last one (offset plus its rows); otherwise one count statement. A cursor page takes
- * the total its first page counted (carried in the cursor), so a walk counts once.
+ * it is the last one (offset plus its rows); otherwise one count statement (decision 007), or
+ * over unapplied writes a count in the page's own statement, which runs under ingest and
+ * already follows the key reads (decision 081). A cursor page takes the total its first page
+ * counted (carried in the cursor), so a walk counts once.
  */
 export async function listTraces(
   clickhouse: ClickHouseClient,
   workspaceId: string,
   query: ListTracesQuery,
   limits: QueryLimits = defaultQueryLimits,
+  unapplied?: UnappliedTraces,
 ) {
+  const overlay = unapplied?.overlay;
   const sort = query.sort ?? '-startTime';
   const digest = queryDigest(query);
   const state = query.cursor !== undefined ? decodeCursor(query.cursor, digest) : undefined;
@@ -77,14 +86,20 @@ export async function listTraces(
   const after = state ? { key: checkedKey(state, sort), id: state.id } : undefined;
   const settings = limitSettings(limits);
   // One row past the page tells whether more follow.
-  const fetched = await selectTracePage(clickhouse, { workspaceId, filter, sort, after, fetch: query.limit + 1, offset }, settings);
+  const fetched = await selectTracePage(
+    clickhouse,
+    // Over unapplied writes (a list read under ingest) a first page counts in the same statement.
+    { workspaceId, filter, sort, after, fetch: query.limit + 1, offset, overlay, count: !state && overlay !== undefined },
+    settings,
+  );
   const rows = fetched.slice(0, query.limit);
   const more = fetched.length > query.limit;
 
   let total: number;
   if (state?.t !== undefined) total = state.t;
   else if (!state && !more && (rows.length > 0 || offset === 0)) total = offset + rows.length;
-  else total = (await selectTraceCount(clickhouse, { workspaceId, filter }, settings))[0]?.total ?? 0;
+  else if (fetched[0]?.total !== undefined) total = fetched[0].total;
+  else total = (await selectTraceCount(clickhouse, { workspaceId, filter, overlay }, settings))[0]?.total ?? 0;
 
   const last = rows.at(-1);
   const nextCursor =
@@ -100,6 +115,9 @@ export async function listTraces(
 
   let items: TraceListItem[] = rows.map((row) => toTraceListItem(row.item));
   if (query.include === 'spans' && rows.length > 0) {
+    // The spans of a trace with unapplied writes are read once those are applied.
+    const pending = overlay ? rows.map((r) => r.trace_id).filter((id) => overlay.ids.includes(id)) : [];
+    if (pending.length > 0) await unapplied?.applied(pending);
     const spans = groupSpansByTrace(await selectSpanDetails(clickhouse, { workspaceId, traceIds: rows.map((r) => r.trace_id) }));
     items = items.map((item) => ({ ...item, spans: spans.get(item.traceId) ?? [] }));
   }

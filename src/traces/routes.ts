@@ -7,6 +7,7 @@ import { ingestTraces } from './ingest.js';
 import type { WriteBatcher } from './write-batcher.js';
 import { deleteTrace, getSpan, getTrace, getTraceTree } from './read.js';
 import { listTraces } from './list.js';
+import { unappliedTraces } from './pending-summaries.js';
 import { queryLimitsOf } from './query-limits.js';
 import { spanParams, traceTreeSchema } from './span-tree-schemas.js';
 import {
@@ -58,7 +59,9 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
       tags,
     },
     handler: async (request, reply) => {
-      const { items, pagination } = await listTraces(clickhouse, request.auth.workspaceId, request.query, limits);
+      const workspaceId = request.auth.workspaceId;
+      const unapplied = await unappliedTraces(writer, clickhouse, workspaceId);
+      const { items, pagination } = await listTraces(clickhouse, workspaceId, request.query, limits, unapplied);
       return sendData(request, reply, items, { meta: { pagination } });
     },
   });

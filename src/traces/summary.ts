@@ -23,7 +23,8 @@ type UsageKey = (typeof usageKeys)[number];
 type TextField = 'trace_name' | 'session_id' | 'environment' | 'service' | 'user_id';
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const compareVersion = (a: string, b: string) => (a.length !== b.length ? a.length - b.length : compareText(a, b));
+/** Versions as decimal text, compared as the numbers they are. */
+export const compareVersion = (a: string, b: string) => (a.length !== b.length ? a.length - b.length : compareText(a, b));
 
 /** A sum over the values that were sent; null when none was (a Nullable column's sum). */
 /**
@@ -266,5 +267,14 @@ export function summarizeTraces(workspaceId: string, spans: SpanFacts[], previou
     else byTrace.set(span.trace_id, [span]);
   }
   const previousByTrace = new Map(previous.map((p) => [p.trace_id, p]));
-  return [...byTrace.values()].map((group) => summarizeTrace(workspaceId, group, previousByTrace.get(group[0]!.trace_id), floor));
+  // In span id order, whatever order the spans were read in: sums of floats then come out the
+  // same to the last bit, whether a flush or a read over unapplied writes computes them.
+  return [...byTrace.values()].map((group) =>
+    summarizeTrace(
+      workspaceId,
+      group.sort((a, b) => compareText(a.span_id, b.span_id)),
+      previousByTrace.get(group[0]!.trace_id),
+      floor,
+    ),
+  );
 }

@@ -17,6 +17,16 @@ interface PendingWrite {
   caller?: { resolve(): void; reject(error: unknown): void };
 }
 
+/** A workspace's writes not yet applied (`WriteBatcher.unapplied`). */
+export interface UnappliedWrites {
+  /** The rows of the statement under way, with the versions it applies them at. */
+  applying: SpanRow[];
+  /** The other writes' rows, in the order they will be applied, versions not yet raised. */
+  queued: SpanRow[][];
+  /** The newest version applied so far (the statement under way's included). */
+  floor: bigint;
+}
+
 export interface WriteBatcherOptions {
   /** Rows in one flush at most; the rest wait for the next. */
   maxRows?: number;
@@ -93,6 +103,9 @@ export class WriteBatcher {
   private closed = false;
   /** The last write of the flush under way. */
   private inFlight = 0;
+  /** The writes of the flush under way; those of its statement under way (all, or one when isolating), and their rows as applied. */
+  private inFlightBatch: PendingWrite[] = [];
+  private applying: { writes: PendingWrite[]; rows: SpanRow[] } | undefined;
   /** The newest version this writer applied: of a span, or of the summaries it computed. */
   private appliedVersion = 0n;
 
@@ -163,13 +176,37 @@ export class WriteBatcher {
     if (seq === undefined) return undefined;
     if (this.failing !== undefined) return Promise.reject(unavailable('The trace store is unavailable; retry shortly'));
     const applied = this.applied.waitFor(seq);
-    // A reader waits: the next flush starts as soon as the one under way ends.
+    this.hurry();
+    return applied;
+  }
+
+  /** Someone waits: the next flush starts as soon as the one under way ends, unless it waits to retry. */
+  private hurry(): void {
     if (this.restTimer && this.retryMs === 0) {
       clearTimeout(this.restTimer);
       this.restTimer = undefined;
     }
     this.schedule();
-    return applied;
+  }
+
+  /**
+   * The workspace's writes not yet applied, as a read lays them over the store to see them
+   * without waiting (pending-summaries.ts): the rows of the statement under way as it applies
+   * them (its versions final), then the other writes in the order they will be applied, a
+   * write a list, with the newest version applied so far, above which they will be raised.
+   * Undefined when there is none; while the store is unavailable, the 503 a waiting read hears.
+   */
+  unapplied(workspaceId: string): UnappliedWrites | undefined {
+    if (this.applied.pendingFor(workspaceId) === undefined) return undefined;
+    if (this.failing !== undefined) throw unavailable('The trace store is unavailable; retry shortly');
+    const through = this.applied.appliedThrough;
+    const applying = this.applying?.rows.filter((row) => row.workspace_id === workspaceId) ?? [];
+    const queued: SpanRow[][] = [];
+    for (const w of [...this.inFlightBatch, ...this.queue]) {
+      if (w.workspaceId === workspaceId && w.seq > through && !this.applying?.writes.includes(w)) queued.push(w.rows);
+    }
+    if (applying.length === 0 && queued.length === 0) return undefined;
+    return { applying, queued, floor: this.appliedVersion };
   }
 
   /** Resolves once every write taken so far is applied (or refused and kept aside). */
@@ -177,7 +214,7 @@ export class WriteBatcher {
     const last = Math.max(this.queue.at(-1)?.seq ?? 0, this.inFlight);
     if (last <= this.applied.appliedThrough || this.closed) return;
     const applied = this.applied.waitFor(last);
-    this.schedule();
+    this.hurry();
     await applied.catch(() => this.settled());
   }
 
@@ -259,6 +296,7 @@ export class WriteBatcher {
     if (!retry && (this.gathering() || this.resting())) return;
     const batch = this.takeBatch();
     this.inFlight = batch.at(-1)!.seq;
+    this.inFlightBatch = batch;
     this.gathered = false;
     this.flushing = true;
     const started = performance.now();
@@ -267,6 +305,8 @@ export class WriteBatcher {
       this.lastFlushMs = performance.now() - started;
       this.concurrency = batch.length + this.queue.length;
       this.flushing = false;
+      this.inFlightBatch = [];
+      this.applying = undefined;
       this.schedule();
     });
   }
@@ -291,6 +331,7 @@ export class WriteBatcher {
       this.appliedVersion,
     );
     this.appliedVersion = floor;
+    this.applying = { writes: batch, rows };
     await insertSpanRows(this.clickhouse, rows);
     this.counts.insertMs += performance.now() - started;
     const traceIds = new Map<string, Set<string>>();

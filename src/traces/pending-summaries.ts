@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import type { ClickHouseClient } from '../stores/clickhouse.js';
+import { defineQuery } from '../stores/clickhouse-query.js';
+import { inApplyOrder, type SpanRow } from './rows.js';
+import { selectSummarySpans } from './spans-table.js';
+import { compareVersion, summarizeTraces, type PreviousSummary, type SpanFacts, type TraceSummaryRow } from './summary.js';
+import { overlayOf, selectPreviousSummaries, type TraceOverlay } from './traces-table.js';
+import type { UnappliedWrites, WriteBatcher } from './write-batcher.js';
+
+/**
+ * The summaries that answered writes not yet applied will give their traces, computed for a
+ * read instead of waiting for the writer's flushes (docs/decisions/081-reads-over-unapplied-writes.md).
+ *
+ * The flushes to come, replayed in memory with the same rules (recompute.ts, summary.ts) over
+ * the same rows: each span's latest stored row (key reads of the traces touched, on the reads'
+ * client), replaced by a newer version as the engine keeps it; first the rows of the statement
+ * under way, at the versions it applies them, summarized over the stored summaries; then the
+ * other writes, in the order they will be applied, at the versions that order gives them
+ * (`inApplyOrder`), summarized over the first step's summaries. A write applied while the read
+ * runs is read twice, stored and pending, and counts once: the same span at the same version
+ * or replaced by itself.
+ */
+export interface PendingSummaries {
+  /** Every trace the writes touch: the store's rows of these are replaced by `rows`. */
+  traceIds: string[];
+  /** Their summaries as the flushes will write them (a trace whose spans are all deleted has none). */
+  rows: TraceSummaryRow[];
+}
+
+type StoredFacts = SpanFacts & { is_deleted: number };
+
+const jsonRows = <R extends z.ZodType>(row: R) =>
+  z.array(
+    z
+      .string()
+      .transform((text) => JSON.parse(text) as unknown)
+      .pipe(row),
+  );
+
+/**
+ * The two key reads of the recompute (recompute.ts) in one statement, each row as JSON text:
+ * a read over unapplied writes runs under ingest, where every statement also waits its turn
+ * for the service's thread, so one statement instead of two.
+ */
+const selectTraceStates = defineQuery({
+  name: 'selectTraceStates',
+  params: z.object({ workspaceId: z.string().min(1), traceIds: z.array(z.string()).min(1) }),
+  row: z.object({ spans: jsonRows(selectSummarySpans.row), summaries: jsonRows(selectPreviousSummaries.row) }),
+  sql: (params) => {
+    const spans = selectSummarySpans.sql(params);
+    const summaries = selectPreviousSummaries.sql(params);
+    return {
+      values: { ...spans.values, ...summaries.values },
+      query: `
+        SELECT
+          (SELECT groupArray(formatRowNoNewline('JSONEachRow', *)) FROM (${spans.query})) AS spans,
+          (SELECT groupArray(formatRowNoNewline('JSONEachRow', *)) FROM (${summaries.query})) AS summaries`,
+    };
+  },
+});
+
+export async function pendingSummaries(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  { applying, queued, floor }: UnappliedWrites,
+): Promise<PendingSummaries> {
+  const traceIds = [...new Set([...applying, ...queued.flat()].map((row) => row.trace_id))];
+  if (traceIds.length === 0) return { traceIds, rows: [] };
+  const [states] = await selectTraceStates(clickhouse, { workspaceId, traceIds });
+  const storedSpans = states?.spans ?? [];
+  const storedSummaries = states?.summaries ?? [];
+  const spans = new Map<string, StoredFacts>();
+  const key = (span: { trace_id: string; span_id: string }) => `${span.trace_id}\u0000${span.span_id}`;
+  /** The engine keeps the highest version of a span (LIMIT 1 BY after ORDER BY version DESC); the later of equals here. */
+  const keep = (span: StoredFacts) => {
+    const held = spans.get(key(span));
+    if (!held || compareVersion(span.version, held.version) >= 0) spans.set(key(span), span);
+  };
+  const live = (ids: Set<string>) => [...spans.values()].filter((span) => span.is_deleted === 0 && ids.has(span.trace_id));
+  for (const span of storedSpans) keep(span);
+  let previous: PreviousSummary[] = storedSummaries.filter((summary) => summary.is_deleted === 0);
+
+  // The statement under way, as it will summarize its traces.
+  let newest = floor;
+  if (applying.length > 0) {
+    for (const row of applying) keep(factsOf(row));
+    const first = summarizeTraces(workspaceId, live(new Set(applying.map((r) => r.trace_id))), previous, floor.toString());
+    const summarized = new Map(first.map((row) => [row.trace_id, row]));
+    previous = [...previous.filter((p) => !summarized.has(p.trace_id)), ...first.map(previousOf)];
+    for (const row of first) if (BigInt(row.version) > newest) newest = BigInt(row.version);
+  }
+  // The writes after it, in order, at the versions they will be raised to.
+  const raised = inApplyOrder(queued, newest);
+  for (const row of raised.rows) keep(factsOf(row));
+  return { traceIds, rows: summarizeTraces(workspaceId, live(new Set(traceIds)), previous, raised.floor.toString()) };
+}
+
+function previousOf(row: TraceSummaryRow): PreviousSummary {
+  const { trace_id, version, name, session_id, environment, service, user_id, tags } = row;
+  return { trace_id, version, name, session_id, environment, service, user_id, tags };
+}
+
+/** What a list lays over the store for the workspace's unapplied writes, and how it waits for some. */
+export interface UnappliedTraces {
+  overlay: TraceOverlay;
+  /** Resolves once these traces' answered writes are applied (undefined: nothing to wait for). */
+  applied(traceIds: string[]): Promise<void> | undefined;
+}
+
+/** The overlay of the workspace's writes not yet applied, if any (a 503 while the store is unavailable). */
+export async function unappliedTraces(
+  writer: WriteBatcher,
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+): Promise<UnappliedTraces | undefined> {
+  const unapplied = writer.unapplied(workspaceId);
+  if (!unapplied) return undefined;
+  const { traceIds, rows } = await pendingSummaries(clickhouse, workspaceId, unapplied);
+  const overlay = overlayOf(traceIds, rows);
+  return overlay && { overlay, applied: (ids) => writer.readable(workspaceId, ids) };
+}
+
+/** A span row's narrow columns, as the key read returns them. */
+function factsOf(row: SpanRow): StoredFacts {
+  return {
+    is_deleted: 0,
+    trace_id: row.trace_id,
+    span_id: row.span_id,
+    version: row.version,
+    trace_name: row.trace_name,
+    session_id: row.session_id,
+    environment: row.environment,
+    service: row.service,
+    user_id: row.user_id,
+    tags: row.tags,
+    source: row.source,
+    parent_span_id: row.parent_span_id,
+    status: row.status,
+    kind: row.kind,
+    start_time: row.start_time,
+    end_time: row.end_time,
+    duration_ms: row.duration_ms,
+    model: row.model,
+    provider: row.provider,
+    input_tokens: row.input_tokens,
+    output_tokens: row.output_tokens,
+    total_tokens: row.total_tokens,
+    cost_usd: row.cost_usd,
+    cost_source: row.cost_source,
+    ttft_ms: row.ttft_ms,
+  };
+}
