@@ -327,7 +327,7 @@ async function readerRole() {
   const list = get('/api/traces');
   const detail = get(`/api/traces/${traceId}`);
   let stopping = false;
-  process.on('message', async (message: { type: string; count?: number }) => {
+  const onMessage = async (message: { type: string; count?: number }) => {
     if (message.type === 'sample') {
       process.send!({
         type: 'sampled',
@@ -344,7 +344,8 @@ async function readerRole() {
       process.send!({ type: 'sampled', ...reads });
     } else if (message.type === 'stop') stopping = true;
     else process.exit(0);
-  });
+  };
+  process.on('message', (message: { type: string; count?: number }) => void onMessage(message));
   process.send!({ type: 'ready' });
 }
 
