@@ -84,7 +84,7 @@ export async function pendingSummaries(
   let newest = floor;
   if (applying.length > 0) {
     for (const row of applying) keep(factsOf(row));
-    const first = summarizeTraces(workspaceId, live(new Set(applying.map((r) => r.trace_id))), previous, floor.toString());
+    const first = summarizeTraces(workspaceId, live(new Set(applying.map((r) => r.trace_id))), previous, floor.toString(), applying);
     const summarized = new Map(first.map((row) => [row.trace_id, row]));
     previous = [...previous.filter((p) => !summarized.has(p.trace_id)), ...first.map(previousOf)];
     for (const row of first) if (BigInt(row.version) > newest) newest = BigInt(row.version);
@@ -92,7 +92,7 @@ export async function pendingSummaries(
   // The writes after it, in order, at the versions they will be raised to.
   const raised = inApplyOrder(queued, newest);
   for (const row of raised.rows) keep(factsOf(row));
-  return { traceIds, rows: summarizeTraces(workspaceId, live(new Set(traceIds)), previous, raised.floor.toString()) };
+  return { traceIds, rows: summarizeTraces(workspaceId, live(new Set(traceIds)), previous, raised.floor.toString(), raised.rows) };
 }
 
 function previousOf(row: TraceSummaryRow): PreviousSummary {

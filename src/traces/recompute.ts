@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { nextVersion } from './rows.js';
 import { tombstoneLeftSessions } from './session-traces-table.js';
 import { selectSummarySpans } from './spans-table.js';
-import { summarizeTraces } from './summary.js';
+import { summarizeTraces, type SpanFacts } from './summary.js';
 import { insertTraceSummaries, selectPreviousSummaries } from './traces-table.js';
 
 /**
@@ -19,6 +19,8 @@ export async function recomputeTraceSummaries(
   workspaceId: string,
   traceIds: string[],
   floor: bigint = nextVersion(),
+  /** The rows the writer's flush wrote for these traces, in the order applied (summary.ts, `written`). */
+  written: SpanFacts[] = [],
 ): Promise<bigint> {
   if (traceIds.length === 0) return floor;
   // Two reads at once (on a server; the embedded engine runs them in turn on the session).
@@ -28,7 +30,7 @@ export async function recomputeTraceSummaries(
   ]);
   const spans = latestSpans.filter((span) => span.is_deleted === 0);
   const previous = latestSummaries.filter((summary) => summary.is_deleted === 0);
-  const rows = summarizeTraces(workspaceId, spans, previous, floor.toString());
+  const rows = summarizeTraces(workspaceId, spans, previous, floor.toString(), written);
   if (rows.length === 0) return floor;
   await insertTraceSummaries(clickhouse, rows);
   await tombstoneLeftSessions(clickhouse, previous, rows);

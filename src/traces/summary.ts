@@ -188,12 +188,18 @@ function listItem(row: Omit<TraceSummaryRow, 'item'>): string {
   return JSON.stringify(item);
 }
 
-/** One trace's summary from its live spans (at least one) and its previous summary, if any. */
+/**
+ * One trace's summary from its live spans (at least one) and its previous summary, if any.
+ * `written` are the rows the same flush wrote for the trace, replaced ones included: a trace
+ * field one of its writes sent and a later write of the same flush left out is kept, as it
+ * would be had each write been flushed alone (the summary between them remembering it).
+ */
 export function summarizeTrace(
   workspaceId: string,
   spans: SpanFacts[],
   previous: PreviousSummary | undefined,
   floor: string,
+  written: SpanFacts[] = [],
 ): TraceSummaryRow {
   const first = spans[0]!;
   // A summary replaces the one before it: its version is the floor given (write-batcher.ts: at
@@ -204,13 +210,17 @@ export function summarizeTrace(
   const counted = [...countedSet];
   const model = modelSpan(spans);
   const before = previous?.version ?? '0';
-  const text = (field: TextField, previousValue: string | undefined) =>
-    keepEarlier(
-      latestSent(spans, (s) => s[field]),
-      previousValue,
-      before,
-      '',
-    );
+  /** What the trace remembers of a field before these spans: the previous summary's, or newer, a write of this flush's. */
+  const earlier = <T extends string | string[]>(read: (span: SpanFacts) => T, previousValue: T | undefined) => {
+    const sent = latestSent(written, read);
+    const newer = sent.value !== undefined && (!previousValue?.length || compareVersion(sent.version, before) > 0);
+    return newer ? sent : { value: previousValue, version: before };
+  };
+  const kept = <T extends string | string[]>(read: (span: SpanFacts) => T, previousValue: T | undefined, empty: T) => {
+    const remembered = earlier(read, previousValue);
+    return keepEarlier(latestSent(spans, read), remembered.value, remembered.version, empty);
+  };
+  const text = (field: TextField, previousValue: string | undefined) => kept((s) => s[field], previousValue, '');
   let source = first;
   let start = first.start_time;
   let errors = 0;
@@ -228,12 +238,7 @@ export function summarizeTrace(
     environment: text('environment', previous?.environment),
     service: text('service', previous?.service),
     user_id: text('user_id', previous?.user_id),
-    tags: keepEarlier(
-      latestSent(spans, (s) => s.tags),
-      previous?.tags,
-      before,
-      [],
-    ),
+    tags: kept((s) => s.tags, previous?.tags, []),
     status: root ? (root.status === 'error' ? 'error' : 'completed') : 'running',
     trace_kind: root?.kind ?? '',
     start_time: start,
@@ -259,13 +264,16 @@ export function summarizeTrace(
 }
 
 /** Summaries of every trace that has live spans; traces whose spans are all deleted get none. */
-export function summarizeTraces(workspaceId: string, spans: SpanFacts[], previous: PreviousSummary[], floor: string): TraceSummaryRow[] {
-  const byTrace = new Map<string, SpanFacts[]>();
-  for (const span of spans) {
-    const group = byTrace.get(span.trace_id);
-    if (group) group.push(span);
-    else byTrace.set(span.trace_id, [span]);
-  }
+export function summarizeTraces(
+  workspaceId: string,
+  spans: SpanFacts[],
+  previous: PreviousSummary[],
+  floor: string,
+  /** The rows the flush wrote, replaced ones included (summarizeTrace). */
+  written: SpanFacts[] = [],
+): TraceSummaryRow[] {
+  const byTrace = groupByTrace(spans);
+  const writtenByTrace = groupByTrace(written);
   const previousByTrace = new Map(previous.map((p) => [p.trace_id, p]));
   // In span id order, whatever order the spans were read in: sums of floats then come out the
   // same to the last bit, whether a flush or a read over unapplied writes computes them.
@@ -275,6 +283,17 @@ export function summarizeTraces(workspaceId: string, spans: SpanFacts[], previou
       group.sort((a, b) => compareText(a.span_id, b.span_id)),
       previousByTrace.get(group[0]!.trace_id),
       floor,
+      writtenByTrace.get(group[0]!.trace_id),
     ),
   );
+}
+
+function groupByTrace(spans: SpanFacts[]): Map<string, SpanFacts[]> {
+  const byTrace = new Map<string, SpanFacts[]>();
+  for (const span of spans) {
+    const group = byTrace.get(span.trace_id);
+    if (group) group.push(span);
+    else byTrace.set(span.trace_id, [span]);
+  }
+  return byTrace;
 }

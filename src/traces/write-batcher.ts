@@ -341,7 +341,8 @@ export class WriteBatcher {
       traceIds.set(w.workspaceId, ids);
     }
     for (const [workspaceId, ids] of traceIds) {
-      const version = await recomputeTraceSummaries(this.clickhouse, workspaceId, [...ids], this.appliedVersion);
+      const written = rows.filter((row) => row.workspace_id === workspaceId);
+      const version = await recomputeTraceSummaries(this.clickhouse, workspaceId, [...ids], this.appliedVersion, written);
       if (version > this.appliedVersion) this.appliedVersion = version;
     }
     this.counts.flushedRows += rows.length;
