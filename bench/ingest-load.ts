@@ -12,6 +12,8 @@ export interface LoadResult {
   applyingSeconds?: number;
   /** The writer's flushes during the shape: how many, their mean spans and ms, and the span insert's ms. */
   flushes?: { count: number; rows: number; ms: number; insertMs: number };
+  /** The service thread's event loop delay during the shape, in ms. */
+  loopDelay?: { p50: number; p99: number };
 }
 
 export interface Load {

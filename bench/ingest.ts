@@ -23,6 +23,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fillTraceIds, makeBodyTemplate, makeTrace, randomTraceId, spansPerTrace } from './ingest-data.js';
@@ -161,6 +162,8 @@ async function serverRole() {
   const log = createLogger(config);
   const stores = await openStores(config, log);
   await migrate(config, stores);
+  // As the service's start does (LOUPE_REQUEST_NICE, default -10; 0 to compare without).
+  (await import('../src/server.js')).raiseRequestPriority(config, log);
   const sql = stores.postgres.sql;
   const clickhouse = stores.clickhouse.client;
   // The service's own writer, as LOUPE_INGEST_ACK configures it (the write-ahead log by default).
@@ -176,12 +179,23 @@ async function serverRole() {
   const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
   const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
   process.send!({ type: 'ready', url, key });
+  // How long the service's thread keeps a ready callback waiting, per shape (reset at each 'applied').
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   const onMessage = async (message: { type: string }) => {
     if (message.type === 'applied') {
       // Answered is not applied with the log: a shape ends when its last write is in the store.
       const started = performance.now();
       await writer.settled();
-      process.send!({ type: 'applied', seconds: (performance.now() - started) / 1000, counts: writer.counts, log: writer.log?.counts });
+      const delay = { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6 };
+      loopDelay.reset();
+      process.send!({
+        type: 'applied',
+        seconds: (performance.now() - started) / 1000,
+        counts: writer.counts,
+        log: writer.log?.counts,
+        delay,
+      });
     } else if (message.type === 'settle') {
       process.send!({ type: 'settled', seconds: await settleMerges(clickhouse) });
     } else if (message.type === 'parts') {
@@ -210,7 +224,12 @@ interface Server {
   parts(): Promise<Record<string, number>>;
   settle(): Promise<number>;
   /** Waits until every answered write is applied: its seconds, and the writer's counts then. */
-  applied(): Promise<{ seconds: number; counts: { flushes: number; flushedRows: number; flushMs: number; insertMs: number } }>;
+  applied(): Promise<{
+    seconds: number;
+    counts: { flushes: number; flushedRows: number; flushMs: number; insertMs: number };
+    /** The service thread's event loop delay since the last call, in ms. */
+    delay: { p50: number; p99: number };
+  }>;
 }
 
 function startServerChild(dir: string): Promise<Server> {
@@ -266,12 +285,13 @@ async function post(server: Server, url: string, body: string | Uint8Array, cont
 async function untilApplied(server: Server, load: Promise<LoadResult>): Promise<LoadResult> {
   const before = (await server.applied()).counts;
   const result = await load;
-  const { seconds, counts } = await server.applied();
+  const { seconds, counts, delay } = await server.applied();
   const flushes = counts.flushes - before.flushes;
   return {
     ...result,
     seconds: result.seconds + seconds,
     applyingSeconds: seconds,
+    loopDelay: delay,
     flushes: {
       count: flushes,
       rows: (counts.flushedRows - before.flushedRows) / flushes,
@@ -462,7 +482,7 @@ export async function run(args: string[]) {
       settled.push(await server.settle());
       const otel = await otelLoad(server, options);
       const shape = (name: string, r: LoadResult) =>
-        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each (span insert ${r.flushes.insertMs.toFixed(0)})` : ''})`;
+        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each (span insert ${r.flushes.insertMs.toFixed(0)})` : ''}${r.loopDelay ? `; service event loop delay p50 ${ms(r.loopDelay.p50)}, p99 ${ms(r.loopDelay.p99)}` : ''})`;
       lines.push(
         `raw engine insert, bulk rows, 4 writers:    ${String(Math.round(rawRate)).padStart(7)} spans/s  (${raw.spans} spans, ${raw.seconds.toFixed(0)} s)`,
         shape('bulk: 100 traces x 10 spans, 4 clients:', bulk),

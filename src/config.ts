@@ -90,6 +90,22 @@ export const configSchema = z.object({
    * second unless the store is down).
    */
   LOUPE_INGEST_ACK: optionalString.pipe(z.enum(['log', 'store']).optional()).transform((v) => v ?? 'log'),
+  /**
+   * The OS priority (nice value, -20 to 0) of the thread that answers requests and, in the
+   * embedded engine, of the statements of reads: below 0 they go before the engine's merges,
+   * the ingest writer's flushes (at 19) and other programs. Needs CAP_SYS_NICE (root, or a
+   * container granted it); without it the start says so and both stay at 0. 0 leaves them.
+   */
+  LOUPE_REQUEST_NICE: optionalString
+    .pipe(
+      z
+        .string()
+        .regex(/^-?\d+$/, 'must be a whole number from -20 to 0')
+        .transform(Number)
+        .pipe(z.number().int().min(-20).max(0))
+        .optional(),
+    )
+    .transform((v) => v ?? -10),
   /** The write-ahead log's folder; default `<LOUPE_DATA_DIR>/ingest-log`. It must be on local disk and kept across restarts. */
   LOUPE_INGEST_LOG_DIR: optionalString,
   /** How long a replica reuses a workspace's prices before reading them again (a change made through this replica applies at once). */

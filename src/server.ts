@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -40,6 +41,7 @@ export async function openStores(config: Config, log: Logger): Promise<Stores> {
       password: config.CLICKHOUSE_PASSWORD,
       database: config.CLICKHOUSE_DATABASE,
       dataDir: config.LOUPE_DATA_DIR,
+      readNice: config.LOUPE_REQUEST_NICE,
     });
   } catch (error) {
     await postgres.close();
@@ -106,6 +108,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       log.warn('LOUPE_BOOTSTRAP_API_KEY names a revoked key; it stays revoked');
     }
     const sql = stores.postgres.sql;
+    raiseRequestPriority(config, log);
     writer = openWriter(config, stores.clickhouse.writeClient, log);
     app = await buildApp({
       config,
@@ -152,6 +155,25 @@ export async function startServer(config: Config, log: Logger = createLogger(con
  * writes left by an earlier process (a crash, or a store that was down at shutdown) are applied
  * again first; with `store`, answering once the trace store holds each write.
  */
+/**
+ * Raises the OS priority of the calling thread, the one that answers requests, to
+ * LOUPE_REQUEST_NICE (decision 081): under a saturating ingest, a read then waits less for the
+ * CPU behind the engine's merges and flushes. Called once the stores are open, since threads
+ * and processes started afterwards inherit it (the embedded PostgreSQL and the engine's own
+ * threads must not). Where the OS refuses (no CAP_SYS_NICE) the thread stays as it was.
+ */
+export function raiseRequestPriority(config: Config, log: Logger): void {
+  if (config.LOUPE_REQUEST_NICE === 0) return;
+  try {
+    setPriority(config.LOUPE_REQUEST_NICE);
+  } catch (error) {
+    log.info(
+      { nice: config.LOUPE_REQUEST_NICE, code: (error as { code?: string }).code },
+      'the request thread keeps its OS priority: raising it needs CAP_SYS_NICE (LOUPE_REQUEST_NICE=0 skips this)',
+    );
+  }
+}
+
 export function openWriter(config: Config, clickhouse: ClickHouseClient, log: Logger): WriteBatcher {
   if (config.LOUPE_INGEST_ACK === 'store') return new WriteBatcher(clickhouse);
   const dir = config.LOUPE_INGEST_LOG_DIR ?? path.join(config.LOUPE_DATA_DIR, 'ingest-log');

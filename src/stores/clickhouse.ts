@@ -48,6 +48,12 @@ export interface ClickhouseOptions {
   password?: string;
   database: string;
   dataDir: string;
+  /**
+   * The embedded engine's OS priority (nice value) for the statements of the main session, the
+   * reads' (LOUPE_REQUEST_NICE); applied by the engine with CAP_SYS_NICE only. A server keeps
+   * its own priorities.
+   */
+  readNice?: number;
 }
 
 let embeddedPath: string | undefined;
@@ -94,6 +100,7 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
   for (const [name, value] of Object.entries(sharedSettings)) {
     await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
+  if (options.readNice) await client.command({ query: `SET os_thread_priority = ${Math.trunc(options.readNice)}` });
   const writer = await openClickhouseSession(options, options.database);
   // The writer's statements run at a lower OS priority than reads and than the service's own
   // thread, which answers requests: on a few cores a flush then yields to them, and the flushes

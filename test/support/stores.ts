@@ -47,7 +47,12 @@ export async function openTestStores(env: Record<string, string> = {}): Promise<
     ...env,
   });
   mkdirSync(embeddedClickhouseDir, { recursive: true });
-  const ch = await openClickhouse({ url: clickhouseUrl, database: name, dataDir: embeddedClickhouseDir });
+  const ch = await openClickhouse({
+    url: clickhouseUrl,
+    database: name,
+    dataDir: embeddedClickhouseDir,
+    readNice: config.LOUPE_REQUEST_NICE,
+  });
   await migratePostgres(sql, async () => {
     await migrateClickhouse(ch.client, { database: name, cluster: undefined, retentionDays: config.LOUPE_RETENTION_DAYS });
   });

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       LOUPE_BOOTSTRAP_PLAN: 'pro',
       LOUPE_BODY_LIMIT: 10 * 1024 * 1024,
       LOG_LEVEL: 'info',
+      LOUPE_REQUEST_NICE: -10,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.CLICKHOUSE_URL).toBeUndefined();
@@ -34,6 +35,9 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['LOUPE_RETENTION_DAYS', '0'],
     ['LOUPE_TRUST_PROXY', 'anyone; rm'],
+    ['LOUPE_REQUEST_NICE', '5'],
+    ['LOUPE_REQUEST_NICE', '-21'],
+    ['LOUPE_REQUEST_NICE', 'high'],
   ])('rejects %s=%s naming the variable', (name, value) => {
     try {
       loadConfig({ [name]: value });
@@ -58,7 +62,9 @@ describe('loadConfig', () => {
       CLICKHOUSE_URL: 'http://ch:8123',
       LOUPE_RETENTION_DAYS: '30',
       LOUPE_BOOTSTRAP_PLAN: 'enterprise',
+      LOUPE_REQUEST_NICE: '-5',
     });
-    expect(config).toMatchObject({ PORT: 8080, LOUPE_RETENTION_DAYS: 30, LOUPE_BOOTSTRAP_PLAN: 'enterprise' });
+    expect(config).toMatchObject({ PORT: 8080, LOUPE_RETENTION_DAYS: 30, LOUPE_BOOTSTRAP_PLAN: 'enterprise', LOUPE_REQUEST_NICE: -5 });
+    expect(loadConfig({ LOUPE_REQUEST_NICE: '0' }).LOUPE_REQUEST_NICE).toBe(0);
   });
 });
