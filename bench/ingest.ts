@@ -1,6 +1,6 @@
 /**
  * Ingest benchmark: `npm run bench -- ingest [--preload 1000000] [--spans 300000] [--seconds 60]
- * [--sustain 0] [--compare-readers]`; with `--cost-compare`, what pricing at ingest costs instead (ingest-cost.ts).
+ * [--sustain 0] [--read-every 500] [--compare-readers]`; with `--cost-compare`, what pricing at ingest costs instead (ingest-cost.ts).
  *
  * 1. A child process fills the store with `--preload` spans (rows and summaries inserted
  *    directly, another workspace), then measures the raw engine baseline: the bulk shape's
@@ -11,7 +11,8 @@
  *    - bulk: 100 traces x 10 spans a request, 4 clients, `--spans` spans;
  *    - reference client: 1 trace x 10 spans a request (the client's flush), 16 and 64 clients,
  *      `--seconds` each, while a reader in a process of its own times GET /api/traces and
- *      GET /api/traces/:id (against their idle figures, taken before); with
+ *      GET /api/traces/:id, a pair every `--read-every` ms (500; 0: back to back), as a few
+ *      people's consoles would (against their idle figures, taken before); with
  *      `--compare-readers`, a second 16-client shape times the same reads from this process,
  *      the load generator's, as the benchmark did before;
  *    - OpenTelemetry batch: 512 spans over 64 traces a request as OTLP protobuf, 8 clients,
@@ -39,6 +40,8 @@ interface Options {
   sustain: number;
   /** Also time the reads from the load generator's own process, in a second 16-client shape. */
   compareReaders: boolean;
+  /** Under load, a list and a trace read start every this many ms (at once after a slower pair); 0: back to back. */
+  readEvery: number;
 }
 
 function parseOptions(args: string[]): Options {
@@ -54,6 +57,7 @@ function parseOptions(args: string[]): Options {
     seconds: value('seconds', 60),
     sustain: value('sustain', 0),
     compareReaders: args.includes('--compare-readers'),
+    readEvery: value('read-every', 500),
   };
 }
 
@@ -163,7 +167,7 @@ async function serverRole() {
   const stores = await openStores(config, log);
   await migrate(config, stores);
   // As the service's start does (LOUPE_REQUEST_NICE, default -10; 0 to compare without).
-  (await import('../src/server.js')).raiseRequestPriority(config, log);
+  (await import('../src/server.js')).raiseRequestPriority?.(config, log);
   const sql = stores.postgres.sql;
   const clickhouse = stores.clickhouse.client;
   // The service's own writer, as LOUPE_INGEST_ACK configures it (the write-ahead log by default).
@@ -338,7 +342,12 @@ async function otelLoad(server: Server, options: Options) {
  * answers `count` of each; `start` reads list then trace until `stop`, then answers every time.
  */
 async function readerRole() {
-  const { url, key, traceId } = JSON.parse(process.env.BENCH_READER!) as { url: string; key: string; traceId: string };
+  const { url, key, traceId, interval } = JSON.parse(process.env.BENCH_READER!) as {
+    url: string;
+    key: string;
+    traceId: string;
+    interval: number;
+  };
   const get = (path: string) => async () => {
     const res = await fetch(`${url}${path}`, { headers: { 'x-api-key': key } });
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
@@ -358,8 +367,12 @@ async function readerRole() {
       stopping = false;
       const reads = { list: [] as number[], detail: [] as number[] };
       while (!stopping) {
+        const started = performance.now();
         reads.list.push(...(await sampleReads(list, { count: 1 })));
         reads.detail.push(...(await sampleReads(detail, { count: 1 })));
+        // Paced: the next pair starts `interval` ms after this one started (at once when it took longer).
+        const rest = started + interval - performance.now();
+        if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
       }
       process.send!({ type: 'sampled', ...reads });
     } else if (message.type === 'stop') stopping = true;
@@ -374,11 +387,11 @@ interface ReaderTimes {
   detail: number[];
 }
 
-async function startReader(url: string, key: string, traceId: string) {
+async function startReader(url: string, key: string, traceId: string, interval: number) {
   const answers: Array<(times: ReaderTimes) => void> = [];
   let ready: () => void;
   const started = new Promise<void>((resolve) => (ready = resolve));
-  const proc = child('reader', { BENCH_READER: JSON.stringify({ url, key, traceId }) }, (message) => {
+  const proc = child('reader', { BENCH_READER: JSON.stringify({ url, key, traceId, interval }) }, (message) => {
     if (message.type === 'ready') ready();
     else if (message.type === 'sampled') answers.shift()?.(message);
   });
@@ -448,7 +461,7 @@ export async function run(args: string[]) {
       // Reads are timed from a process of their own, as a person's browser would send them: a
       // reader inside the load generator would also time its own event loop, busy with the
       // clients' requests. The in-process figure is printed beside it.
-      const reader = await startReader(server.url, server.key, traceId);
+      const reader = await startReader(server.url, server.key, traceId, options.readEvery);
       const idle = await reader.sample(30);
       const idleInline = options.compareReaders
         ? {
@@ -494,7 +507,7 @@ export async function run(args: string[]) {
         `64 clients / 16 clients:      ${((100 * rate(c64.load)) / rate(c16.load)).toFixed(0)}% (goal >= 100%)`,
         `GET /api/traces median:       idle ${ms(idle.list)}, under 16 clients ${ms(c16.list)} (${(c16.list / idle.list).toFixed(1)}x, goal <= 2x)`,
         `GET /api/traces/:id median:   idle ${ms(idle.detail)}, under 16 clients ${ms(c16.detail)} (${(c16.detail / idle.detail).toFixed(1)}x, goal <= 2x)`,
-        '  (reads timed from a process of their own, one at a time, list then trace, for the whole shape)',
+        `  (reads timed from a process of their own, a list then a trace ${options.readEvery > 0 ? `every ${options.readEvery} ms` : 'back to back'}, for the whole shape)`,
       );
       if (idleInline && c16Inline)
         lines.push(
