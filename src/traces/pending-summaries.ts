@@ -7,19 +7,7 @@ import { compareVersion, summarizeTraces, type PreviousSummary, type SpanFacts, 
 import { overlayOf, selectPreviousSummaries, type TraceOverlay } from './traces-table.js';
 import type { UnappliedWrites, WriteBatcher } from './write-batcher.js';
 
-/**
- * The summaries that answered writes not yet applied will give their traces, computed for a
- * read instead of waiting for the writer's flushes (docs/decisions/081-reads-over-unapplied-writes.md).
- *
- * The flushes to come, replayed in memory with the same rules (recompute.ts, summary.ts) over
- * the same rows: each span's latest stored row (key reads of the traces touched, on the reads'
- * client), replaced by a newer version as the engine keeps it; first the rows of the statement
- * under way, at the versions it applies them, summarized over the stored summaries; then the
- * other writes, in the order they will be applied, at the versions that order gives them
- * (`inApplyOrder`), summarized over the first step's summaries. A write applied while the read
- * runs is read twice, stored and pending, and counts once: the same span at the same version
- * or replaced by itself.
- */
+/** The traces of unapplied writes and their summaries (`pendingSummaries`). */
 export interface PendingSummaries {
   /** Every trace the writes touch: the store's rows of these are replaced by `rows`. */
   traceIds: string[];
@@ -59,6 +47,19 @@ const selectTraceStates = defineQuery({
   },
 });
 
+/**
+ * The summaries that answered writes not yet applied will give their traces, computed for a
+ * read instead of waiting for the writer's flushes (docs/decisions/081-reads-over-unapplied-writes.md).
+ *
+ * The flushes to come, replayed in memory with the same rules (recompute.ts, summary.ts) over
+ * the same rows: each span's latest stored row (key reads of the traces touched, on the reads'
+ * client), replaced by a newer version as the engine keeps it; first the rows of the statement
+ * under way, at the versions it applies them, summarized over the stored summaries; then the
+ * other writes, in the order they will be applied, at the versions that order gives them
+ * (`inApplyOrder`), summarized over the first step's summaries. A write applied while the read
+ * runs is read twice, stored and pending, and counts once: the same span at the same version
+ * or replaced by itself.
+ */
 export async function pendingSummaries(
   clickhouse: ClickHouseClient,
   workspaceId: string,
@@ -85,7 +86,7 @@ export async function pendingSummaries(
   if (applying.length > 0) {
     for (const row of applying) keep(factsOf(row));
     const first = summarizeTraces(workspaceId, live(new Set(applying.map((r) => r.trace_id))), previous, floor.toString(), applying);
-    const summarized = new Map(first.map((row) => [row.trace_id, row]));
+    const summarized = new Set(first.map((row) => row.trace_id));
     previous = [...previous.filter((p) => !summarized.has(p.trace_id)), ...first.map(previousOf)];
     for (const row of first) if (BigInt(row.version) > newest) newest = BigInt(row.version);
   }
