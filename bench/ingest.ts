@@ -233,6 +233,8 @@ interface Server {
     counts: { flushes: number; flushedRows: number; flushMs: number; insertMs: number };
     /** The service thread's event loop delay since the last call, in ms. */
     delay: { p50: number; p99: number };
+    /** The write-ahead log's counts so far, if the writer has one. */
+    log?: { appends: number; syncs: number; syncMs: number };
   }>;
 }
 
@@ -287,15 +289,20 @@ async function post(server: Server, url: string, body: string | Uint8Array, cont
  * write-ahead log the answer comes first, and the spans still to apply would flatter the rate.
  */
 async function untilApplied(server: Server, load: Promise<LoadResult>): Promise<LoadResult> {
-  const before = (await server.applied()).counts;
+  const { counts: beforeCounts, log: beforeLog } = await server.applied();
+  const before = { ...beforeCounts, log: beforeLog };
   const result = await load;
-  const { seconds, counts, delay } = await server.applied();
+  const { seconds, counts, delay, log } = await server.applied();
   const flushes = counts.flushes - before.flushes;
   return {
     ...result,
     seconds: result.seconds + seconds,
     applyingSeconds: seconds,
     loopDelay: delay,
+    ...(log &&
+      before.log && {
+        logSyncs: { count: log.syncs - before.log.syncs, ms: (log.syncMs - before.log.syncMs) / (log.syncs - before.log.syncs) },
+      }),
     flushes: {
       count: flushes,
       rows: (counts.flushedRows - before.flushedRows) / flushes,
@@ -495,7 +502,7 @@ export async function run(args: string[]) {
       settled.push(await server.settle());
       const otel = await otelLoad(server, options);
       const shape = (name: string, r: LoadResult) =>
-        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each (span insert ${r.flushes.insertMs.toFixed(0)})` : ''}${r.loopDelay ? `; service event loop delay p50 ${ms(r.loopDelay.p50)}, p99 ${ms(r.loopDelay.p99)}` : ''})`;
+        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each (span insert ${r.flushes.insertMs.toFixed(0)})` : ''}${r.loopDelay ? `; service event loop delay p50 ${ms(r.loopDelay.p50)}, p99 ${ms(r.loopDelay.p99)}` : ''}${r.logSyncs ? `; ${r.logSyncs.count} log syncs of ${ms(r.logSyncs.ms)}` : ''})`;
       lines.push(
         `raw engine insert, bulk rows, 4 writers:    ${String(Math.round(rawRate)).padStart(7)} spans/s  (${raw.spans} spans, ${raw.seconds.toFixed(0)} s)`,
         shape('bulk: 100 traces x 10 spans, 4 clients:', bulk),

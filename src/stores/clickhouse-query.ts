@@ -21,10 +21,8 @@ export interface QueryDefinition<P extends z.ZodType, R extends z.ZodType> {
 
 export interface Query<P extends z.ZodType, R extends z.ZodType> {
   (clickhouse: ClickHouseClient, params: z.input<P>, settings?: string): Promise<Array<z.output<R>>>;
-  /** The statement the parameters make, unrun (tests read it; a statement may nest it). */
+  /** The statement the parameters make, unrun (tests read it). */
   sql(params: z.input<P>): { query: string; values: Record<string, unknown> };
-  /** The schema of one row. */
-  row: R;
 }
 
 export function defineQuery<P extends z.ZodType, R extends z.ZodType>(definition: QueryDefinition<P, R>): Query<P, R> {
@@ -41,5 +39,5 @@ export function defineQuery<P extends z.ZodType, R extends z.ZodType>(definition
     if (!parsed.success) throw new Error(`${definition.name}: unexpected rows: ${z.prettifyError(parsed.error)}`);
     return parsed.data;
   };
-  return Object.assign(run, { sql, row: definition.row });
+  return Object.assign(run, { sql });
 }

@@ -49,8 +49,8 @@ export class IngestLog {
   private waiting: Array<{ resolve(): void; reject(error: unknown): void }> = [];
   /** The write and sync under way, if any. */
   private writing: Promise<void> | undefined;
-  /** Appends taken and syncs run: appends / syncs is the batching. */
-  readonly counts = { appends: 0, syncs: 0 };
+  /** Appends taken and syncs run (appends / syncs is the batching), and the ms of their writes and syncs. */
+  readonly counts = { appends: 0, syncs: 0, syncMs: 0 };
 
   private constructor(
     readonly dir: string,
@@ -135,12 +135,14 @@ export class IngestLog {
   private async writeOut(buffers: Buffer[], lastSeq: number): Promise<void> {
     const firstSeq = lastSeq - buffers.length + 1;
     if (!this.handle || !this.current) await this.startSegment(firstSeq);
+    const started = performance.now();
     try {
       const { bytesWritten } = await this.handle!.writev(buffers);
       const expected = buffers.reduce((n, b) => n + b.length, 0);
       if (bytesWritten !== expected) throw new Error(`ingest log: wrote ${bytesWritten} of ${expected} bytes`);
       await this.handle!.datasync();
       this.counts.syncs += 1;
+      this.counts.syncMs += performance.now() - started;
       this.currentBytes += expected;
       this.current!.lastSeq = lastSeq;
     } catch (error) {

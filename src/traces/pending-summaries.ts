@@ -1,6 +1,4 @@
-import { z } from 'zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { defineQuery } from '../stores/clickhouse-query.js';
 import { inApplyOrder, type SpanRow } from './rows.js';
 import { selectSummarySpans } from './spans-table.js';
 import { compareVersion, summarizeTraces, type PreviousSummary, type SpanFacts, type TraceSummaryRow } from './summary.js';
@@ -16,36 +14,6 @@ export interface PendingSummaries {
 }
 
 type StoredFacts = SpanFacts & { is_deleted: number };
-
-const jsonRows = <R extends z.ZodType>(row: R) =>
-  z.array(
-    z
-      .string()
-      .transform((text) => JSON.parse(text) as unknown)
-      .pipe(row),
-  );
-
-/**
- * The two key reads of the recompute (recompute.ts) in one statement, each row as JSON text:
- * a read over unapplied writes runs under ingest, where every statement also waits its turn
- * for the service's thread, so one statement instead of two.
- */
-const selectTraceStates = defineQuery({
-  name: 'selectTraceStates',
-  params: z.object({ workspaceId: z.string().min(1), traceIds: z.array(z.string()).min(1) }),
-  row: z.object({ spans: jsonRows(selectSummarySpans.row), summaries: jsonRows(selectPreviousSummaries.row) }),
-  sql: (params) => {
-    const spans = selectSummarySpans.sql(params);
-    const summaries = selectPreviousSummaries.sql(params);
-    return {
-      values: { ...spans.values, ...summaries.values },
-      query: `
-        SELECT
-          (SELECT groupArray(formatRowNoNewline('JSONEachRow', *)) FROM (${spans.query})) AS spans,
-          (SELECT groupArray(formatRowNoNewline('JSONEachRow', *)) FROM (${summaries.query})) AS summaries`,
-    };
-  },
-});
 
 /**
  * The summaries that answered writes not yet applied will give their traces, computed for a
@@ -67,9 +35,13 @@ export async function pendingSummaries(
 ): Promise<PendingSummaries> {
   const traceIds = [...new Set([...applying, ...queued.flat()].map((row) => row.trace_id))];
   if (traceIds.length === 0) return { traceIds, rows: [] };
-  const [states] = await selectTraceStates(clickhouse, { workspaceId, traceIds });
-  const storedSpans = states?.spans ?? [];
-  const storedSummaries = states?.summaries ?? [];
+  // The summaries first (a key read of `traces`, one row a version), then the spans of only the
+  // traces the store has a summary row for: a trace that has none has no stored spans but those
+  // of a statement under way, which are held here. Traces sent once, the most common, so cost
+  // one light statement.
+  const storedSummaries = await selectPreviousSummaries(clickhouse, { workspaceId, traceIds });
+  const held = storedSummaries.map((summary) => summary.trace_id);
+  const storedSpans = held.length > 0 ? await selectSummarySpans(clickhouse, { workspaceId, traceIds: held }) : [];
   const spans = new Map<string, StoredFacts>();
   const key = (span: { trace_id: string; span_id: string }) => `${span.trace_id}\u0000${span.span_id}`;
   /** The engine keeps the highest version of a span (LIMIT 1 BY after ORDER BY version DESC); the later of equals here. */

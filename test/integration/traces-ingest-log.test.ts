@@ -68,6 +68,8 @@ describe('the ingest write-ahead log', () => {
     // Reads of the workspace cannot see the answered writes: they hear 503, not a stale answer.
     await expect(writer.readable(w)).rejects.toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
     await expect(writer.readable(w, ['wal-2'])).rejects.toMatchObject({ status: 503 });
+    // Nor the list, which would lay them over the store: it hears the same.
+    expect(() => writer.unapplied(w)).toThrow(expect.objectContaining({ status: 503 }));
     // Another workspace, or a trace with nothing pending, does not wait.
     expect(writer.readable('another-workspace')).toBeUndefined();
     expect(writer.readable(w, ['no-such-trace'])).toBeUndefined();
