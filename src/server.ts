@@ -151,11 +151,6 @@ export async function startServer(config: Config, log: Logger = createLogger(con
 }
 
 /**
- * The ingest writer: with `LOUPE_INGEST_ACK=log` (the default) over the write-ahead log, whose
- * writes left by an earlier process (a crash, or a store that was down at shutdown) are applied
- * again first; with `store`, answering once the trace store holds each write.
- */
-/**
  * Raises the OS priority of the calling thread, the one that answers requests, to
  * LOUPE_REQUEST_NICE (decision 081): under a saturating ingest, a read then waits less for the
  * CPU behind the engine's merges and flushes. Called once the stores are open, since threads
@@ -174,6 +169,11 @@ export function raiseRequestPriority(config: Config, log: Logger): void {
   }
 }
 
+/**
+ * The ingest writer: with `LOUPE_INGEST_ACK=log` (the default) over the write-ahead log, whose
+ * writes left by an earlier process (a crash, or a store that was down at shutdown) are applied
+ * again first; with `store`, answering once the trace store holds each write.
+ */
 export function openWriter(config: Config, clickhouse: ClickHouseClient, log: Logger): WriteBatcher {
   if (config.LOUPE_INGEST_ACK === 'store') return new WriteBatcher(clickhouse);
   const dir = config.LOUPE_INGEST_LOG_DIR ?? path.join(config.LOUPE_DATA_DIR, 'ingest-log');

@@ -40,8 +40,8 @@ export async function pendingSummaries(
   // of a statement under way, which are held here. Traces sent once, the most common, so cost
   // one light statement.
   const storedSummaries = await selectPreviousSummaries(clickhouse, { workspaceId, traceIds });
-  const held = storedSummaries.map((summary) => summary.trace_id);
-  const storedSpans = held.length > 0 ? await selectSummarySpans(clickhouse, { workspaceId, traceIds: held }) : [];
+  const summarized = storedSummaries.map((summary) => summary.trace_id);
+  const storedSpans = summarized.length > 0 ? await selectSummarySpans(clickhouse, { workspaceId, traceIds: summarized }) : [];
   const spans = new Map<string, StoredFacts>();
   const key = (span: { trace_id: string; span_id: string }) => `${span.trace_id}\u0000${span.span_id}`;
   /** The engine keeps the highest version of a span (LIMIT 1 BY after ORDER BY version DESC); the later of equals here. */
@@ -58,8 +58,8 @@ export async function pendingSummaries(
   if (applying.length > 0) {
     for (const row of applying) keep(factsOf(row));
     const first = summarizeTraces(workspaceId, live(new Set(applying.map((r) => r.trace_id))), previous, floor.toString(), applying);
-    const summarized = new Set(first.map((row) => row.trace_id));
-    previous = [...previous.filter((p) => !summarized.has(p.trace_id)), ...first.map(previousOf)];
+    const replaced = new Set(first.map((row) => row.trace_id));
+    previous = [...previous.filter((p) => !replaced.has(p.trace_id)), ...first.map(previousOf)];
     for (const row of first) if (BigInt(row.version) > newest) newest = BigInt(row.version);
   }
   // The writes after it, in order, at the versions they will be raised to.
@@ -93,33 +93,5 @@ export async function unappliedTraces(
   return overlay && { overlay, applied: (ids) => writer.readable(workspaceId, ids) };
 }
 
-/** A span row's narrow columns, as the key read returns them. */
-function factsOf(row: SpanRow): StoredFacts {
-  return {
-    is_deleted: 0,
-    trace_id: row.trace_id,
-    span_id: row.span_id,
-    version: row.version,
-    trace_name: row.trace_name,
-    session_id: row.session_id,
-    environment: row.environment,
-    service: row.service,
-    user_id: row.user_id,
-    tags: row.tags,
-    source: row.source,
-    parent_span_id: row.parent_span_id,
-    status: row.status,
-    kind: row.kind,
-    start_time: row.start_time,
-    end_time: row.end_time,
-    duration_ms: row.duration_ms,
-    model: row.model,
-    provider: row.provider,
-    input_tokens: row.input_tokens,
-    output_tokens: row.output_tokens,
-    total_tokens: row.total_tokens,
-    cost_usd: row.cost_usd,
-    cost_source: row.cost_source,
-    ttft_ms: row.ttft_ms,
-  };
-}
+/** A span row as the key read's rows are kept: live (the span row holds every column the summary reads). */
+const factsOf = (row: SpanRow): StoredFacts => ({ ...row, is_deleted: 0 });
