@@ -4,7 +4,8 @@ import { decodeCursor, encodeCursor, queryDigest, type CursorState } from './cur
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits, type Window } from './query-limits.js';
 import type { ListTracesQuery, TraceListItem, TraceSort } from './schemas.js';
 import { selectSpanDetails } from './spans-table.js';
-import { selectTraceCount, selectTracePage, traceSorts, type TraceFilter } from './traces-table.js';
+import type { TraceFilter } from './traces-table.js';
+import { selectTraceCount, selectTracePage, traceSorts } from './traces-table-pages.js';
 import { groupSpansByTrace, toTraceListItem } from './tree.js';
 import type { UnappliedTraces } from './pending-summaries.js';
 

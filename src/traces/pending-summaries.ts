@@ -2,7 +2,8 @@ import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { inApplyOrder, type SpanRow } from './rows.js';
 import { selectSummarySpans } from './spans-table.js';
 import { compareVersion, summarizeTraces, type PreviousSummary, type SpanFacts, type TraceSummaryRow } from './summary.js';
-import { overlayOf, selectPreviousSummaries, type TraceOverlay } from './traces-table.js';
+import { selectPreviousSummaries } from './traces-table.js';
+import { overlayOf, type TraceOverlay } from './traces-table-pages.js';
 import type { UnappliedWrites, WriteBatcher } from './write-batcher.js';
 
 /** The traces of unapplied writes and their summaries (`pendingSummaries`). */

@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { defineQuery } from '../stores/clickhouse-query.js';
+import type { TraceSort } from './schemas.js';
+import type { TraceSummaryRow } from './summary-rows.js';
+import { traceFilterSchema, traceSummaryFilter, type TraceFilter } from './traces-table.js';
+
+/**
+ * The list's pages of `traces` (GET /api/traces, list.ts): its orders, a page in one of them
+ * and the count of a filter, over the stored summaries alone or with the summaries of
+ * unapplied writes laid over them (the overlay, pending-summaries.ts).
+ */
+
+const workspaceId = z.string().min(1);
+
+const timeType = "DateTime64(6, 'UTC')";
+/** A list order: the ordering expression (NULLs, running traces or traces without usage, last either way), its type, its direction. */
+export const traceSorts: Record<TraceSort, { key: string; type: string; desc: boolean }> = {
+  '-startTime': { key: 'start_time', type: timeType, desc: true },
+  startTime: { key: 'start_time', type: timeType, desc: false },
+  '-durationMs': { key: 'ifNull(duration_ms, -1e308)', type: 'Float64', desc: true },
+  durationMs: { key: 'ifNull(duration_ms, 1e308)', type: 'Float64', desc: false },
+  '-costUsd': { key: 'ifNull(cost_usd, -1e308)', type: 'Float64', desc: true },
+  costUsd: { key: 'ifNull(cost_usd, 1e308)', type: 'Float64', desc: false },
+};
+
+const sortSchema = z.enum(Object.keys(traceSorts) as [TraceSort, ...TraceSort[]]);
+
+/**
+ * Summaries computed over answered writes not yet applied (pending-summaries.ts), laid over the
+ * stored ones by a list: the stored rows of `ids` are left out and `rows` read instead, with
+ * the same filter, order and cursor. `rows` are JSONEachRow text of the columns a list reads
+ * (`overlayOf`), bound as a parameter and read by the `format` table function.
+ */
+const overlaySchema = z.object({ ids: z.array(z.string()).min(1), rows: z.string() });
+export type TraceOverlay = z.infer<typeof overlaySchema>;
+const overlayColumns = [
+  ['workspace_id', 'String'],
+  ['trace_id', 'String'],
+  ['name', 'String'],
+  ['session_id', 'String'],
+  ['source', 'String'],
+  ['environment', 'String'],
+  ['service', 'String'],
+  ['user_id', 'String'],
+  ['tags', 'Array(String)'],
+  ['status', 'String'],
+  ['start_time', "DateTime64(6, 'UTC')"],
+  ['duration_ms', 'Nullable(Float64)'],
+  ['model', 'String'],
+  ['cost_usd', 'Nullable(Float64)'],
+  ['item', 'String'],
+  ['is_deleted', 'UInt8'],
+] as const satisfies ReadonlyArray<readonly [keyof TraceSummaryRow, string]>;
+const overlayTable = `format(JSONEachRow, '${overlayColumns.map(([name, type]) => `${name} ${type.replaceAll("'", "\\'")}`).join(', ')}', {overlayRows:String})`;
+
+export function overlayOf(traceIds: string[], rows: TraceSummaryRow[]): TraceOverlay | undefined {
+  if (traceIds.length === 0) return undefined;
+  const line = (row: TraceSummaryRow) => JSON.stringify(Object.fromEntries(overlayColumns.map(([name]) => [name, row[name]])));
+  return { ids: traceIds, rows: rows.map(line).join('\n') };
+}
+
+/**
+ * A page of summaries in the sort's order, ties by trace id ascending, from `offset` or strictly
+ * after a row (a cursor's sort key and trace id); `k` is the row's sort key as the engine
+ * writes it, for the next cursor.
+ */
+export const selectTracePage = defineQuery({
+  name: 'selectTracePage',
+  params: z.object({
+    workspaceId,
+    filter: traceFilterSchema,
+    sort: sortSchema,
+    after: z.object({ key: z.string(), id: z.string() }).optional(),
+    fetch: z.number().int().min(1),
+    offset: z.number().int().min(0),
+    overlay: overlaySchema.optional(),
+    /** Also count the filter's matches (`selectTraceCount`), on every row: one statement instead of two. */
+    count: z.boolean().default(false),
+  }),
+  row: z.object({ trace_id: z.string(), item: z.string(), k: z.string(), total: z.number().optional() }),
+  sql: ({ workspaceId, filter, sort, after, fetch, offset, overlay, count }) => {
+    const { where, values } = traceSummaryFilter(filter);
+    const { key, type, desc } = traceSorts[sort];
+    const afterRow = after
+      ? `AND (${key} ${desc ? '<' : '>'} {afterKey:${type}} OR (${key} = {afterKey:${type}} AND trace_id > {afterId:String}))`
+      : '';
+    const order = `${desc ? 'DESC' : 'ASC'}, trace_id ASC`;
+    const total = count ? `, (${countOf(filter, overlay)}) AS total` : '';
+    const bound = {
+      ...values,
+      workspaceId,
+      fetch,
+      offset,
+      ...(after && { afterKey: after.key, afterId: after.id }),
+      ...(overlay && { overlayIds: overlay.ids, overlayRows: overlay.rows }),
+    };
+    if (!overlay) {
+      return {
+        values: bound,
+        query: `
+        SELECT trace_id, item, toString(${key}) AS k ${total}
+        FROM traces FINAL
+        WHERE ${where} ${afterRow}
+        ORDER BY ${key} ${order}
+        LIMIT {fetch:UInt32} OFFSET {offset:UInt32}`,
+      };
+    }
+    // Each side cut at the page's end, then merged in the same order.
+    return {
+      values: { ...bound, reach: fetch + offset },
+      query: `
+        SELECT trace_id, item, k ${total} FROM (
+          SELECT trace_id, item, toString(${key}) AS k, ${key} AS sort_key
+          FROM traces FINAL
+          WHERE ${where} AND trace_id NOT IN {overlayIds:Array(String)} ${afterRow}
+          ORDER BY ${key} ${order}
+          LIMIT {reach:UInt32}
+          UNION ALL
+          SELECT trace_id, item, toString(${key}) AS k, ${key} AS sort_key
+          FROM ${overlayTable}
+          WHERE ${traceSummaryFilter(filter, { candidates: false }).where} ${afterRow}
+        )
+        ORDER BY sort_key ${order}
+        LIMIT {fetch:UInt32} OFFSET {offset:UInt32}`,
+    };
+  },
+});
+
+/** The count of live summaries a filter matches; with an overlay, the stored ones it leaves plus its own. */
+function countOf(filter: TraceFilter, overlay: TraceOverlay | undefined): string {
+  const { where } = traceSummaryFilter(filter);
+  if (!overlay) return `SELECT count() FROM traces FINAL WHERE ${where}`;
+  return `
+    SELECT
+      (SELECT count() FROM traces FINAL WHERE ${where} AND trace_id NOT IN {overlayIds:Array(String)})
+      + (SELECT count() FROM ${overlayTable} WHERE ${traceSummaryFilter(filter, { candidates: false }).where})`;
+}
+
+/** How many live summaries the filter matches (with an overlay, the stored ones it leaves plus its own). */
+export const selectTraceCount = defineQuery({
+  name: 'selectTraceCount',
+  params: z.object({ workspaceId, filter: traceFilterSchema, overlay: overlaySchema.optional() }),
+  row: z.object({ total: z.number() }),
+  sql: ({ workspaceId, filter, overlay }) => ({
+    values: {
+      ...traceSummaryFilter(filter).values,
+      workspaceId,
+      ...(overlay && { overlayIds: overlay.ids, overlayRows: overlay.rows }),
+    },
+    query: `SELECT (${countOf(filter, overlay)}) AS total`,
+  }),
+});
