@@ -67,3 +67,30 @@ export async function sampleReads(read: () => Promise<void>, until: { count?: nu
   }
   return times;
 }
+
+/** Reads of the service: a GET that fails unless answered 200, its body read. */
+export const serviceGet = (url: string, key: string) => (path: string) => async () => {
+  const res = await fetch(`${url}${path}`, { headers: { 'x-api-key': key } });
+  if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+  await res.arrayBuffer();
+};
+
+/**
+ * A list then a trace read, a pair every `interval` ms (at once after a slower pair; 0: back to
+ * back), until `stop()` says so: every read's time.
+ */
+export async function readPairs(
+  reads: { list: () => Promise<void>; detail: () => Promise<void> },
+  interval: number,
+  stop: () => boolean,
+): Promise<{ list: number[]; detail: number[] }> {
+  const times = { list: [] as number[], detail: [] as number[] };
+  while (!stop()) {
+    const started = performance.now();
+    times.list.push(...(await sampleReads(reads.list, { count: 1 })));
+    times.detail.push(...(await sampleReads(reads.detail, { count: 1 })));
+    const rest = started + interval - performance.now();
+    if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
+  }
+  return times;
+}

@@ -28,7 +28,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fillTraceIds, makeBodyTemplate, makeTrace, randomTraceId, spansPerTrace } from './ingest-data.js';
-import { drive, median, percentile, sampleReads, type LoadResult } from './ingest-load.js';
+import { drive, median, percentile, readPairs, sampleReads, serviceGet, type LoadResult } from './ingest-load.js';
 import { exportRequest, spansPerRequest as otlpSpansPerRequest } from './otlp-data.js';
 
 const self = fileURLToPath(import.meta.url);
@@ -355,11 +355,7 @@ async function readerRole() {
     traceId: string;
     interval: number;
   };
-  const get = (path: string) => async () => {
-    const res = await fetch(`${url}${path}`, { headers: { 'x-api-key': key } });
-    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
-    await res.arrayBuffer();
-  };
+  const get = serviceGet(url, key);
   const list = get('/api/traces');
   const detail = get(`/api/traces/${traceId}`);
   let stopping = false;
@@ -372,16 +368,7 @@ async function readerRole() {
       });
     } else if (message.type === 'start') {
       stopping = false;
-      const reads = { list: [] as number[], detail: [] as number[] };
-      while (!stopping) {
-        const started = performance.now();
-        reads.list.push(...(await sampleReads(list, { count: 1 })));
-        reads.detail.push(...(await sampleReads(detail, { count: 1 })));
-        // Paced: the next pair starts `interval` ms after this one started (at once when it took longer).
-        const rest = started + interval - performance.now();
-        if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
-      }
-      process.send!({ type: 'sampled', ...reads });
+      process.send!({ type: 'sampled', ...(await readPairs({ list, detail }, interval, () => stopping)) });
     } else if (message.type === 'stop') stopping = true;
     else process.exit(0);
   };
@@ -459,15 +446,11 @@ export async function run(args: string[]) {
         'application/json',
         () => true,
       );
-      const get = (url: string) => async () => {
-        const res = await fetch(`${server.url}${url}`, { headers: { 'x-api-key': server.key } });
-        if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-        await res.arrayBuffer();
-      };
+      const get = serviceGet(server.url, server.key);
       settled.push(await server.settle());
       // Reads are timed from a process of their own, as a person's browser would send them: a
       // reader inside the load generator would also time its own event loop, busy with the
-      // clients' requests. The in-process figure is printed beside it.
+      // clients' requests. With --compare-readers, the figures from this process follow.
       const reader = await startReader(server.url, server.key, traceId, options.readEvery);
       const idle = await reader.sample(30);
       const idleInline = options.compareReaders
@@ -484,11 +467,7 @@ export async function run(args: string[]) {
           const reads = await reader.sampleUntil(load);
           return { load: await load, list: median(reads.list), detail: median(reads.detail) };
         }
-        const reads = { list: [] as number[], detail: [] as number[] };
-        while (!done) {
-          reads.list.push(...(await sampleReads(get('/api/traces'), { count: 1 })));
-          reads.detail.push(...(await sampleReads(get(`/api/traces/${traceId}`), { count: 1 })));
-        }
+        const reads = await readPairs({ list: get('/api/traces'), detail: get(`/api/traces/${traceId}`) }, options.readEvery, () => done);
         return { load: await load, list: median(reads.list), detail: median(reads.detail) };
       };
       const c16 = await underLoad(16, options.seconds);
