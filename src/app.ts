@@ -14,6 +14,7 @@ import { createAuthenticator, type BearerVerifier } from './tenancy/auth.js';
 import { registerAuthenticatedScope, type AdmitRequest } from './tenancy/authenticated.js';
 import type { FailedAuthLimiter } from './tenancy/failed-auth.js';
 import { createKeyDirectory } from './tenancy/key-directory.js';
+import { createCredentialCache } from './tenancy/credential-cache.js';
 import { adminRoutes } from './tenancy/admin-routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
@@ -105,7 +106,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ingestPricing = { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook };
   attachIngestPricing(deps.clickhouse, ingestPricing);
   attachIngestPricing(writer.clickhouse, ingestPricing);
-  const authenticate = createAuthenticator(deps.sql, deps.verifyBearer);
+  const keys = createCredentialCache(deps.sql, {
+    ttlMs: deps.config.LOUPE_CREDENTIAL_CACHE_MS,
+    onListenError: (error) => app.log.warn({ err: error }, 'cannot LISTEN for credential changes: API keys are read on every request'),
+  });
+  const authenticate = createAuthenticator(deps.sql, { verifyBearer: deps.verifyBearer, keys });
   await app.register(async (api) => {
     registerAuthenticatedScope(api, {
       authenticate,

@@ -108,6 +108,12 @@ export const configSchema = z.object({
     .transform((v) => v ?? -10),
   /** The write-ahead log's folder; default `<LOUPE_DATA_DIR>/ingest-log`. It must be on local disk and kept across restarts. */
   LOUPE_INGEST_LOG_DIR: optionalString,
+  /**
+   * How long a replica reuses an API key it authenticated before reading it again; changes reach
+   * every replica at once through LISTEN (src/tenancy/credential-cache.ts). 0: read PostgreSQL on
+   * every request (behind a pooler that cannot LISTEN).
+   */
+  LOUPE_CREDENTIAL_CACHE_MS: optionalInt(0, 3_600_000).transform((v) => v ?? 10_000),
   /** How long a replica reuses a workspace's prices before reading them again (a change made through this replica applies at once). */
   LOUPE_PRICE_CACHE_MS: optionalInt(0, 3_600_000).transform((v) => v ?? 15_000),
   /**

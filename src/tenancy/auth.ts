@@ -4,7 +4,8 @@ import type { Sql } from '../stores/postgres.js';
 import type { KeyScope } from './schemas.js';
 import { hashApiKey, hashesEqual, keyPrefix } from './keys.js';
 import { AppError } from '../http/errors.js';
-import { keysByPrefix, membershipOf, organizationOfWorkspace, touchKey } from './credentials-sql.js';
+import { keysByPrefix, membershipOf, organizationOfWorkspace, touchKey, type KeyRow } from './credentials-sql.js';
+import type { CredentialCache } from './credential-cache.js';
 
 /** Who is calling and which workspace every read and write of the request is confined to. */
 export interface AuthContext {
@@ -77,15 +78,22 @@ export async function resolveUserWorkspace(sql: Sql, request: FastifyRequest, us
   };
 }
 
-export async function authenticateApiKey(sql: Sql, request: FastifyRequest, key: string): Promise<AuthContext> {
+export async function authenticateApiKey(
+  sql: Sql,
+  request: FastifyRequest,
+  key: string,
+  keys: Pick<CredentialCache, 'keysByPrefix'> = { keysByPrefix: (prefix) => keysByPrefix(sql, prefix) },
+): Promise<AuthContext> {
   const hash = hashApiKey(key);
-  const rows = await keysByPrefix(sql, keyPrefix(key));
+  const rows: KeyRow[] = await keys.keysByPrefix(keyPrefix(key));
   // The row is found by its public prefix; the secret part is compared in constant time.
   const row = rows.find((r) => hashesEqual(Buffer.from(r.hash), hash));
   if (!row || row.revokedAt !== null) {
     throw new AppError('UNAUTHORIZED', 'The API key is unknown or revoked', { reason: 'invalid_api_key' });
   }
   if (row.lastUsedAt === null || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    // The row may be kept in memory (credential-cache.ts): it now tells the use just recorded.
+    row.lastUsedAt = new Date();
     touchKey(sql, row.id).catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
   }
   const principal = { kind: 'apiKey' as const, keyId: row.id, scope: row.scope, userId: row.userId };
@@ -125,10 +133,16 @@ const basicAuthPrefix = '/api/public/';
 
 export type BearerVerifier = (request: FastifyRequest, token: string) => Promise<AuthContext>;
 
-export function createAuthenticator(sql: Sql, verifyBearer?: BearerVerifier) {
+export interface AuthenticatorOptions {
+  verifyBearer?: BearerVerifier | undefined;
+  /** Keys kept in memory (credential-cache.ts); without it every request reads PostgreSQL. */
+  keys?: CredentialCache | undefined;
+}
+
+export function createAuthenticator(sql: Sql, { verifyBearer, keys }: AuthenticatorOptions = {}) {
   return async function authenticate(request: FastifyRequest): Promise<AuthContext> {
     const key = headerValue(request, 'x-api-key');
-    if (key !== undefined) return await authenticateApiKey(sql, request, key);
+    if (key !== undefined) return await authenticateApiKey(sql, request, key, keys);
     const authorization = headerValue(request, 'authorization');
     if (authorization !== undefined) {
       const basic = /^Basic\s+(\S+)$/i.exec(authorization);
@@ -139,7 +153,7 @@ export function createAuthenticator(sql: Sql, verifyBearer?: BearerVerifier) {
             reason: 'malformed_authorization',
           });
         }
-        return await authenticateApiKey(sql, request, secret);
+        return await authenticateApiKey(sql, request, secret, keys);
       }
       const match = /^Bearer\s+(\S+)$/i.exec(authorization);
       if (!match) {

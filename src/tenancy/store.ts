@@ -1,6 +1,7 @@
 import type { Sql } from '../stores/postgres.js';
 import { AppError, notFound, validationError } from '../http/errors.js';
 import { generateApiKey, hashApiKey, keyPrefix } from './keys.js';
+import { credentialsChanged } from './credential-cache.js';
 import type { ApiKey, CreateApiKey, CreateOrganization, Organization, UpdateOrganization, User, Workspace } from './schemas.js';
 
 const iso = (v: Date | null) => (v === null ? null : v.toISOString());
@@ -86,6 +87,7 @@ export async function updateOrganization(sql: Sql, id: string, input: UpdateOrga
                 created_at as "createdAt"`;
     return updated!;
   });
+  credentialsChanged(sql);
   return toOrganization(row);
 }
 
@@ -188,6 +190,7 @@ export async function revokeApiKey(sql: Sql, id: string): Promise<ApiKey> {
   const [row] = await sql<Dated<ApiKey, 'createdAt' | 'lastUsedAt' | 'revokedAt'>[]>`
     update api_keys set revoked_at = coalesce(revoked_at, now()) where id = ${id} returning ${keyColumns(sql)}`;
   if (!row) throw notFound('API key', { id });
+  credentialsChanged(sql);
   return toKey(row);
 }
 

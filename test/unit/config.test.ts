@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       LOUPE_BODY_LIMIT: 10 * 1024 * 1024,
       LOG_LEVEL: 'info',
       LOUPE_REQUEST_NICE: -10,
+      LOUPE_CREDENTIAL_CACHE_MS: 10_000,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.CLICKHOUSE_URL).toBeUndefined();
@@ -38,6 +39,8 @@ describe('loadConfig', () => {
     ['LOUPE_REQUEST_NICE', '5'],
     ['LOUPE_REQUEST_NICE', '-21'],
     ['LOUPE_REQUEST_NICE', 'high'],
+    ['LOUPE_CREDENTIAL_CACHE_MS', '-1'],
+    ['LOUPE_CREDENTIAL_CACHE_MS', '3600001'],
   ])('rejects %s=%s naming the variable', (name, value) => {
     try {
       loadConfig({ [name]: value });
@@ -66,5 +69,6 @@ describe('loadConfig', () => {
     });
     expect(config).toMatchObject({ PORT: 8080, LOUPE_RETENTION_DAYS: 30, LOUPE_BOOTSTRAP_PLAN: 'enterprise', LOUPE_REQUEST_NICE: -5 });
     expect(loadConfig({ LOUPE_REQUEST_NICE: '0' }).LOUPE_REQUEST_NICE).toBe(0);
+    expect(loadConfig({ LOUPE_CREDENTIAL_CACHE_MS: '0' }).LOUPE_CREDENTIAL_CACHE_MS).toBe(0);
   });
 });
