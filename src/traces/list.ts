@@ -114,7 +114,8 @@ export async function listTraces(
         })
       : null;
 
-  let items: TraceListItem[] = rows.map((row) => toTraceListItem(row.item));
+  // A pending trace's row comes without its item, which the overlay holds.
+  let items: TraceListItem[] = rows.map((row) => toTraceListItem(row.item || (unapplied?.items.get(row.trace_id) ?? '')));
   if (query.include === 'spans' && rows.length > 0) {
     // The spans of a trace with unapplied writes are read once those are applied.
     const pending = overlay ? rows.map((r) => r.trace_id).filter((id) => overlay.ids.includes(id)) : [];

@@ -41,32 +41,94 @@ export async function pendingSummaries(
   // of a statement under way, which are held here. Traces sent once, the most common, so cost
   // one light statement.
   const storedSummaries = await selectPreviousSummaries(clickhouse, { workspaceId, traceIds });
-  const summarized = storedSummaries.map((summary) => summary.trace_id);
-  const storedSpans = summarized.length > 0 ? await selectSummarySpans(clickhouse, { workspaceId, traceIds: summarized }) : [];
+  const summarized = new Set(storedSummaries.map((summary) => summary.trace_id));
+  // A trace the store does not hold, that one queued write alone carries, is summarized from
+  // that write, once for every read while it waits (`summariesOfWrite`); the others are replayed.
+  const alone = soleWrites(applying, queued);
+  const fromWrites: TraceSummaryRow[] = [];
+  const replayed = new Set<string>();
+  for (const id of traceIds) {
+    const summary = summarized.has(id) ? undefined : summariesOfWrite(workspaceId, alone.get(id))?.get(id);
+    if (summary) fromWrites.push(summary);
+    else replayed.add(id);
+  }
+  if (replayed.size === 0) return { traceIds, rows: fromWrites };
+
+  const storedSpans = summarized.size > 0 ? await selectSummarySpans(clickhouse, { workspaceId, traceIds: [...summarized] }) : [];
   const spans = new Map<string, StoredFacts>();
-  const key = (span: { trace_id: string; span_id: string }) => `${span.trace_id}\u0000${span.span_id}`;
-  /** The engine keeps the highest version of a span (LIMIT 1 BY after ORDER BY version DESC); the later of equals here. */
-  const keep = (span: StoredFacts) => {
-    const held = spans.get(key(span));
-    if (!held || compareVersion(span.version, held.version) >= 0) spans.set(key(span), span);
-  };
   const live = (ids: Set<string>) => [...spans.values()].filter((span) => span.is_deleted === 0 && ids.has(span.trace_id));
-  for (const span of storedSpans) keep(span);
+  for (const span of storedSpans) keep(spans, span);
   let previous: PreviousSummary[] = storedSummaries.filter((summary) => summary.is_deleted === 0);
 
   // The statement under way, as it will summarize its traces.
   let newest = floor;
   if (applying.length > 0) {
-    for (const row of applying) keep(factsOf(row));
+    for (const row of applying) keep(spans, factsOf(row));
     const first = summarizeTraces(workspaceId, live(new Set(applying.map((r) => r.trace_id))), previous, floor.toString(), applying);
     const replaced = new Set(first.map((row) => row.trace_id));
     previous = [...previous.filter((p) => !replaced.has(p.trace_id)), ...first.map(previousOf)];
     for (const row of first) if (BigInt(row.version) > newest) newest = BigInt(row.version);
   }
-  // The writes after it, in order, at the versions they will be raised to.
+  // The writes after it, in order, at the versions they will be raised to (over every write,
+  // so that each gets the version its flush will give it).
   const raised = inApplyOrder(queued, newest);
-  for (const row of raised.rows) keep(factsOf(row));
-  return { traceIds, rows: summarizeTraces(workspaceId, live(new Set(traceIds)), previous, raised.floor.toString(), raised.rows) };
+  const written = raised.rows.filter((row) => replayed.has(row.trace_id));
+  for (const row of written) keep(spans, factsOf(row));
+  return {
+    traceIds,
+    rows: [...fromWrites, ...summarizeTraces(workspaceId, live(replayed), previous, raised.floor.toString(), written)],
+  };
+}
+
+const spanKey = (span: { trace_id: string; span_id: string }) => `${span.trace_id}\u0000${span.span_id}`;
+
+/** The engine keeps the highest version of a span (LIMIT 1 BY after ORDER BY version DESC); the later of equals here. */
+function keep(spans: Map<string, StoredFacts>, span: StoredFacts): void {
+  const held = spans.get(spanKey(span));
+  if (!held || compareVersion(span.version, held.version) >= 0) spans.set(spanKey(span), span);
+}
+
+/** For each trace the queued writes touch, the one write carrying it; none when several do or the statement under way does. */
+function soleWrites(applying: readonly SpanRow[], queued: ReadonlyArray<readonly SpanRow[]>): Map<string, readonly SpanRow[] | undefined> {
+  const sole = new Map<string, readonly SpanRow[] | undefined>();
+  for (const rows of queued) {
+    for (const row of rows) {
+      const held = sole.get(row.trace_id);
+      if (!sole.has(row.trace_id)) sole.set(row.trace_id, rows);
+      else if (held !== rows) sole.set(row.trace_id, undefined);
+    }
+  }
+  for (const row of applying) sole.set(row.trace_id, undefined);
+  return sole;
+}
+
+/** Summaries computed from one write's rows alone, by the rows' identity (a queued write's, kept until it is applied). */
+const writeSummaries = new WeakMap<readonly SpanRow[], Map<string, TraceSummaryRow>>();
+
+/**
+ * The summaries of the traces of one write, for traces the store does not hold and no other
+ * unapplied write touches: the replay would summarize them from these rows alone, with no
+ * previous summary. A request gives each trace's rows one version, which its flush may raise;
+ * a summary then differs only in its `version`, which no read of the overlay uses (overlayOf),
+ * so it is computed once per write instead of at every read. A trace whose rows carry several
+ * versions (the same trace twice in one request) gets none here: it is replayed.
+ */
+function summariesOfWrite(workspaceId: string, rows: readonly SpanRow[] | undefined): Map<string, TraceSummaryRow> | undefined {
+  if (!rows) return undefined;
+  let summaries = writeSummaries.get(rows);
+  if (!summaries) {
+    const versions = new Map<string, string | null>();
+    for (const row of rows) {
+      const held = versions.get(row.trace_id);
+      versions.set(row.trace_id, held === undefined || held === row.version ? row.version : null);
+    }
+    const spans = new Map<string, StoredFacts>();
+    const written = rows.filter((row) => versions.get(row.trace_id) !== null);
+    for (const row of written) keep(spans, factsOf(row));
+    summaries = new Map(summarizeTraces(workspaceId, [...spans.values()], [], '0', written).map((row) => [row.trace_id, row]));
+    writeSummaries.set(rows, summaries);
+  }
+  return summaries;
 }
 
 function previousOf(row: TraceSummaryRow): PreviousSummary {
@@ -77,6 +139,8 @@ function previousOf(row: TraceSummaryRow): PreviousSummary {
 /** What a list lays over the store for the workspace's unapplied writes, and how it waits for some. */
 export interface UnappliedTraces {
   overlay: TraceOverlay;
+  /** The list items of the overlay's traces, by trace id. */
+  items: Map<string, string>;
   /** Resolves once these traces' answered writes are applied (undefined: nothing to wait for). */
   applied(traceIds: string[]): Promise<void> | undefined;
 }
@@ -90,8 +154,8 @@ export async function unappliedTraces(
   const unapplied = writer.unapplied(workspaceId);
   if (!unapplied) return undefined;
   const { traceIds, rows } = await pendingSummaries(clickhouse, workspaceId, unapplied);
-  const overlay = overlayOf(traceIds, rows);
-  return overlay && { overlay, applied: (ids) => writer.readable(workspaceId, ids) };
+  const laid = overlayOf(traceIds, rows);
+  return laid && { ...laid, applied: (ids) => writer.readable(workspaceId, ids) };
 }
 
 /** A span row as the key read's rows are kept: live (the span row holds every column the summary reads). */

@@ -28,8 +28,10 @@ const sortSchema = z.enum(Object.keys(traceSorts) as [TraceSort, ...TraceSort[]]
 /**
  * Summaries computed over answered writes not yet applied (pending-summaries.ts), laid over the
  * stored ones by a list: the stored rows of `ids` are left out and `rows` read instead, with
- * the same filter, order and cursor. `rows` are JSONEachRow text of the columns a list reads
- * (`overlayOf`), bound as a parameter and read by the `format` table function.
+ * the same filter, order and cursor. `rows` are JSONEachRow text of the columns a list filters
+ * and sorts on (`overlayOf`), bound as a parameter and read by the `format` table function; a
+ * page's rows from it come with an empty `item`, which the caller takes from `items` (most of a
+ * row's bytes, which the engine would otherwise parse for every pending trace).
  */
 const overlaySchema = z.object({ ids: z.array(z.string()).min(1), rows: z.string() });
 export type TraceOverlay = z.infer<typeof overlaySchema>;
@@ -48,15 +50,15 @@ const overlayColumns = [
   ['duration_ms', 'Nullable(Float64)'],
   ['model', 'String'],
   ['cost_usd', 'Nullable(Float64)'],
-  ['item', 'String'],
   ['is_deleted', 'UInt8'],
 ] as const satisfies ReadonlyArray<readonly [keyof TraceSummaryRow, string]>;
 const overlayTable = `format(JSONEachRow, '${overlayColumns.map(([name, type]) => `${name} ${type.replaceAll("'", "\\'")}`).join(', ')}', {overlayRows:String})`;
 
-export function overlayOf(traceIds: string[], rows: TraceSummaryRow[]): TraceOverlay | undefined {
+/** The overlay of pending traces' summaries, and their list items by trace id (a page's overlay rows come without). */
+export function overlayOf(traceIds: string[], rows: TraceSummaryRow[]): { overlay: TraceOverlay; items: Map<string, string> } | undefined {
   if (traceIds.length === 0) return undefined;
   const line = (row: TraceSummaryRow) => JSON.stringify(Object.fromEntries(overlayColumns.map(([name]) => [name, row[name]])));
-  return { ids: traceIds, rows: rows.map(line).join('\n') };
+  return { overlay: { ids: traceIds, rows: rows.map(line).join('\n') }, items: new Map(rows.map((row) => [row.trace_id, row.item])) };
 }
 
 /**
@@ -116,7 +118,7 @@ export const selectTracePage = defineQuery({
           ORDER BY ${key} ${order}
           LIMIT {reach:UInt32}
           UNION ALL
-          SELECT trace_id, item, toString(${key}) AS k, ${key} AS sort_key
+          SELECT trace_id, '' AS item, toString(${key}) AS k, ${key} AS sort_key
           FROM ${overlayTable}
           WHERE ${traceSummaryFilter(filter, { candidates: false }).where} ${afterRow}
         )
