@@ -32,6 +32,16 @@ export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow
   await clickhouse.insert({ table: 'spans', values: rows, format: 'JSONEachRow' });
 }
 
+/**
+ * The same insert from rows already encoded, one JSON object a line (the writer encodes each
+ * request's rows as it takes them: write-batcher.ts). The data follows the statement, as a
+ * server reads an INSERT's data after FORMAT (not counted in max_query_size).
+ */
+export async function insertSpanLines(clickhouse: ClickHouseClient, lines: string): Promise<void> {
+  if (lines.length === 0) return;
+  await clickhouse.command({ query: `INSERT INTO spans FORMAT JSONEachRow\n${lines}` });
+}
+
 const spanFacts = z.object({
   trace_id: z.string(),
   span_id: z.string(),

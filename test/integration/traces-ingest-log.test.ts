@@ -1,5 +1,5 @@
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +128,28 @@ describe('the ingest write-ahead log', () => {
     await writer.settled();
     expect((await detail('order-1')).json().data).toMatchObject({ name: 'second', sessionId: 'moved', spanCount: 3 });
     await writer.close();
+  });
+
+  it("writes a line from the rows' own encodings exactly as from the rows, and reads it back", async () => {
+    const w = tenant.workspaceId;
+    // Text that JSON escapes, and a row of every field type.
+    const rows = toSpanRows(w, [{ ...trace('text-1', 3), name: 'quote " slash \\ line\n tab\t é 😀', tags: ['a', 'b'] } as never]);
+    const lines: string[] = [];
+    for (const texts of [undefined, rows.map((row) => JSON.stringify(row))]) {
+      const dir = newDir();
+      const log = IngestLog.open(dir).log;
+      await log.append({ workspaceId: w, traceIds: ['text-1'], rows }, texts).durable;
+      await log.close(false);
+      lines.push(
+        readdirSync(dir)
+          .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+          .join(''),
+      );
+      const reopened = IngestLog.open(dir);
+      expect(reopened.recovered.writes).toEqual([{ seq: 1, workspaceId: w, traceIds: ['text-1'], rows }]);
+      await reopened.log.close(false);
+    }
+    expect(lines[1]).toBe(lines[0]);
   });
 
   it('refuses to start on a log folder it cannot use, naming the setting', () => {
