@@ -39,7 +39,11 @@ export interface WriteBatcherOptions {
    * disk and applied to the engine afterwards; without it, once the engine stored it.
    */
   log?: IngestLog;
-  /** With a log: rows acknowledged and not yet applied at most; a write past it waits for room. */
+  /**
+   * With a log: rows acknowledged and not yet applied at most (10,000); a write past it waits
+   * for room. Each waits in memory as a row and its encoding: twice this cost the service
+   * ~250 MiB more at its peak under bulk ingest, for the same rate (docs/benchmarks.md).
+   */
   maxBacklogRows?: number;
   /** With a log: the least time between the starts of two flushes, unless a read waits, in ms. */
   minFlushIntervalMs?: number;
@@ -118,7 +122,7 @@ export class WriteBatcher {
   ) {
     this.maxRows = options.maxRows ?? 50_000;
     this.maxGatherMs = options.maxGatherMs ?? 8;
-    this.maxBacklogRows = options.maxBacklogRows ?? 20_000;
+    this.maxBacklogRows = options.maxBacklogRows ?? 10_000;
     this.minFlushIntervalMs = options.minFlushIntervalMs ?? 0;
     this.log = options.log;
     this.onRefused = options.onRefused;
