@@ -1,23 +1,10 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { inApplyOrder, type SpanRow } from './rows.js';
-import { recomputeTraceSummaries } from './recompute.js';
-import { insertSpanLines } from './spans-table.js';
+import type { SpanRow } from './rows.js';
+import { flushWrites, type PendingWrite } from './flush.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 import { AppliedWrites } from './applied-writes.js';
 import { alone, retryable, unavailable } from './write-errors.js';
 import { isStoreUnavailable } from '../http/error-handler.js';
-
-interface PendingWrite {
-  /** Its number: in the log's order, or the writer's own without a log. */
-  seq: number;
-  workspaceId: string;
-  rows: SpanRow[];
-  /** Each row's JSON, encoded as the write was taken (for the log and the insert); absent for writes replayed from the log. */
-  texts?: string[];
-  traceIds: string[];
-  /** Without a log the caller waits for the engine: its promise settles with the flush. */
-  caller?: { resolve(): void; reject(error: unknown): void };
-}
 
 /** A workspace's writes not yet applied (`WriteBatcher.unapplied`). */
 export interface UnappliedWrites {
@@ -331,30 +318,17 @@ export class WriteBatcher {
     return this.queue.splice(0, count);
   }
 
-  /** One statement pair for the writes given: their spans, then their traces' summaries. */
+  /** One flush of the writes given (flush.ts), with the versions it applies and its figures. */
   private async flush(batch: PendingWrite[]): Promise<void> {
     this.counts.flushes += 1;
     const started = performance.now();
-    const { rows, floor } = inApplyOrder(
-      batch.map((w) => w.rows),
-      this.appliedVersion,
-    );
-    this.appliedVersion = floor;
-    this.applying = { writes: batch, rows };
-    await insertSpanLines(this.clickhouse, lines(batch, rows));
-    this.counts.insertMs += performance.now() - started;
-    const traceIds = new Map<string, Set<string>>();
-    for (const w of batch) {
-      const ids = traceIds.get(w.workspaceId) ?? new Set<string>();
-      for (const id of w.traceIds) ids.add(id);
-      traceIds.set(w.workspaceId, ids);
-    }
-    for (const [workspaceId, ids] of traceIds) {
-      const written = rows.filter((row) => row.workspace_id === workspaceId);
-      const version = await recomputeTraceSummaries(this.clickhouse, workspaceId, [...ids], this.appliedVersion, written);
-      if (version > this.appliedVersion) this.appliedVersion = version;
-    }
-    this.counts.flushedRows += rows.length;
+    const flushed = await flushWrites(this.clickhouse, batch, this.appliedVersion, (rows, floor) => {
+      this.appliedVersion = floor;
+      this.applying = { writes: batch, rows };
+    });
+    this.counts.flushedRows += flushed.rows;
+    if (flushed.version > this.appliedVersion) this.appliedVersion = flushed.version;
+    this.counts.insertMs += flushed.insertMs;
     this.counts.flushMs += performance.now() - started;
   }
 
@@ -449,21 +423,4 @@ export class WriteBatcher {
     this.applied.done(batch);
     if (this.backlogRows < this.maxBacklogRows) for (const resolve of this.roomWaiters.splice(0)) resolve();
   }
-}
-
-/**
- * The JSONEachRow lines of a flush's rows (`rows`, the batch's rows in apply order): each
- * write's own encoding where its flush kept the row as it was taken, a new one where it raised
- * the row's version (or the write was replayed from the log).
- */
-function lines(batch: PendingWrite[], rows: SpanRow[]): string {
-  const out: string[] = [];
-  let i = 0;
-  for (const w of batch) {
-    for (let j = 0; j < w.rows.length; j += 1, i += 1) {
-      const row = rows[i]!;
-      out.push(row === w.rows[j] && w.texts ? w.texts[j]! : JSON.stringify(row));
-    }
-  }
-  return out.join('\n');
 }

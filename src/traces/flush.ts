@@ -1,0 +1,70 @@
+import type { ClickHouseClient } from '../stores/clickhouse.js';
+import { inApplyOrder, type SpanRow } from './rows.js';
+import { recomputeTraceSummaries } from './recompute.js';
+import { insertSpanLines } from './spans-table.js';
+
+/** A write the writer took (write-batcher.ts), waiting for its flush. */
+export interface PendingWrite {
+  /** Its number: in the log's order, or the writer's own without a log. */
+  seq: number;
+  workspaceId: string;
+  rows: SpanRow[];
+  /** Each row's JSON, encoded as the write was taken (for the log and the insert); absent for writes replayed from the log. */
+  texts?: string[];
+  traceIds: string[];
+  /** Without a log the caller waits for the engine: its promise settles with the flush. */
+  caller?: { resolve(): void; reject(error: unknown): void };
+}
+
+/**
+ * What one flush does to the engine: the writes' span rows, at the versions their order gives
+ * them above `floor` (`inApplyOrder`), in one insert; then the summaries of the traces they
+ * touch, recomputed per workspace (recompute.ts). `applying` hears the rows and the new floor
+ * before the insert starts (a read lays them over the store meanwhile: pending-summaries.ts).
+ * Returns the newest version written, the rows inserted and the insert's milliseconds.
+ */
+export async function flushWrites(
+  clickhouse: ClickHouseClient,
+  batch: PendingWrite[],
+  floor: bigint,
+  applying: (rows: SpanRow[], floor: bigint) => void,
+): Promise<{ version: bigint; rows: number; insertMs: number }> {
+  const started = performance.now();
+  const raised = inApplyOrder(
+    batch.map((w) => w.rows),
+    floor,
+  );
+  applying(raised.rows, raised.floor);
+  await insertSpanLines(clickhouse, lines(batch, raised.rows));
+  const insertMs = performance.now() - started;
+  const traceIds = new Map<string, Set<string>>();
+  for (const w of batch) {
+    const ids = traceIds.get(w.workspaceId) ?? new Set<string>();
+    for (const id of w.traceIds) ids.add(id);
+    traceIds.set(w.workspaceId, ids);
+  }
+  let version = raised.floor;
+  for (const [workspaceId, ids] of traceIds) {
+    const written = raised.rows.filter((row) => row.workspace_id === workspaceId);
+    const newest = await recomputeTraceSummaries(clickhouse, workspaceId, [...ids], version, written);
+    if (newest > version) version = newest;
+  }
+  return { version, rows: raised.rows.length, insertMs };
+}
+
+/**
+ * The JSONEachRow lines of a flush's rows (`rows`, the batch's rows in apply order): each
+ * write's own encoding where its flush kept the row as it was taken, a new one where it raised
+ * the row's version (or the write was replayed from the log).
+ */
+function lines(batch: PendingWrite[], rows: SpanRow[]): string {
+  const out: string[] = [];
+  let i = 0;
+  for (const w of batch) {
+    for (let j = 0; j < w.rows.length; j += 1, i += 1) {
+      const row = rows[i]!;
+      out.push(row === w.rows[j] && w.texts ? w.texts[j]! : JSON.stringify(row));
+    }
+  }
+  return out.join('\n');
+}
