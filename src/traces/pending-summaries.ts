@@ -1,9 +1,17 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { inApplyOrder, type SpanRow } from './rows.js';
 import { selectSummarySpans } from './spans-table.js';
-import { compareVersion, summarizeTraces, type PreviousSummary, type SpanFacts, type TraceSummaryRow } from './summary.js';
+import {
+  compareVersion,
+  summarizeTraces,
+  summarizeTracesInTurns,
+  type PreviousSummary,
+  type SpanFacts,
+  type TraceSummaryRow,
+} from './summary.js';
 import { selectPreviousSummaries } from './traces-table.js';
 import { overlayOf, type TraceOverlay } from './traces-table-pages.js';
+import { inTurns } from '../http/turns.js';
 import type { UnappliedWrites, WriteBatcher } from './write-batcher.js';
 
 /** The traces of unapplied writes and their summaries (`pendingSummaries`). */
@@ -47,7 +55,10 @@ export async function pendingSummaries(
   const alone = soleWrites(applying, queued);
   const fromWrites: TraceSummaryRow[] = [];
   const replayed = new Set<string>();
+  const turn = inTurns();
   for (const id of traceIds) {
+    // Hundreds of pending traces take the thread tens of ms: ingest requests go in between.
+    await turn();
     const summary = summarized.has(id) ? undefined : summariesOfWrite(workspaceId, alone.get(id))?.get(id);
     if (summary) fromWrites.push(summary);
     else replayed.add(id);
@@ -64,7 +75,13 @@ export async function pendingSummaries(
   let newest = floor;
   if (applying.length > 0) {
     for (const row of applying) keep(spans, factsOf(row));
-    const first = summarizeTraces(workspaceId, live(new Set(applying.map((r) => r.trace_id))), previous, floor.toString(), applying);
+    const first = await summarizeTracesInTurns(
+      workspaceId,
+      live(new Set(applying.map((r) => r.trace_id))),
+      previous,
+      floor.toString(),
+      applying,
+    );
     const replaced = new Set(first.map((row) => row.trace_id));
     previous = [...previous.filter((p) => !replaced.has(p.trace_id)), ...first.map(previousOf)];
     for (const row of first) if (BigInt(row.version) > newest) newest = BigInt(row.version);
@@ -76,7 +93,7 @@ export async function pendingSummaries(
   for (const row of written) keep(spans, factsOf(row));
   return {
     traceIds,
-    rows: [...fromWrites, ...summarizeTraces(workspaceId, live(replayed), previous, raised.floor.toString(), written)],
+    rows: [...fromWrites, ...(await summarizeTracesInTurns(workspaceId, live(replayed), previous, raised.floor.toString(), written))],
   };
 }
 

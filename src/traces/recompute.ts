@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { nextVersion } from './rows.js';
 import { tombstoneLeftSessions } from './session-traces-table.js';
 import { selectSummarySpans } from './spans-table.js';
-import { summarizeTraces, type SpanFacts } from './summary.js';
+import { summarizeTracesInTurns, type SpanFacts } from './summary.js';
 import { insertTraceSummaries, selectPreviousSummaries } from './traces-table.js';
 
 /**
@@ -30,7 +30,7 @@ export async function recomputeTraceSummaries(
   ]);
   const spans = latestSpans.filter((span) => span.is_deleted === 0);
   const previous = latestSummaries.filter((summary) => summary.is_deleted === 0);
-  const rows = summarizeTraces(workspaceId, spans, previous, floor.toString(), written);
+  const rows = await summarizeTracesInTurns(workspaceId, spans, previous, floor.toString(), written);
   if (rows.length === 0) return floor;
   await insertTraceSummaries(clickhouse, rows);
   await tombstoneLeftSessions(clickhouse, previous, rows);

@@ -1,4 +1,5 @@
 import { fromStoredTime } from './rows.js';
+import { inTurns } from '../http/turns.js';
 import type { TraceListItem } from './schemas.js';
 import type { PreviousSummary, SpanFacts, SpanGroup, TraceSummaryRow } from './summary-rows.js';
 
@@ -272,20 +273,37 @@ export function summarizeTraces(
   /** The rows the flush wrote, replaced ones included (summarizeTrace). */
   written: SpanFacts[] = [],
 ): TraceSummaryRow[] {
+  return traceInputs(spans, previous, written).map(([group, before, own]) => summarizeTrace(workspaceId, group, before, floor, own));
+}
+
+/** summarizeTraces, pausing every few ms for the thread's other work (`inTurns`). */
+export async function summarizeTracesInTurns(
+  workspaceId: string,
+  spans: SpanFacts[],
+  previous: PreviousSummary[],
+  floor: string,
+  written: SpanFacts[] = [],
+): Promise<TraceSummaryRow[]> {
+  const turn = inTurns();
+  const rows: TraceSummaryRow[] = [];
+  for (const [group, before, own] of traceInputs(spans, previous, written)) {
+    await turn();
+    rows.push(summarizeTrace(workspaceId, group, before, floor, own));
+  }
+  return rows;
+}
+
+/** Each trace's spans in span id order, its previous summary and its written rows. */
+function traceInputs(spans: SpanFacts[], previous: PreviousSummary[], written: SpanFacts[]) {
   const byTrace = groupByTrace(spans);
   const writtenByTrace = groupByTrace(written);
   const previousByTrace = new Map(previous.map((p) => [p.trace_id, p]));
   // In span id order, whatever order the spans were read in: sums of floats then come out the
   // same to the last bit, whether a flush or a read over unapplied writes computes them.
-  return [...byTrace.values()].map((group) =>
-    summarizeTrace(
-      workspaceId,
-      group.sort((a, b) => compareText(a.span_id, b.span_id)),
-      previousByTrace.get(group[0]!.trace_id),
-      floor,
-      writtenByTrace.get(group[0]!.trace_id),
-    ),
-  );
+  return [...byTrace.values()].map((group) => {
+    const traceId = group[0]!.trace_id;
+    return [group.sort((a, b) => compareText(a.span_id, b.span_id)), previousByTrace.get(traceId), writtenByTrace.get(traceId)] as const;
+  });
 }
 
 function groupByTrace(spans: SpanFacts[]): Map<string, SpanFacts[]> {
