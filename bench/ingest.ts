@@ -1,11 +1,13 @@
 /**
  * Ingest benchmark: `npm run bench -- ingest [--preload 1000000] [--spans 300000] [--seconds 60]
- * [--sustain 0] [--read-every 500] [--compare-readers]`; with `--cost-compare`, what pricing at ingest costs instead (ingest-cost.ts).
+ * [--sustain 0] [--read-every 500] [--compare-readers] [--small-inserts]`; with `--cost-compare`, what pricing at ingest costs instead (ingest-cost.ts).
  *
  * 1. A child process fills the store with `--preload` spans (rows and summaries inserted
  *    directly, another workspace), then measures the raw engine baseline: the bulk shape's
  *    rows (100 traces of 10 spans and their summaries per insert) from 4 concurrent writers,
- *    no HTTP and no validation, `--spans` spans.
+ *    no HTTP and no validation, `--spans` spans; with `--small-inserts`, then the engine's own
+ *    answer to many small inserts: 1 trace of 10 spans an insert from 16 writers, 20 s plain and
+ *    20 s with asynchronous inserts (`async_insert`, waiting for the flush as an answer must).
  * 2. A child process runs the service on the same data directory; this process drives, one
  *    after the other, the shapes real clients send:
  *    - bulk: 100 traces x 10 spans a request, 4 clients, `--spans` spans;
@@ -43,6 +45,8 @@ interface Options {
   compareReaders: boolean;
   /** Under load, a list and a trace read start every this many ms (at once after a slower pair); 0: back to back. */
   readEvery: number;
+  /** Also time the engine's small inserts (1 trace of 10 spans, 16 writers, 20 s), plain and asynchronous. */
+  smallInserts: boolean;
 }
 
 function parseOptions(args: string[]): Options {
@@ -58,6 +62,7 @@ function parseOptions(args: string[]): Options {
     seconds: value('seconds', 60),
     sustain: value('sustain', 0),
     compareReaders: args.includes('--compare-readers'),
+    smallInserts: args.includes('--small-inserts'),
     readEvery: value('read-every', 500),
   };
 }
@@ -105,14 +110,22 @@ async function rawRole(options: Options) {
   const { nextVersion } = await import('../src/traces/rows.js');
   const store = await openClickhouse({ database: 'loupe', dataDir: process.env.BENCH_DIR! });
   await migrateClickhouse(store.client, { database: 'loupe' });
-  const insertBatches = async (workspaceId: string, spans: number, tracesPerInsert: number, writers: number) => {
+  const insertBatches = async (
+    workspaceId: string,
+    spans: number,
+    tracesPerInsert: number,
+    writers: number,
+    { seconds = Infinity, settings }: { seconds?: number; settings?: Record<string, number> } = {},
+  ) => {
     const { spanRows, summaries } = await rawRows(workspaceId, tracesPerInsert);
     const batches = Math.ceil(spans / spansPerTrace / tracesPerInsert);
     let next = 0;
+    let done = 0;
     const started = performance.now();
+    const deadline = started + seconds * 1000;
     await Promise.all(
       Array.from({ length: writers }, async () => {
-        while (next < batches) {
+        while (next < batches && performance.now() < deadline) {
           next++;
           const ids = new Map(summaries.map((s) => [s.trace_id, randomTraceId()]));
           const version = nextVersion().toString();
@@ -120,22 +133,35 @@ async function rawRole(options: Options) {
             table: 'spans',
             values: spanRows.map((r) => ({ ...r, trace_id: ids.get(r.trace_id)!, version })),
             format: 'JSONEachRow',
+            clickhouse_settings: settings,
           });
           await store.client.insert({
             table: 'traces',
             values: summaries.map((r) => ({ ...r, trace_id: ids.get(r.trace_id)!, version })),
             format: 'JSONEachRow',
+            clickhouse_settings: settings,
           });
+          done++;
         }
       }),
     );
-    return { spans: batches * tracesPerInsert * spansPerTrace, seconds: (performance.now() - started) / 1000 };
+    return { spans: done * tracesPerInsert * spansPerTrace, seconds: (performance.now() - started) / 1000 };
   };
   const preload = options.preload > 0 ? await insertBatches('bench-preload', options.preload, 1000, 2) : { seconds: 0 };
   const settleSeconds = await settleMerges(store.client);
   const raw = await insertBatches('bench-raw', options.spans, 100, 4);
+  // --small-inserts: the engine's own answer to many small inserts, beside the group commit.
+  const small = options.smallInserts
+    ? {
+        sync: await insertBatches('bench-small', options.spans, 1, 16, { seconds: 20 }),
+        async: await insertBatches('bench-small-async', options.spans, 1, 16, {
+          seconds: 20,
+          settings: { async_insert: 1, wait_for_async_insert: 1 },
+        }),
+      }
+    : undefined;
   await store.close();
-  process.send!({ preloadSeconds: preload.seconds, settleSeconds, ...raw }, () => process.exit(0));
+  process.send!({ preloadSeconds: preload.seconds, settleSeconds, ...raw, small }, () => process.exit(0));
 }
 
 /**
@@ -447,8 +473,10 @@ export async function run(args: string[]) {
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-'));
   const lines = [`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${mib(totalmem())} RAM, Node ${process.version}`];
   try {
-    const raw = await new Promise<{ preloadSeconds: number; settleSeconds: number; spans: number; seconds: number }>((resolve, reject) => {
-      let figure: { preloadSeconds: number; settleSeconds: number; spans: number; seconds: number } | undefined;
+    type Timed = { spans: number; seconds: number };
+    type RawFigures = Timed & { preloadSeconds: number; settleSeconds: number; small?: { sync: Timed; async: Timed } };
+    const raw = await new Promise<RawFigures>((resolve, reject) => {
+      let figure: RawFigures | undefined;
       const proc = child('raw', { BENCH_DIR: dir, BENCH_OPTIONS: JSON.stringify(options) }, (message) => (figure = message));
       proc.on('exit', (code) => (code === 0 && figure ? resolve(figure) : reject(new Error(`raw baseline exited with ${code}`))));
     });
@@ -508,6 +536,11 @@ export async function run(args: string[]) {
         `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each (span insert ${r.flushes.insertMs.toFixed(0)})` : ''}${r.loopDelay ? `; service event loop delay p50 ${ms(r.loopDelay.p50)}, p99 ${ms(r.loopDelay.p99)}` : ''}${r.logSyncs ? `; ${r.logSyncs.count} log syncs of ${ms(r.logSyncs.ms)}` : ''})`;
       lines.push(
         `raw engine insert, bulk rows, 4 writers:    ${String(Math.round(rawRate)).padStart(7)} spans/s  (${raw.spans} spans, ${raw.seconds.toFixed(0)} s)`,
+        ...(raw.small
+          ? [
+              `raw engine, 1 trace x 10 spans an insert, 16 writers: ${Math.round(raw.small.sync.spans / raw.small.sync.seconds)} spans/s; with async_insert=1, wait_for_async_insert=1: ${Math.round(raw.small.async.spans / raw.small.async.seconds)} spans/s (20 s each)`,
+            ]
+          : []),
         shape('bulk: 100 traces x 10 spans, 4 clients:', bulk),
         shape('reference client: 1 x 10 spans, 16 clients:', c16.load),
         shape('reference client: 1 x 10 spans, 64 clients:', c64.load),
