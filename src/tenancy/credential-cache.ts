@@ -19,8 +19,8 @@ export interface CredentialCache {
   forget(): void;
   /** Reads from PostgreSQL, and requests answered from memory, for the logs and the tests. */
   readonly counts: { reads: number; hits: number };
-  /** Settles once the replica listens (true), or cannot (false, or with `ttlMs` 0). */
-  readonly ready: Promise<boolean>;
+  /** Listens, if it does not yet (the first read does too): true once it listens, false if it cannot (or with `ttlMs` 0). */
+  ready(): Promise<boolean>;
 }
 
 const caches = new WeakMap<Sql, CredentialCache[]>();
@@ -63,28 +63,32 @@ export function createCredentialCache(sql: Sql, options: CredentialCacheOptions)
     kept.clear();
   };
 
-  const ready =
-    options.ttlMs === 0
-      ? Promise.resolve(false)
-      : sql
-          .listen(credentialsChannel, forget, () => {
-            forget();
-            listening = true;
-          })
-          .then(
-            () => true,
-            (error: unknown) => {
-              // Never listening: every request reads PostgreSQL, as without the cache.
-              options.onListenError?.(error);
-              return false;
-            },
-          );
+  /** Subscribes at the first use, not when made: an app built without a database (the OpenAPI document) never connects. */
+  let subscribed: Promise<boolean> | undefined;
+  const ready = () =>
+    (subscribed ??=
+      options.ttlMs === 0
+        ? Promise.resolve(false)
+        : sql
+            .listen(credentialsChannel, forget, () => {
+              forget();
+              listening = true;
+            })
+            .then(
+              () => true,
+              (error: unknown) => {
+                // Never listening: every request reads PostgreSQL, as without the cache.
+                options.onListenError?.(error);
+                return false;
+              },
+            ));
 
   const cache: CredentialCache = {
     counts,
     forget,
     ready,
     async keysByPrefix(prefix) {
+      void ready();
       const hit = kept.get(prefix);
       if (hit && listening && now() - hit.at < options.ttlMs) {
         counts.hits += 1;

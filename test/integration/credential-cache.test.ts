@@ -39,7 +39,7 @@ describe('API keys in memory', () => {
   it('reads a key once, then answers from memory', async () => {
     const tenant = await ctx.tenant();
     const cache = createCredentialCache(ctx.sql, { ttlMs: 60_000 });
-    expect(await cache.ready).toBe(true);
+    expect(await cache.ready()).toBe(true);
     const prefix = keyPrefix(tenant.key);
     const first = await cache.keysByPrefix(prefix);
     const again = await cache.keysByPrefix(prefix);
@@ -55,13 +55,13 @@ describe('API keys in memory', () => {
   it('reads every time with a lifetime of 0, and forgets when told', async () => {
     const tenant = await ctx.tenant();
     const off = createCredentialCache(ctx.sql, { ttlMs: 0 });
-    expect(await off.ready).toBe(false);
+    expect(await off.ready()).toBe(false);
     await off.keysByPrefix(keyPrefix(tenant.key));
     await off.keysByPrefix(keyPrefix(tenant.key));
     expect(off.counts).toEqual({ reads: 2, hits: 0 });
 
     const on = createCredentialCache(ctx.sql, { ttlMs: 60_000 });
-    await on.ready;
+    await on.ready();
     await on.keysByPrefix(keyPrefix(tenant.key));
     on.forget();
     await on.keysByPrefix(keyPrefix(tenant.key));
@@ -118,7 +118,7 @@ describe('API keys in memory', () => {
   it('leaves keys in memory when only their last use is recorded', async () => {
     const tenant = await ctx.tenant();
     const cache = createCredentialCache(ctx.sql, { ttlMs: 60_000 });
-    await cache.ready;
+    await cache.ready();
     await cache.keysByPrefix(keyPrefix(tenant.key));
     await other`update api_keys set last_used_at = now() where workspace_id = ${tenant.workspaceId}`;
     // A notification would have arrived by now; none did.

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -294,6 +295,16 @@ function headersFor(path: string): Record<string, string> {
 }
 
 describe('the OpenAPI document', () => {
+  it('is printed without any store, as the console build generates its client from it', () => {
+    // scripts/openapi.ts builds the app over stand-ins that throw on any use: building the app
+    // must not touch a database (the build runs at npm install, before any store exists).
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/openapi.ts'], { encoding: 'utf8', timeout: 60_000 });
+    const printed = JSON.parse(out) as Document;
+    // The served document drops the trailing slash of a prefix's root route; the printed one keeps it.
+    const paths = (doc: Document) => Object.keys(doc.paths).map((p) => (p.length > 1 ? p.replace(/\/$/, '') : p));
+    expect(paths(printed).sort()).toEqual(paths(document).sort());
+  });
+
   it('documents every route the app serves, once, without a trailing slash', () => {
     const documented = new Set(operations().map(({ method, path }) => `${method} ${path}`));
     // printRoutes draws a tree: each line adds its segment to its parent's path.
