@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { SpanRow } from './rows.js';
 import { flushWrites, type PendingWrite } from './flush.js';
+import { FlushTiming } from './flush-timing.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 import { AppliedWrites } from './applied-writes.js';
 import { alone, retryable, unavailable } from './write-errors.js';
@@ -19,7 +20,7 @@ export interface UnappliedWrites {
 export interface WriteBatcherOptions {
   /** Rows in one flush at most; the rest wait for the next. */
   maxRows?: number;
-  /** The longest a flush waits for concurrent callers' writes (see gathering), in ms; 0: never. Without a log only. */
+  /** The longest a flush waits for concurrent callers' writes (see gathering in flush-timing.ts), in ms; 0: never. Without a log only. */
   maxGatherMs?: number;
   /**
    * The write-ahead log (ingest-log.ts). With it, a write is answered once it is in the log on
@@ -67,19 +68,11 @@ export class WriteBatcher {
    */
   readonly counts = { writes: 0, flushes: 0, isolations: 0, refused: 0, retries: 0, flushedRows: 0, flushMs: 0, insertMs: 0 };
   private readonly maxRows: number;
-  private readonly maxGatherMs: number;
   private readonly maxBacklogRows: number;
-  private readonly minFlushIntervalMs: number;
   readonly log: IngestLog | undefined;
   private readonly onRefused: WriteBatcherOptions['onRefused'];
-  /** Callers writing at once, as the last flush saw them: the writes it carried and those queued when it ended. */
-  private concurrency = 0;
-  private lastFlushMs = 0;
-  private lastFlushStarted = -Infinity;
-  private gatherTimer: NodeJS.Timeout | undefined;
-  /** The gathering wait of the next flush is over. */
-  private gathered = false;
-  private restTimer: NodeJS.Timeout | undefined;
+  /** When the next flush may start (gathering, resting, retry delays). */
+  private readonly timing: FlushTiming;
   /** Numbers without a log. */
   private seq = 0;
   /** What is applied, and the reads waiting for what is not. */
@@ -89,9 +82,6 @@ export class WriteBatcher {
   private roomWaiters: Array<() => void> = [];
   /** The error of the last flush when the store was unavailable; cleared by the next flush that lands. */
   private failing: unknown;
-  /** The wait before the next flush is retried, when one is due; and the last such wait, doubled at each failure in a row. */
-  private retryMs = 0;
-  private backoffMs = 0;
   private closing = false;
   private closed = false;
   /** The last write of the flush under way. */
@@ -108,10 +98,12 @@ export class WriteBatcher {
     options: WriteBatcherOptions = {},
   ) {
     this.maxRows = options.maxRows ?? 50_000;
-    this.maxGatherMs = options.maxGatherMs ?? 8;
     this.maxBacklogRows = options.maxBacklogRows ?? 10_000;
-    this.minFlushIntervalMs = options.minFlushIntervalMs ?? 0;
     this.log = options.log;
+    this.timing = new FlushTiming(
+      { gathers: !this.log, maxGatherMs: options.maxGatherMs ?? 8, minFlushIntervalMs: options.minFlushIntervalMs ?? 0 },
+      (retry) => this.schedule(retry),
+    );
     this.onRefused = options.onRefused;
     this.applied = new AppliedWrites(this.log?.lastSeq ?? 0);
   }
@@ -178,10 +170,7 @@ export class WriteBatcher {
 
   /** Someone waits: the next flush starts as soon as the one under way ends, unless it waits to retry. */
   private hurry(): void {
-    if (this.restTimer && this.retryMs === 0) {
-      clearTimeout(this.restTimer);
-      this.restTimer = undefined;
-    }
+    this.timing.hurry();
     this.schedule();
   }
 
@@ -197,9 +186,10 @@ export class WriteBatcher {
     if (this.failing !== undefined) throw unavailable('The trace store is unavailable; retry shortly');
     const through = this.applied.appliedThrough;
     const applying = this.applying?.rows.filter((row) => row.workspace_id === workspaceId) ?? [];
+    const underWay = new Set(this.applying?.writes);
     const queued: SpanRow[][] = [];
     for (const w of [...this.inFlightBatch, ...this.queue]) {
-      if (w.workspaceId === workspaceId && w.seq > through && !this.applying?.writes.includes(w)) queued.push(w.rows);
+      if (w.workspaceId === workspaceId && w.seq > through && !underWay.has(w)) queued.push(w.rows);
     }
     if (applying.length === 0 && queued.length === 0) return undefined;
     return { applying, queued, floor: this.appliedVersion };
@@ -228,8 +218,7 @@ export class WriteBatcher {
     clearTimeout(timer);
     // No flush starts after this; one under way ends on its own, and what it leaves stays in the log.
     this.closed = true;
-    clearTimeout(this.restTimer);
-    this.restTimer = undefined;
+    this.timing.stop();
     this.applied.rejectWaiting(unavailable('The service is shutting down; retry shortly'));
     await this.log?.close(drained && this.queue.length === 0);
     return drained;
@@ -238,68 +227,21 @@ export class WriteBatcher {
   private enqueue(write: PendingWrite): void {
     this.queue.push(write);
     this.backlogRows += write.rows.length;
-    if (this.gatherTimer && this.queue.length >= this.concurrency) {
-      clearTimeout(this.gatherTimer);
-      this.gatherTimer = undefined;
-      this.gathered = true;
-    }
+    this.timing.arrived(this.queue.length);
     this.schedule();
-  }
-
-  /**
-   * Gathering (without a log): a flush costs the engine about the same for one write as for
-   * sixteen, so the writes of concurrent callers should share one. But callers answered by one
-   * flush come back a few ms apart (each request is parsed and validated in turn): the first
-   * would find the writer idle and be flushed alone while the rest queue behind it, and the
-   * callers would settle into small cohorts taking turns. So when the last flush saw several
-   * callers, the next waits until as many writes are queued, at most `maxGatherMs` and a
-   * quarter of the last flush's time. A lone caller never waits. With a log, callers do not
-   * wait for flushes, so whatever arrives during one goes into the next.
-   */
-  private gathering(): boolean {
-    if (this.log || this.gathered || this.concurrency <= 1 || this.queue.length >= this.concurrency) return false;
-    const ms = Math.min(this.maxGatherMs, this.lastFlushMs / 4);
-    if (ms < 1) return false;
-    this.gatherTimer ??= setTimeout(() => {
-      this.gatherTimer = undefined;
-      this.gathered = true;
-      this.schedule();
-    }, ms);
-    return true;
-  }
-
-  /**
-   * With a log, flushes start at most every `minFlushIntervalMs` unless a read waits, and after
-   * a failure for the store's sake, only once the retry delay passed.
-   */
-  private resting(): boolean {
-    if (this.restTimer) return true;
-    const wait =
-      this.retryMs > 0 ? this.retryMs : this.applied.anyWaiting ? 0 : this.lastFlushStarted + this.minFlushIntervalMs - performance.now();
-    if (wait < 1) return false;
-    this.restTimer = setTimeout(() => {
-      this.restTimer = undefined;
-      const retrying = this.retryMs > 0;
-      this.retryMs = 0;
-      this.schedule(retrying);
-    }, wait);
-    return true;
   }
 
   /** Starts the next flush when none runs and its writes are in. */
   private schedule(retry = false): void {
     if (this.flushing || this.queue.length === 0 || this.closed) return;
-    if (!retry && (this.gathering() || this.resting())) return;
+    if (!retry && this.timing.waits(this.queue.length, this.applied.anyWaiting)) return;
     const batch = this.takeBatch();
     this.inFlight = batch.at(-1)!.seq;
     this.inFlightBatch = batch;
-    this.gathered = false;
     this.flushing = true;
-    const started = performance.now();
-    this.lastFlushStarted = started;
+    this.timing.started();
     void this.run(batch).finally(() => {
-      this.lastFlushMs = performance.now() - started;
-      this.concurrency = batch.length + this.queue.length;
+      this.timing.ended(batch.length, this.queue.length);
       this.flushing = false;
       this.inFlightBatch = [];
       this.applying = undefined;
@@ -392,7 +334,7 @@ export class WriteBatcher {
 
   private landed(batch: PendingWrite[]): void {
     this.failing = undefined;
-    this.backoffMs = 0;
+    this.timing.landed();
     this.done(batch);
   }
 
@@ -400,8 +342,7 @@ export class WriteBatcher {
     this.failing = error;
     this.counts.retries += 1;
     this.queue.unshift(...batch);
-    this.backoffMs = Math.min(5_000, Math.max(100, this.backoffMs * 2));
-    this.retryMs = this.backoffMs;
+    this.timing.failed();
     this.applied.rejectWaiting(unavailable('The trace store is unavailable; retry shortly'));
     // Writers waiting for room look again: with the store down they hear 503 rather than wait.
     for (const resolve of this.roomWaiters.splice(0)) resolve();
