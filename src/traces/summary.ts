@@ -1,7 +1,8 @@
 import { fromStoredTime } from './rows.js';
 import { inTurns } from '../http/turns.js';
 import type { TraceListItem } from './schemas.js';
-import type { PreviousSummary, SpanFacts, SpanGroup, TraceSummaryRow } from './summary-rows.js';
+import type { PreviousSummary, SpanFacts, TraceSummaryRow } from './summary-rows.js';
+import { compareText, costBySource, countedSpans, modelSpan, spanGroups, sumSent } from './summary-usage.js';
 
 export type { PreviousSummary, SpanFacts, SpanGroup, TraceSummaryRow } from './summary-rows.js';
 
@@ -17,32 +18,11 @@ export type { PreviousSummary, SpanFacts, SpanGroup, TraceSummaryRow } from './s
  * is the same on a server and a cluster.
  */
 
-const isLlm = (span: SpanFacts) => span.kind.startsWith('llm.');
 const isRoot = (span: SpanFacts) => span.parent_span_id === '';
-const usageKeys = ['input_tokens', 'output_tokens', 'total_tokens', 'cost_usd'] as const;
-type UsageKey = (typeof usageKeys)[number];
 type TextField = 'trace_name' | 'session_id' | 'environment' | 'service' | 'user_id';
 
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Versions as decimal text, compared as the numbers they are. */
 export const compareVersion = (a: string, b: string) => (a.length !== b.length ? a.length - b.length : compareText(a, b));
-
-/** A sum over the values that were sent; null when none was (a Nullable column's sum). */
-/**
- * A sum kept finite: only values stored before the span bounds existed can overflow a 64-bit
- * float, and an infinite sum would be written as null (JSON has no infinity), so it stays at
- * the largest number the format holds.
- */
-const finite = (n: number) => (Number.isFinite(n) ? n : Number.MAX_VALUE);
-
-function sumSent(spans: SpanFacts[], key: UsageKey): number | null {
-  let total: number | null = null;
-  for (const span of spans) {
-    const value = span[key];
-    if (value !== null) total = finite((total ?? 0) + value);
-  }
-  return total;
-}
 
 /** The latest non-empty value of a trace-level field over the spans, with the version that carried it ('0' when none did). */
 function latestSent<T extends string | string[]>(
@@ -75,25 +55,6 @@ function keepEarlier<T extends string | string[]>(
   return previous;
 }
 
-/** The tokens that rank a generation span for the trace's model: the total, else input plus output. */
-const rankTokens = (span: SpanFacts) => span.total_tokens ?? (span.input_tokens ?? 0) + (span.output_tokens ?? 0);
-
-/** The LLM span naming the trace's model: one with a model first, then most tokens, then the highest span id. */
-function modelSpan(spans: SpanFacts[]): SpanFacts | undefined {
-  let best: SpanFacts | undefined;
-  for (const span of spans) {
-    if (!isLlm(span)) continue;
-    if (!best) {
-      best = span;
-      continue;
-    }
-    const byModel = Number(span.model !== '') - Number(best.model !== '');
-    const byTokens = rankTokens(span) - rankTokens(best);
-    if (byModel > 0 || (byModel === 0 && (byTokens > 0 || (byTokens === 0 && compareText(span.span_id, best.span_id) > 0)))) best = span;
-  }
-  return best;
-}
-
 /** With several root spans the earliest one (then the lowest span id) speaks for the trace. */
 function rootSpan(spans: SpanFacts[]): SpanFacts | undefined {
   let root: SpanFacts | undefined;
@@ -108,57 +69,6 @@ function rootSpan(spans: SpanFacts[]): SpanFacts | undefined {
     }
   }
   return root;
-}
-
-/**
- * The spans whose usage the trace counts (DESIGN.md, docs/decisions/060-cost-and-prices.md):
- * with any generation span, the generation spans that wrap none of their kind; else every span.
- * A generation span with a direct child generation span of the same kind is a wrapper
- * repeating its children's usage: the Vercel AI SDK's `ai.generateText` around
- * `ai.generateText.doGenerate`, an embeddings call around another. Agent spans that repeat
- * their children's usage (`invoke_agent`) are not generation spans, so never counted beside them.
- */
-function countedSpans(spans: SpanFacts[]): Set<SpanFacts> {
-  const llm = spans.filter(isLlm);
-  if (llm.length === 0) return new Set(spans);
-  const wrapped = new Set<string>();
-  for (const span of llm) if (span.parent_span_id !== '') wrapped.add(`${span.parent_span_id}\u0000${span.kind}`);
-  return new Set(llm.filter((span) => !wrapped.has(`${span.span_id}\u0000${span.kind}`)));
-}
-
-/** Cost of the counted spans by source: a computed cost, and any other (sent; '' on rows older than costs computed). */
-function costBySource(counted: Iterable<SpanFacts>) {
-  let provided = 0;
-  let computed = 0;
-  let unpriced = 0;
-  for (const span of counted) {
-    if (span.cost_source === 'computed') computed += span.cost_usd ?? 0;
-    else provided += span.cost_usd ?? 0;
-    if (span.cost_source === 'none') unpriced += 1;
-  }
-  return { cost_provided: provided, cost_computed: computed, unpriced_spans: unpriced };
-}
-
-/**
- * The trace's spans grouped by one dimension, keys in byte order: span and error counts, the
- * usage that counts (the counted spans', the rule of the trace's own sums), and every
- * duration, for exact quantiles.
- */
-function spanGroups(spans: SpanFacts[], dimension: 'model' | 'provider' | 'kind', counted: Set<SpanFacts>): SpanGroup[] {
-  const groups = new Map<string, SpanGroup>();
-  for (const span of spans) {
-    const key = span[dimension];
-    let group = groups.get(key);
-    if (!group) {
-      group = { key, spans: 0, errors: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0, durations: [] };
-      groups.set(key, group);
-    }
-    group.spans += 1;
-    if (span.status === 'error') group.errors += 1;
-    if (counted.has(span)) for (const usage of usageKeys) group[usage] = finite(group[usage] + (span[usage] ?? 0));
-    group.durations.push(span.duration_ms);
-  }
-  return [...groups.values()].sort((a, b) => compareText(a.key, b.key));
 }
 
 /** The list item, as traceListItemSchema gives it: '' becomes null, unsent usage is left out. */
