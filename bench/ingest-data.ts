@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { toStoredTime } from '../src/traces/rows.js';
 import type { Trace } from '../src/traces/schemas.js';
 
 /**
@@ -116,3 +117,29 @@ export function makeBodyTemplate(traces: number, withoutCost = false): string {
 /** Random 32-hex trace ids, as OpenTelemetry makes them: a batch's traces spread over the whole key space. */
 export const randomTraceId = () => randomBytes(16).toString('hex');
 export const fillTraceIds = (template: string) => template.replace(/@@\d{3}/g, randomTraceId);
+
+/** The summary row of a trace made by `makeTrace`, the columns a list and the raw baseline write (the others take their defaults). */
+export function summaryOf(workspaceId: string, t: Trace) {
+  return {
+    workspace_id: workspaceId,
+    trace_id: t.traceId,
+    name: t.name ?? '',
+    session_id: t.sessionId ?? '',
+    source: t.source ?? '',
+    environment: t.environment ?? '',
+    status: 'completed',
+    trace_kind: 'agent',
+    start_time: toStoredTime(t.spans[0]!.startTime),
+    end_time: toStoredTime(t.spans[0]!.endTime),
+    duration_ms: 4000,
+    model: 'gpt-4o-mini',
+    provider: 'openai',
+    input_tokens: 1686,
+    output_tokens: 384,
+    total_tokens: 2070,
+    cost_usd: 0.00048,
+    span_count: 10,
+    error_count: 1,
+    is_deleted: 0 as const,
+  };
+}

@@ -1,6 +1,6 @@
 /**
  * Ingest benchmark: `npm run bench -- ingest [--preload 1000000] [--spans 300000] [--seconds 60]
- * [--sustain 0] [--read-every 500] [--compare-readers] [--small-inserts]`; with `--cost-compare`, what pricing at ingest costs instead (ingest-cost.ts).
+ * [--sustain 0] [--read-every 500] [--compare-readers] [--small-inserts] [--cpu-profile <file>]`; with `--cost-compare`, what pricing at ingest costs instead (ingest-cost.ts).
  *
  * 1. A child process fills the store with `--preload` spans (rows and summaries inserted
  *    directly, another workspace), then measures the raw engine baseline: the bulk shape's
@@ -21,16 +21,20 @@
  *      `--spans` spans or `--seconds`, whichever comes first;
  *    - with `--sustain N`: the 16-client shape for N seconds, the active parts of `spans` and
  *      `traces` read from system.parts every 15 s.
+ *    With `--cpu-profile <file>`, the service's thread is profiled over the first 15 s of the
+ *    16-client shape and the profile written to the file (`.cpuprofile`, for DevTools or any
+ *    reader of V8 profiles).
  *    The server's peak RSS is read from /proc (VmHWM).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fillTraceIds, makeBodyTemplate, makeTrace, randomTraceId, spansPerTrace } from './ingest-data.js';
+import { fillTraceIds, makeBodyTemplate, makeTrace, randomTraceId, spansPerTrace, summaryOf } from './ingest-data.js';
 import { drive, median, percentile, readPairs, sampleReads, serviceGet, type LoadResult } from './ingest-load.js';
 import { exportRequest, spansPerRequest as otlpSpansPerRequest } from './otlp-data.js';
 
@@ -47,6 +51,8 @@ interface Options {
   readEvery: number;
   /** Also time the engine's small inserts (1 trace of 10 spans, 16 writers, 20 s), plain and asynchronous. */
   smallInserts: boolean;
+  /** Where to write a CPU profile of the service's thread over the first 15 s of the 16-client shape. */
+  cpuProfile?: string;
 }
 
 function parseOptions(args: string[]): Options {
@@ -64,6 +70,7 @@ function parseOptions(args: string[]): Options {
     compareReaders: args.includes('--compare-readers'),
     smallInserts: args.includes('--small-inserts'),
     readEvery: value('read-every', 500),
+    ...(args.includes('--cpu-profile') && { cpuProfile: path.resolve(args[args.indexOf('--cpu-profile') + 1] ?? 'service.cpuprofile') }),
   };
 }
 
@@ -75,32 +82,11 @@ function child(role: string, env: Record<string, string>, onMessage: (message: a
 
 /** Span rows and summary rows of `traces` traces as the bulk shape sends them, re-keyed per insert. */
 async function rawRows(workspaceId: string, traces: number) {
-  const { toSpanRows, toStoredTime } = await import('../src/traces/rows.js');
+  const { toSpanRows } = await import('../src/traces/rows.js');
   const base = Date.parse('2025-06-01T12:00:00.000Z');
   const made = Array.from({ length: traces }, (_, i) => makeTrace(String(i).padStart(3, '0'), base + i * 1000));
   const spanRows = toSpanRows(workspaceId, made);
-  const summaries = made.map((t) => ({
-    workspace_id: workspaceId,
-    trace_id: t.traceId,
-    name: t.name,
-    session_id: t.sessionId,
-    source: t.source,
-    environment: t.environment,
-    status: 'completed',
-    trace_kind: 'agent',
-    start_time: toStoredTime(t.spans[0]!.startTime),
-    end_time: toStoredTime(t.spans[0]!.endTime),
-    duration_ms: 4000,
-    model: 'gpt-4o-mini',
-    provider: 'openai',
-    input_tokens: 1686,
-    output_tokens: 384,
-    total_tokens: 2070,
-    cost_usd: 0.00048,
-    span_count: 10,
-    error_count: 1,
-    is_deleted: 0,
-  }));
+  const summaries = made.map((t) => summaryOf(workspaceId, t));
   return { spanRows, summaries };
 }
 
@@ -229,6 +215,8 @@ async function serverRole() {
       });
     } else if (message.type === 'settle') {
       process.send!({ type: 'settled', seconds: await settleMerges(clickhouse) });
+    } else if (message.type === 'profile') {
+      profileThread((message as { type: string; file: string }).file, 15_000);
     } else if (message.type === 'parts') {
       const result = await clickhouse.query({
         query: `SELECT table, count() AS parts FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('spans', 'traces') GROUP BY table`,
@@ -246,6 +234,25 @@ async function serverRole() {
     }
   };
   process.on('message', (message: { type: string }) => void onMessage(message));
+}
+
+/** A CPU profile of this thread over the next `ms`, written to `file`. */
+function profileThread(file: string, ms: number) {
+  const session = new Session();
+  session.connect();
+  session.post('Profiler.enable', () =>
+    session.post('Profiler.start', () =>
+      setTimeout(
+        () =>
+          session.post('Profiler.stop', (error, result) => {
+            if (error) console.error(error);
+            else writeFileSync(file, JSON.stringify(result.profile));
+            session.disconnect();
+          }),
+        ms,
+      ),
+    ),
+  );
 }
 
 interface Server {
@@ -515,6 +522,7 @@ export async function run(args: string[]) {
       const underLoad = async (clients: number, seconds: number, inline = false) => {
         let done = false;
         const load = nativeLoad(server, 1, clients, Infinity, seconds).finally(() => (done = true));
+        if (clients === 16 && !inline && options.cpuProfile) server.proc.send({ type: 'profile', file: options.cpuProfile });
         if (!inline) {
           const reads = await reader.sampleUntil(load);
           return { load: await load, list: median(reads.list), detail: median(reads.detail) };
