@@ -20,7 +20,8 @@ export interface PendingWrite {
  * What one flush does to the engine: the writes' span rows, at the versions their order gives
  * them above `floor` (`inApplyOrder`), in one insert; then the summaries of the traces they
  * touch, recomputed per workspace (recompute.ts). `applying` hears the rows and the new floor
- * before the insert starts (a read lays them over the store meanwhile: pending-summaries.ts).
+ * before the insert starts (a read lays them over the store meanwhile: pending-summaries.ts),
+ * and `fresh` which traces the store held no summary of before the summaries are written.
  * Returns the newest version written, the rows inserted and the insert's milliseconds.
  */
 export async function flushWrites(
@@ -28,6 +29,8 @@ export async function flushWrites(
   batch: PendingWrite[],
   floor: bigint,
   applying: (rows: SpanRow[], floor: bigint) => void,
+  /** Hears, per workspace and before their summaries are written, the traces the store held nothing of before this flush. */
+  fresh: (workspaceId: string, traceIds: string[]) => void = () => {},
 ): Promise<{ version: bigint; rows: number; insertMs: number }> {
   const started = performance.now();
   const raised = inApplyOrder(
@@ -46,7 +49,9 @@ export async function flushWrites(
   let version = raised.floor;
   for (const [workspaceId, ids] of traceIds) {
     const written = raised.rows.filter((row) => row.workspace_id === workspaceId);
-    const newest = await recomputeTraceSummaries(clickhouse, workspaceId, [...ids], version, written);
+    const newest = await recomputeTraceSummaries(clickhouse, workspaceId, [...ids], version, written, (traceIds) =>
+      fresh(workspaceId, traceIds),
+    );
     if (newest > version) version = newest;
   }
   return { version, rows: raised.rows.length, insertMs };

@@ -21,6 +21,8 @@ export async function recomputeTraceSummaries(
   floor: bigint = nextVersion(),
   /** The rows the writer's flush wrote for these traces, in the order applied (summary.ts, `written`). */
   written: SpanFacts[] = [],
+  /** Hears, before any summary is written, the traces the store held no summary row of (of any version). */
+  fresh?: (traceIds: string[]) => void,
 ): Promise<bigint> {
   if (traceIds.length === 0) return floor;
   // Two reads at once (on a server; the embedded engine runs them in turn on the session).
@@ -28,6 +30,10 @@ export async function recomputeTraceSummaries(
     selectSummarySpans(clickhouse, { workspaceId, traceIds }),
     selectPreviousSummaries(clickhouse, { workspaceId, traceIds }),
   ]);
+  if (fresh) {
+    const held = new Set(latestSummaries.map((summary) => summary.trace_id));
+    fresh(traceIds.filter((id) => !held.has(id)));
+  }
   const spans = latestSpans.filter((span) => span.is_deleted === 0);
   const previous = latestSummaries.filter((summary) => summary.is_deleted === 0);
   const rows = await summarizeTracesInTurns(workspaceId, spans, previous, floor.toString(), written);

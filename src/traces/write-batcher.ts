@@ -15,6 +15,13 @@ export interface UnappliedWrites {
   queued: SpanRow[][];
   /** The newest version applied so far (the statement under way's included). */
   floor: bigint;
+  /**
+   * Whether the statement under way found the store holding no summary row of the trace, once
+   * it has read the summaries (before it writes any): the store then holds of that trace only
+   * what the statement writes, whose rows are in `applying`. False until then, and for a trace
+   * it does not touch.
+   */
+  freshUnderWay?: (traceId: string) => boolean;
 }
 
 export interface WriteBatcherOptions {
@@ -88,7 +95,7 @@ export class WriteBatcher {
   private inFlight = 0;
   /** The writes of the flush under way; those of its statement under way (all, or one when isolating), and their rows as applied. */
   private inFlightBatch: PendingWrite[] = [];
-  private applying: { writes: PendingWrite[]; rows: SpanRow[] } | undefined;
+  private applying: { writes: PendingWrite[]; rows: SpanRow[]; fresh: Map<string, Set<string>> } | undefined;
   /** The newest version this writer applied: of a span, or of the summaries it computed. */
   private appliedVersion = 0n;
 
@@ -192,7 +199,8 @@ export class WriteBatcher {
       if (w.workspaceId === workspaceId && w.seq > through && !underWay.has(w)) queued.push(w.rows);
     }
     if (applying.length === 0 && queued.length === 0) return undefined;
-    return { applying, queued, floor: this.appliedVersion };
+    const fresh = this.applying?.fresh;
+    return { applying, queued, floor: this.appliedVersion, freshUnderWay: (traceId) => fresh?.get(workspaceId)?.has(traceId) ?? false };
   }
 
   /** Resolves once every write taken so far is applied (or refused and kept aside). */
@@ -264,10 +272,17 @@ export class WriteBatcher {
   private async flush(batch: PendingWrite[]): Promise<void> {
     this.counts.flushes += 1;
     const started = performance.now();
-    const flushed = await flushWrites(this.clickhouse, batch, this.appliedVersion, (rows, floor) => {
-      this.appliedVersion = floor;
-      this.applying = { writes: batch, rows };
-    });
+    const fresh = new Map<string, Set<string>>();
+    const flushed = await flushWrites(
+      this.clickhouse,
+      batch,
+      this.appliedVersion,
+      (rows, floor) => {
+        this.appliedVersion = floor;
+        this.applying = { writes: batch, rows, fresh };
+      },
+      (workspaceId, traceIds) => fresh.set(workspaceId, new Set(traceIds)),
+    );
     this.counts.flushedRows += flushed.rows;
     if (flushed.version > this.appliedVersion) this.appliedVersion = flushed.version;
     this.counts.insertMs += flushed.insertMs;
