@@ -6,7 +6,8 @@
  * (docs/benchmarks.md): one workspace's `--traces` summaries in `traces`, then the first page of
  * the newest-first list with its count (selectTracePage) timed, the median of `--calls`, over the
  * stored summaries alone and over an overlay of `--pending` summaries of unapplied writes (the
- * list under ingest, pending-summaries.ts); first with the table merged into one part, then with
+ * list under ingest, unapplied-pages.ts: laid over by the engine, or merged by the service for the
+ * newest-first list without a filter); first with the table merged into one part, then with
  * merges stopped and small inserts adding parts up to `--parts` active ones, as a sustained
  * ingest keeps them (3 to 13 in `npm run bench -- ingest --sustain 300`). It also times the key
  * read of the pending traces (selectPreviousSummaries), which the list runs first.
@@ -62,7 +63,7 @@ export async function run(args: string[]) {
   const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
   const { nextVersion } = await import('../src/traces/rows.js');
   const { insertTraceSummaries, selectPreviousSummaries } = await import('../src/traces/traces-table.js');
-  const { overlayOf, selectTracePage } = await import('../src/traces/traces-table-pages.js');
+  const { overlayOf, selectNewestStored, selectTracePage } = await import('../src/traces/traces-table-pages.js');
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-list-'));
   const store = await openClickhouse({ database: 'loupe', dataDir: dir });
   try {
@@ -108,8 +109,11 @@ export async function run(args: string[]) {
       const stored = await median(options.calls, () => selectTracePage(store.client, { ...page, count: true }));
       const over = await median(options.calls, () => selectTracePage(store.client, { ...page, overlay, count: true }));
       const keyRead = await median(options.calls, () => selectPreviousSummaries(store.client, { workspaceId, traceIds: overlay.ids }));
+      const merged = await median(options.calls, () =>
+        selectNewestStored(store.client, { workspaceId, pendingIds: overlay.ids, reach: 51 + overlay.ids.length, count: true }),
+      );
       lines.push(
-        `  ${String(parts).padStart(2)} active parts: page and count ${stored.toFixed(1)} ms; over ${options.pending} pending traces ${over.toFixed(1)} ms (${(over / stored).toFixed(1)}x); their key read ${keyRead.toFixed(1)} ms`,
+        `  ${String(parts).padStart(2)} active parts: page and count ${stored.toFixed(1)} ms; over ${options.pending} pending traces, laid over by the engine ${over.toFixed(1)} ms (${(over / stored).toFixed(1)}x) after their key read ${keyRead.toFixed(1)} ms, merged by the service ${merged.toFixed(1)} ms (${(merged / stored).toFixed(1)}x)`,
       );
     };
     await measure();

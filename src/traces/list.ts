@@ -7,7 +7,8 @@ import { selectSpanDetails } from './spans-table.js';
 import type { TraceFilter } from './traces-table.js';
 import { selectTraceCount, selectTracePage, traceSorts } from './traces-table-pages.js';
 import { groupSpansByTrace, toTraceListItem } from './tree.js';
-import type { UnappliedTraces } from './pending-summaries.js';
+import { unappliedTraces } from './unapplied-pages.js';
+import type { WriteBatcher } from './write-batcher.js';
 
 /**
  * GET /api/traces: filters, sorts, offset and cursor pages over the trace summaries (never
@@ -70,9 +71,8 @@ export async function listTraces(
   workspaceId: string,
   query: ListTracesQuery,
   limits: QueryLimits = defaultQueryLimits,
-  unapplied?: UnappliedTraces,
+  writer?: WriteBatcher,
 ) {
-  const overlay = unapplied?.overlay;
   const sort = query.sort ?? '-startTime';
   const digest = queryDigest(query);
   const state = query.cursor !== undefined ? decodeCursor(query.cursor, digest) : undefined;
@@ -86,21 +86,22 @@ export async function listTraces(
   const offset = state ? 0 : query.offset;
   const after = state ? { key: checkedKey(state, sort), id: state.id } : undefined;
   const settings = limitSettings(limits);
-  // One row past the page tells whether more follow.
-  const fetched = await selectTracePage(
-    clickhouse,
-    // Over unapplied writes (a list read under ingest) a first page counts in the same statement.
-    { workspaceId, filter, sort, after, fetch: query.limit + 1, offset, overlay, count: !state && overlay !== undefined },
-    settings,
-  );
-  const rows = fetched.slice(0, query.limit);
-  const more = fetched.length > query.limit;
+  const unapplied = writer && (await unappliedTraces(writer, clickhouse, workspaceId, { filter, sort }));
+  // One row past the page tells whether more follow. Over unapplied writes (a list read under
+  // ingest) a first page counts in the same statement.
+  const request = { filter, sort, after, fetch: query.limit + 1, offset };
+  const fetched = unapplied
+    ? await unapplied.page({ ...request, count: !state }, settings)
+    : { rows: await selectTracePage(clickhouse, { workspaceId, ...request }, settings) };
+  const rows = fetched.rows.slice(0, query.limit);
+  const more = fetched.rows.length > query.limit;
 
   let total: number;
   if (state?.t !== undefined) total = state.t;
   else if (!state && !more && (rows.length > 0 || offset === 0)) total = offset + rows.length;
-  else if (fetched[0]?.total !== undefined) total = fetched[0].total;
-  else total = (await selectTraceCount(clickhouse, { workspaceId, filter, overlay }, settings))[0]?.total ?? 0;
+  else if (fetched.total !== undefined) total = fetched.total;
+  else if (unapplied) total = await unapplied.count(filter, settings);
+  else total = (await selectTraceCount(clickhouse, { workspaceId, filter }, settings))[0]?.total ?? 0;
 
   const last = rows.at(-1);
   const nextCursor =
@@ -114,11 +115,10 @@ export async function listTraces(
         })
       : null;
 
-  // A pending trace's row comes without its item, which the overlay holds.
-  let items: TraceListItem[] = rows.map((row) => toTraceListItem(row.item || (unapplied?.items.get(row.trace_id) ?? '')));
+  let items: TraceListItem[] = rows.map((row) => toTraceListItem(row.item));
   if (query.include === 'spans' && rows.length > 0) {
     // The spans of a trace with unapplied writes are read once those are applied.
-    const pending = overlay ? rows.map((r) => r.trace_id).filter((id) => overlay.ids.includes(id)) : [];
+    const pending = unapplied ? rows.map((r) => r.trace_id).filter((id) => unapplied.ids.has(id)) : [];
     if (pending.length > 0) await unapplied?.applied(pending);
     const spans = groupSpansByTrace(await selectSpanDetails(clickhouse, { workspaceId, traceIds: rows.map((r) => r.trace_id) }));
     items = items.map((item) => ({ ...item, spans: spans.get(item.traceId) ?? [] }));

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { inApplyOrder, type SpanRow } from './rows.js';
 import { selectSummarySpans } from './spans-table.js';
+import { compareText } from './summary-usage.js';
 import {
   compareVersion,
   summarizeTraces,
@@ -10,9 +11,8 @@ import {
   type TraceSummaryRow,
 } from './summary.js';
 import { selectPreviousSummaries } from './traces-table.js';
-import { overlayOf, type TraceOverlay } from './traces-table-pages.js';
 import { inTurns } from '../http/turns.js';
-import type { UnappliedWrites, WriteBatcher } from './write-batcher.js';
+import type { UnappliedWrites } from './write-batcher.js';
 
 /** The traces of unapplied writes and their summaries (`pendingSummaries`). */
 export interface PendingSummaries {
@@ -40,9 +40,9 @@ type StoredFacts = SpanFacts & { is_deleted: number };
 export async function pendingSummaries(
   clickhouse: ClickHouseClient,
   workspaceId: string,
-  { applying, queued, floor }: UnappliedWrites,
+  unapplied: UnappliedWrites,
 ): Promise<PendingSummaries> {
-  const traceIds = [...new Set([...applying, ...queued.flat()].map((row) => row.trace_id))];
+  const traceIds = pendingTraceIds(unapplied);
   if (traceIds.length === 0) return { traceIds, rows: [] };
   // The summaries first (a key read of `traces`, one row a version), then the spans of only the
   // traces the store has a summary row for: a trace that has none has no stored spans but those
@@ -52,7 +52,7 @@ export async function pendingSummaries(
   const summarized = new Set(storedSummaries.map((summary) => summary.trace_id));
   // A trace the store does not hold, that one queued write alone carries, is summarized from
   // that write, once for every read while it waits (`summariesOfWrite`); the others are replayed.
-  const alone = soleWrites(applying, queued);
+  const alone = soleWrites(unapplied);
   const fromWrites: TraceSummaryRow[] = [];
   const replayed = new Set<string>();
   const turn = inTurns();
@@ -64,23 +64,103 @@ export async function pendingSummaries(
     else replayed.add(id);
   }
   if (replayed.size === 0) return { traceIds, rows: fromWrites };
-
   const storedSpans = summarized.size > 0 ? await selectSummarySpans(clickhouse, { workspaceId, traceIds: [...summarized] }) : [];
+  const previous = storedSummaries.filter((summary) => summary.is_deleted === 0);
+  return { traceIds, rows: [...fromWrites, ...(await replay(workspaceId, unapplied, replayed, storedSpans, previous))] };
+}
+
+/** Every trace the unapplied writes touch, once. */
+export function pendingTraceIds({ applying, queued }: UnappliedWrites): string[] {
+  return [...new Set([...applying, ...queued.flat()].map((row) => row.trace_id))];
+}
+
+/** The pending traces as the newest-first list needs them (`pendingTraces`). */
+export interface PendingTraces {
+  /**
+   * The start time of each one that will have a summary (a trace whose spans are all deleted has
+   * none), as the flushes will store it ('YYYY-MM-DD hh:mm:ss.ffffff'): the list's sort key.
+   */
+  starts: Map<string, string>;
+  /** The summaries the flushes will write for these traces (a list asks for its page's only). */
+  summaries: (traceIds: string[]) => Promise<TraceSummaryRow[]>;
+}
+
+/** What a start time needs of a span row, stored or pending (a pending row is live). */
+type Timed = { trace_id: string; span_id: string; version: string; start_time: string; is_deleted?: number };
+
+/**
+ * The pending traces' start times at once and their summaries when asked, given which of them
+ * the store holds a summary row of (`held`): only those cost key reads, of their previous
+ * summaries and spans, but those the statement under way found the store holding nothing of. A start time follows the summary's rule (summary.ts: the earliest start
+ * of the trace's live spans) over the rows the flushes will keep, each span's latest (`keep`:
+ * the stored ones, the statement under way's, then the other writes' at the versions
+ * `inApplyOrder` gives them); a trace the store holds nothing of has no stored spans but those
+ * of the statement under way, which are held here. The summaries are the replay
+ * `pendingSummaries` makes (`replay`).
+ */
+export async function pendingTraces(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  unapplied: UnappliedWrites,
+  held: string[],
+): Promise<PendingTraces> {
+  // A trace whose only stored rows the statement under way wrote is replayed from its rows, held here.
+  const stored = held.filter((id) => !unapplied.freshUnderWay?.(id));
+  const storedSummaries = stored.length > 0 ? await selectPreviousSummaries(clickhouse, { workspaceId, traceIds: stored }) : [];
+  const storedSpans = stored.length > 0 ? await selectSummarySpans(clickhouse, { workspaceId, traceIds: stored }) : [];
+  const spans = new Map<string, Timed>();
+  for (const span of storedSpans) keep(spans, span);
+  for (const row of unapplied.applying) keep(spans, row);
+  for (const row of inApplyOrder(unapplied.queued, unapplied.floor).rows) keep(spans, row);
+  const starts = new Map<string, string>();
+  for (const span of spans.values()) {
+    if (span.is_deleted) continue;
+    const held = starts.get(span.trace_id);
+    if (held === undefined || compareText(span.start_time, held) < 0) starts.set(span.trace_id, span.start_time);
+  }
+  const previous = storedSummaries.filter((summary) => summary.is_deleted === 0);
+  return {
+    starts,
+    summaries: (traceIds) => {
+      const ids = new Set(traceIds);
+      const own = <T extends { trace_id: string }>(rows: T[]) => rows.filter((row) => ids.has(row.trace_id));
+      return replay(workspaceId, unapplied, ids, own(storedSpans), own(previous));
+    },
+  };
+}
+
+/**
+ * The flushes to come, replayed for the `replayed` traces over their stored spans and previous
+ * summaries: first the rows of the statement under way, at the versions it applies them,
+ * summarized over the stored summaries; then the other writes, in the order they will be
+ * applied, at the versions that order gives them (`inApplyOrder`), summarized over the first
+ * step's summaries.
+ */
+async function replay(
+  workspaceId: string,
+  { applying, queued, floor }: UnappliedWrites,
+  replayed: Set<string>,
+  storedSpans: StoredFacts[],
+  storedPrevious: PreviousSummary[],
+): Promise<TraceSummaryRow[]> {
   const spans = new Map<string, StoredFacts>();
   const live = (ids: Set<string>) => [...spans.values()].filter((span) => span.is_deleted === 0 && ids.has(span.trace_id));
   for (const span of storedSpans) keep(spans, span);
-  let previous: PreviousSummary[] = storedSummaries.filter((summary) => summary.is_deleted === 0);
+  let previous = storedPrevious;
 
   // The statement under way, as it will summarize its traces.
   let newest = floor;
-  if (applying.length > 0) {
-    for (const row of applying) keep(spans, factsOf(row));
+  // (Of the replayed traces only: the others' summaries would only raise the versions the later
+  // writes are replayed at, which keeps their order, and so every field but `version`.)
+  const underWay = applying.filter((row) => replayed.has(row.trace_id));
+  if (underWay.length > 0) {
+    for (const row of underWay) keep(spans, factsOf(row));
     const first = await summarizeTracesInTurns(
       workspaceId,
-      live(new Set(applying.map((r) => r.trace_id))),
+      live(new Set(underWay.map((r) => r.trace_id))),
       previous,
       floor.toString(),
-      applying,
+      underWay,
     );
     const replaced = new Set(first.map((row) => row.trace_id));
     previous = [...previous.filter((p) => !replaced.has(p.trace_id)), ...first.map(previousOf)];
@@ -91,22 +171,19 @@ export async function pendingSummaries(
   const raised = inApplyOrder(queued, newest);
   const written = raised.rows.filter((row) => replayed.has(row.trace_id));
   for (const row of written) keep(spans, factsOf(row));
-  return {
-    traceIds,
-    rows: [...fromWrites, ...(await summarizeTracesInTurns(workspaceId, live(replayed), previous, raised.floor.toString(), written))],
-  };
+  return summarizeTracesInTurns(workspaceId, live(replayed), previous, raised.floor.toString(), written);
 }
 
 const spanKey = (span: { trace_id: string; span_id: string }) => `${span.trace_id}\u0000${span.span_id}`;
 
 /** The engine keeps the highest version of a span (LIMIT 1 BY after ORDER BY version DESC); the later of equals here. */
-function keep(spans: Map<string, StoredFacts>, span: StoredFacts): void {
+function keep<T extends { trace_id: string; span_id: string; version: string }>(spans: Map<string, T>, span: T): void {
   const held = spans.get(spanKey(span));
   if (!held || compareVersion(span.version, held.version) >= 0) spans.set(spanKey(span), span);
 }
 
 /** For each trace the queued writes touch, the one write carrying it; none when several do or the statement under way does. */
-function soleWrites(applying: readonly SpanRow[], queued: ReadonlyArray<readonly SpanRow[]>): Map<string, readonly SpanRow[] | undefined> {
+function soleWrites({ applying, queued }: UnappliedWrites): Map<string, readonly SpanRow[] | undefined> {
   const sole = new Map<string, readonly SpanRow[] | undefined>();
   for (const rows of queued) {
     for (const row of rows) {
@@ -134,45 +211,29 @@ function summariesOfWrite(workspaceId: string, rows: readonly SpanRow[] | undefi
   if (!rows) return undefined;
   let summaries = writeSummaries.get(rows);
   if (!summaries) {
-    const versions = new Map<string, string | null>();
-    for (const row of rows) {
-      const held = versions.get(row.trace_id);
-      versions.set(row.trace_id, held === undefined || held === row.version ? row.version : null);
-    }
-    const spans = new Map<string, StoredFacts>();
-    const written = rows.filter((row) => versions.get(row.trace_id) !== null);
-    for (const row of written) keep(spans, factsOf(row));
-    summaries = new Map(summarizeTraces(workspaceId, [...spans.values()], [], '0', written).map((row) => [row.trace_id, row]));
+    const { spans, written } = keptOfWrite(rows);
+    summaries = new Map(summarizeTraces(workspaceId, spans, [], '0', written).map((row) => [row.trace_id, row]));
     writeSummaries.set(rows, summaries);
   }
   return summaries;
 }
 
+/** The rows of one write's traces that carry one version in it (`written`), and of those each span's kept row (`spans`). */
+function keptOfWrite(rows: readonly SpanRow[]): { spans: StoredFacts[]; written: SpanRow[] } {
+  const versions = new Map<string, string | null>();
+  for (const row of rows) {
+    const held = versions.get(row.trace_id);
+    versions.set(row.trace_id, held === undefined || held === row.version ? row.version : null);
+  }
+  const spans = new Map<string, StoredFacts>();
+  const written = rows.filter((row) => versions.get(row.trace_id) !== null);
+  for (const row of written) keep(spans, factsOf(row));
+  return { spans: [...spans.values()], written };
+}
+
 function previousOf(row: TraceSummaryRow): PreviousSummary {
   const { trace_id, version, name, session_id, environment, service, user_id, tags } = row;
   return { trace_id, version, name, session_id, environment, service, user_id, tags };
-}
-
-/** What a list lays over the store for the workspace's unapplied writes, and how it waits for some. */
-export interface UnappliedTraces {
-  overlay: TraceOverlay;
-  /** The list items of the overlay's traces, by trace id. */
-  items: Map<string, string>;
-  /** Resolves once these traces' answered writes are applied (undefined: nothing to wait for). */
-  applied(traceIds: string[]): Promise<void> | undefined;
-}
-
-/** The overlay of the workspace's writes not yet applied, if any (a 503 while the store is unavailable). */
-export async function unappliedTraces(
-  writer: WriteBatcher,
-  clickhouse: ClickHouseClient,
-  workspaceId: string,
-): Promise<UnappliedTraces | undefined> {
-  const unapplied = writer.unapplied(workspaceId);
-  if (!unapplied) return undefined;
-  const { traceIds, rows } = await pendingSummaries(clickhouse, workspaceId, unapplied);
-  const laid = overlayOf(traceIds, rows);
-  return laid && { ...laid, applied: (ids) => writer.readable(workspaceId, ids) };
 }
 
 /** A span row as the key read's rows are kept: live (the span row holds every column the summary reads). */

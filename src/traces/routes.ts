@@ -7,7 +7,6 @@ import { ingestTraces } from './ingest.js';
 import type { WriteBatcher } from './write-batcher.js';
 import { deleteTrace, getSpan, getTrace, getTraceTree } from './read.js';
 import { listTraces } from './list.js';
-import { unappliedTraces } from './pending-summaries.js';
 import { queryLimitsOf } from './query-limits.js';
 import { spanParams, traceTreeSchema } from './span-tree-schemas.js';
 import {
@@ -60,8 +59,7 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
     },
     handler: async (request, reply) => {
       const workspaceId = request.auth.workspaceId;
-      const unapplied = await unappliedTraces(writer, clickhouse, workspaceId);
-      const { items, pagination } = await listTraces(clickhouse, workspaceId, request.query, limits, unapplied);
+      const { items, pagination } = await listTraces(clickhouse, workspaceId, request.query, limits, writer);
       return sendData(request, reply, items, { meta: { pagination } });
     },
   });

@@ -128,6 +128,47 @@ export const selectTracePage = defineQuery({
   },
 });
 
+/**
+ * The newest-first list without a filter, for the service to merge the pending traces into
+ * (unapplied-pages.ts), in one statement: the first `reach` stored summaries from the cursor, as
+ * [trace id, item, sort key], none left out (the service drops the pending ones, so `reach`
+ * counts them); with `count`, how many live stored summaries are not pending; and which pending
+ * traces the store holds a summary row of, of any version (a key read).
+ */
+export const selectNewestStored = defineQuery({
+  name: 'selectNewestStored',
+  params: z.object({
+    workspaceId,
+    pendingIds: z.array(z.string()).min(1),
+    after: z.object({ key: z.string(), id: z.string() }).optional(),
+    reach: z.number().int().min(1),
+    count: z.boolean(),
+  }),
+  row: z.object({
+    page: z.array(z.tuple([z.string(), z.string(), z.string()])),
+    total: z.number().nullable(),
+    stored: z.array(z.string()),
+  }),
+  sql: ({ workspaceId, pendingIds, after, reach, count }) => {
+    const { key, type } = traceSorts['-startTime'];
+    const afterRow = after ? `AND (${key} < {afterKey:${type}} OR (${key} = {afterKey:${type}} AND trace_id > {afterId:String}))` : '';
+    const live = 'workspace_id = {workspaceId:String} AND is_deleted = 0';
+    return {
+      values: { workspaceId, pendingIds, reach, ...(after && { afterKey: after.key, afterId: after.id }) },
+      query: `
+        SELECT
+          (SELECT groupArray([trace_id, item, k]) FROM (
+             SELECT trace_id, item, toString(${key}) AS k FROM traces FINAL
+             WHERE ${live} ${afterRow}
+             ORDER BY ${key} DESC, trace_id ASC
+             LIMIT {reach:UInt32})) AS page,
+          ${count ? `(SELECT count() FROM traces FINAL WHERE ${live} AND trace_id NOT IN {pendingIds:Array(String)})` : 'NULL'} AS total,
+          (SELECT groupUniqArray(trace_id) FROM traces
+           WHERE workspace_id = {workspaceId:String} AND trace_id IN {pendingIds:Array(String)}) AS stored`,
+    };
+  },
+});
+
 /** The count of live summaries a filter matches; with an overlay, the stored ones it leaves plus its own. */
 function countOf(filter: TraceFilter, overlay: TraceOverlay | undefined): string {
   const { where } = traceSummaryFilter(filter);

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestLog } from '../../src/traces/ingest-log.js';
-import { pendingSummaries } from '../../src/traces/pending-summaries.js';
+import { pendingSummaries, pendingTraces } from '../../src/traces/pending-summaries.js';
 import { inApplyOrder, nextVersion, toSpanRows } from '../../src/traces/rows.js';
+import type { TraceSummaryRow } from '../../src/traces/summary-rows.js';
 import { WriteBatcher } from '../../src/traces/write-batcher.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { span, uniqueId } from './traces-fixtures.js';
@@ -130,7 +131,14 @@ describe('the list over answered writes not yet applied', () => {
       { traceId: t.twice, sessionId: 'session-a', userId: 'user-1', spans: [root(6), llm('l1', 6)] },
     ]);
     await send([{ traceId: t.twice, spans: [llm('l1', 6, { costUsd: 0.05, status: 'error' }), llm('l2', 6)] }]);
-    expect(ctx.writer.unapplied(tenant.workspaceId)?.queued.length).toBeGreaterThan(0);
+    const unapplied = ctx.writer.unapplied(tenant.workspaceId)!;
+    expect(unapplied.queued.length).toBeGreaterThan(0);
+    // The newest-first list's start times and page summaries agree with every pending trace's summary.
+    const full = await pendingSummaries(ctx.clickhouse, tenant.workspaceId, unapplied);
+    const lazy = await pendingTraces(ctx.clickhouse, tenant.workspaceId, unapplied, [t.kept, t.moved, t.resent, t.deleted]);
+    expect(lazy.starts).toEqual(new Map(full.rows.map((row) => [row.trace_id, row.start_time])));
+    const byId = (rows: TraceSummaryRow[]) => new Map(rows.map(({ version: _version, ...row }) => [row.trace_id, row]));
+    expect(byId(await lazy.summaries(full.traceIds))).toEqual(byId(full.rows));
 
     const pending = [];
     for (const url of urls) pending.push(await walk(url));
@@ -161,6 +169,85 @@ describe('the list over answered writes not yet applied', () => {
   });
 });
 
+describe('the newest-first list over pending traces the store holds nothing of', () => {
+  // The service merges them (unapplied-pages.ts): their start times from the writes, a summary
+  // only for the page's rows; what it answers must be what the store answers once they apply.
+  it('answers pages, offsets, cursor walks and counts as the applied store does, and starts no flush', async () => {
+    const own = await ctx.tenant();
+    const as = (headers: Record<string, string>) => async (url: string) => {
+      const res = await ctx.app.inject({ method: 'GET', url, headers });
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      const { data, meta } = res.json<{ data: Array<{ traceId: string }>; meta: { pagination: { nextCursor: string | null } } }>();
+      return { data, pagination: meta.pagination };
+    };
+    const read = as(own.headers);
+    const walkOwn = async (url: string) => {
+      const pages = [];
+      let next: string | null = url;
+      while (next) {
+        const page = await read(next);
+        pages.push(page);
+        next = page.pagination.nextCursor ? `${url}&cursor=${encodeURIComponent(page.pagination.nextCursor)}` : null;
+      }
+      return pages;
+    };
+    const post = async (traces: Array<Record<string, unknown>>) => {
+      const payload = { traces: traces.map((trace) => ({ source: 'sdk', ...trace })) };
+      const res = await ctx.app.inject({ method: 'POST', url: '/api/traces', headers: own.headers, payload });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    // Stored: six traces a minute apart, two of them at the same start (ties by trace id).
+    const stored = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => id(`stored-${name}`));
+    await post(stored.map((traceId, i) => ({ traceId, spans: [root(10 + Math.min(i, 4)), llm('l1', 10 + Math.min(i, 4))] })));
+    await ctx.writer.settled();
+
+    const flushes = ctx.writer.counts.flushes;
+    const fresh = {
+      newest: id('p-newest'),
+      between: id('p-between'),
+      tie: id('p-tie'),
+      oldest: id('p-oldest'),
+      twice: id('p-twice'),
+      replaced: id('p-replaced'),
+    };
+    await post([
+      { traceId: fresh.newest, name: 'agent-run', spans: [root(30), llm('l1', 30)] },
+      { traceId: fresh.between, spans: [root(12, { startTime: at(12, 5) }), llm('l1', 12)] },
+    ]);
+    // At the same start as two stored traces; before every stored one; in two writes.
+    await post([{ traceId: fresh.tie, spans: [root(14), llm('l1', 14)] }]);
+    await post([{ traceId: fresh.oldest, spans: [root(1), llm('l1', 1)] }]);
+    await post([{ traceId: fresh.twice, spans: [root(20), llm('l1', 20)] }]);
+    // Its span sent again, starting earlier than its root: the replaced row's start no longer counts.
+    await post([{ traceId: fresh.twice, spans: [llm('l1', 20, { startTime: at(19, 50) })] }]);
+    await post([{ traceId: fresh.replaced, spans: [root(25), llm('l1', 25, { startTime: at(2) })] }]);
+    await post([{ traceId: fresh.replaced, spans: [llm('l1', 25)] }]);
+
+    const pending = ctx.writer.unapplied(own.workspaceId)!;
+    expect(pending.queued.length).toBeGreaterThan(0);
+    const { starts, summaries } = await pendingTraces(ctx.clickhouse, own.workspaceId, pending, []);
+    expect([...starts.keys()].sort()).toEqual(Object.values(fresh).sort());
+    for (const summary of await summaries([...starts.keys()]))
+      expect(starts.get(summary.trace_id), summary.trace_id).toBe(summary.start_time);
+
+    const urls = ['/api/traces?limit=100', '/api/traces?limit=3', '/api/traces?limit=2&offset=5', '/api/traces?limit=1&offset=20'];
+    const answered = [];
+    for (const url of urls) answered.push(await read(url));
+    const walks = [await walkOwn('/api/traces?limit=2'), await walkOwn('/api/traces?limit=5')];
+    expect(ctx.writer.counts.flushes, 'a list read started a flush').toBe(flushes);
+
+    const all = answered[0]!.data.map((x) => x.traceId);
+    expect(all).toHaveLength(stored.length + Object.keys(fresh).length);
+    expect(all[0]).toBe(fresh.newest);
+    expect(all.at(-1)).toBe(fresh.oldest);
+
+    await ctx.writer.settled();
+    expect(ctx.writer.unapplied(own.workspaceId)).toBeUndefined();
+    for (const [i, url] of urls.entries()) expect(answered[i], url).toEqual(await read(url));
+    expect(walks).toEqual([await walkOwn('/api/traces?limit=2'), await walkOwn('/api/traces?limit=5')]);
+  });
+});
+
 describe('summaries of unapplied writes, step by step as the flushes will apply them', () => {
   const dirs: string[] = [];
   afterAll(() => {
@@ -182,12 +269,13 @@ describe('summaries of unapplied writes, step by step as the flushes will apply 
     const second = rows(traceId, { environment: 'staging' });
     const floor = nextVersion();
     const applying = firstApplying ? inApplyOrder([first], floor).rows : [];
-    const computed = await pendingSummaries(ctx.clickhouse, tenant.workspaceId, {
-      applying,
-      queued: firstApplying ? [second] : [first, second],
-      floor,
-    });
+    const unapplied = { applying, queued: firstApplying ? [second] : [first, second], floor };
+    const computed = await pendingSummaries(ctx.clickhouse, tenant.workspaceId, unapplied);
     expect(computed.traceIds).toEqual([traceId]);
+    // The store holds nothing of the trace: the newest-first list's start time and summary agree.
+    const { starts, summaries } = await pendingTraces(ctx.clickhouse, tenant.workspaceId, unapplied, []);
+    expect(await summaries([traceId])).toEqual(computed.rows);
+    expect(starts.get(traceId)).toBe(computed.rows[0]!.start_time);
 
     // The same writes applied by a writer of their own, in one flush or two.
     const dir = mkdtempSync(path.join(tmpdir(), 'loupe-steps-'));
@@ -206,5 +294,28 @@ describe('summaries of unapplied writes, step by step as the flushes will apply 
     const item = JSON.parse(computed.rows[0]!.item);
     expect(item).toMatchObject({ traceId, environment: 'staging', sessionId: 'session-s', tags: ['red'] });
     expect(stored.data.find((x) => x.traceId === traceId)).toEqual(item);
+  });
+
+  it('replays a trace the statement under way found the store holding nothing of from its rows, without reading the store', async () => {
+    const traceId = id('fresh');
+    // What the store holds of the trace (an earlier write), and a statement under way writing more.
+    const dir = mkdtempSync(path.join(tmpdir(), 'loupe-fresh-'));
+    dirs.push(dir);
+    const writer = new WriteBatcher(ctx.writeClient, { log: IngestLog.open(dir).log });
+    await writer.write(tenant.workspaceId, rows(traceId, { sessionId: 'session-f' }, 'l0'), [traceId]);
+    await writer.settled();
+    await writer.close();
+    const floor = nextVersion();
+    const unapplied = { applying: inApplyOrder([rows(traceId, {}, 'l1')], floor).rows, queued: [], floor };
+
+    const read = await pendingTraces(ctx.clickhouse, tenant.workspaceId, unapplied, [traceId]);
+    const [withStored] = await read.summaries([traceId]);
+    expect(withStored).toMatchObject({ span_count: 2, session_id: 'session-f' });
+    // Told the statement under way found nothing stored, the rows it holds are the whole trace.
+    const fresh = await pendingTraces(ctx.clickhouse, tenant.workspaceId, { ...unapplied, freshUnderWay: (t) => t === traceId }, [traceId]);
+    expect(await fresh.summaries([traceId])).toEqual(
+      await (await pendingTraces(ctx.clickhouse, tenant.workspaceId, unapplied, [])).summaries([traceId]),
+    );
+    expect((await fresh.summaries([traceId]))[0]).toMatchObject({ span_count: 1, session_id: '' });
   });
 });
