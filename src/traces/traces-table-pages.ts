@@ -130,10 +130,12 @@ export const selectTracePage = defineQuery({
 
 /**
  * The newest-first list without a filter, for the service to merge the pending traces into
- * (unapplied-pages.ts), in one statement: the first `reach` stored summaries from the cursor, as
- * [trace id, item, sort key], none left out (the service drops the pending ones, so `reach`
- * counts them); with `count`, how many live stored summaries are not pending; and which pending
- * traces the store holds a summary row of, of any version (a key read).
+ * (unapplied-pages.ts), in one statement: the first `reach` stored summaries from the cursor
+ * that are not pending, in no given order, as [trace id, item, sort key]; with `count`,
+ * how many live stored summaries are not pending; and which pending traces the store holds a
+ * summary row of, of any version (a key read). The page's rows are cut at `reach` plus one per
+ * pending trace, then the pending ones left out: a lookup a row of the cut, not of the scan,
+ * and at most `reach` items sent back however many traces are pending (up to 10,000, one a span).
  */
 export const selectNewestStored = defineQuery({
   name: 'selectNewestStored',
@@ -158,9 +160,13 @@ export const selectNewestStored = defineQuery({
       query: `
         SELECT
           (SELECT groupArray([trace_id, item, k]) FROM (
-             SELECT trace_id, item, toString(${key}) AS k FROM traces FINAL
-             WHERE ${live} ${afterRow}
-             ORDER BY ${key} DESC, trace_id ASC
+             SELECT trace_id, item, k FROM (
+               SELECT trace_id, item, toString(${key}) AS k FROM traces FINAL
+               WHERE ${live} ${afterRow}
+               ORDER BY ${key} DESC, trace_id ASC
+               LIMIT {reach:UInt32} + length({pendingIds:Array(String)}))
+             WHERE trace_id NOT IN {pendingIds:Array(String)}
+             ORDER BY k DESC, trace_id ASC
              LIMIT {reach:UInt32})) AS page,
           ${count ? `(SELECT count() FROM traces FINAL WHERE ${live} AND trace_id NOT IN {pendingIds:Array(String)})` : 'NULL'} AS total,
           (SELECT groupUniqArray(trace_id) FROM traces

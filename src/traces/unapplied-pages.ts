@@ -101,17 +101,12 @@ function merged(
   const pendingIds = pendingTraceIds(unapplied);
   const ids = new Set(pendingIds);
   const page: UnappliedTraces['page'] = async ({ after, fetch, offset, count }, settings) => {
-    const [stored] = await selectNewestStored(
-      clickhouse,
-      { workspaceId, pendingIds, after, reach: offset + fetch + pendingIds.length, count },
-      settings,
-    );
+    const [stored] = await selectNewestStored(clickhouse, { workspaceId, pendingIds, after, reach: offset + fetch, count }, settings);
     if (!stored) throw new Error('selectNewestStored: no row');
     const pending = await pendingTraces(clickhouse, workspaceId, unapplied, stored.stored);
-    // The stored rows but the pending traces', and the pending traces strictly after the cursor
-    // (as the statement reads the stored ones).
-    const candidates: PageRow[] = [];
-    for (const [trace_id, item, k] of stored.page) if (!ids.has(trace_id)) candidates.push({ trace_id, item, k });
+    // The stored rows (the pending traces' left out) and the pending traces strictly after the
+    // cursor, as the statement reads the stored ones.
+    const candidates: PageRow[] = stored.page.map(([trace_id, item, k]) => ({ trace_id, item, k }));
     for (const [trace_id, start] of pending.starts) {
       if (!after || start < after.key || (start === after.key && compareBytes(trace_id, after.id) > 0)) {
         candidates.push({ trace_id, item: '', k: start });
