@@ -19,9 +19,10 @@ import type { WriteBatcher } from './write-batcher.js';
  * Any other sort must order the whole matching set before its first row, so it reads a window:
  * by default the last 30 days, at most LOUPE_QUERY_MAX_WINDOW_DAYS.
  *
- * Answered writes not yet applied are in the list at once without waiting for the writer:
- * their summaries, computed for the read, are laid over the stored ones (`unapplied`,
- * pending-summaries.ts).
+ * Answered writes not yet applied are in the list at once without waiting for the writer: the
+ * summaries the flushes will give their traces take the place of the stored ones, laid over
+ * them by the engine or, for the newest-first list without a filter, merged by the service
+ * (unapplied-pages.ts).
  */
 
 const storedTimePattern = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?$/;

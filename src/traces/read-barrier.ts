@@ -6,8 +6,8 @@ import type { WriteBatcher } from './write-batcher.js';
  * route: each first waits for the ingest writes of its workspace answered before it and not yet
  * applied (write-batcher.ts, `readable`), so an answered ingest is readable at once. A route
  * about one trace waits only for that trace's writes. Prompts, keys, prices and the other
- * routes of PostgreSQL never wait. The list (GET /api/traces) does not wait either: it lays the
- * summaries of those writes over the stored ones (pending-summaries.ts).
+ * routes of PostgreSQL never wait. The list (GET /api/traces) does not wait either: it reads
+ * those writes' traces with the stored ones (unapplied-pages.ts).
  */
 const workspaceReads = new Set([
   'GET /api/traces/stats',
