@@ -47,8 +47,11 @@ export async function pendingSummaries(
   // The summaries first (a key read of `traces`, one row a version), then the spans of only the
   // traces the store has a summary row for: a trace that has none has no stored spans but those
   // of a statement under way, which are held here. Traces sent once, the most common, so cost
-  // one light statement.
-  const storedSummaries = await selectPreviousSummaries(clickhouse, { workspaceId, traceIds });
+  // one light statement. A trace whose only summary the statement under way wrote counts as one
+  // without (`freshUnderWay`: its rows are all held here).
+  const storedSummaries = (await selectPreviousSummaries(clickhouse, { workspaceId, traceIds })).filter(
+    (summary) => !unapplied.freshUnderWay?.(summary.trace_id),
+  );
   const summarized = new Set(storedSummaries.map((summary) => summary.trace_id));
   // A trace the store does not hold, that one queued write alone carries, is summarized from
   // that write, once for every read while it waits (`summariesOfWrite`); the others are replayed.

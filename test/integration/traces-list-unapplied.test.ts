@@ -317,5 +317,8 @@ describe('summaries of unapplied writes, step by step as the flushes will apply 
       await (await pendingTraces(ctx.clickhouse, tenant.workspaceId, unapplied, [])).summaries([traceId]),
     );
     expect((await fresh.summaries([traceId]))[0]).toMatchObject({ span_count: 1, session_id: '' });
+    // The overlay of the other lists takes it the same way.
+    const overlaid = await pendingSummaries(ctx.clickhouse, tenant.workspaceId, { ...unapplied, freshUnderWay: (t) => t === traceId });
+    expect(overlaid.rows).toEqual(await fresh.summaries([traceId]));
   });
 });
