@@ -1,9 +1,9 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { inApplyOrder, type SpanRow } from './rows.js';
 import { selectSummarySpans } from './spans-table.js';
-import { compareText } from './summary-usage.js';
 import {
   compareVersion,
+  earliestStart,
   summarizeTraces,
   summarizeTracesInTurns,
   type PreviousSummary,
@@ -94,12 +94,12 @@ type Timed = { trace_id: string; span_id: string; version: string; start_time: s
 /**
  * The pending traces' start times at once and their summaries when asked, given which of them
  * the store holds a summary row of (`held`): only those cost key reads, of their previous
- * summaries and spans, but those the statement under way found the store holding nothing of. A start time follows the summary's rule (summary.ts: the earliest start
- * of the trace's live spans) over the rows the flushes will keep, each span's latest (`keep`:
- * the stored ones, the statement under way's, then the other writes' at the versions
- * `inApplyOrder` gives them); a trace the store holds nothing of has no stored spans but those
- * of the statement under way, which are held here. The summaries are the replay
- * `pendingSummaries` makes (`replay`).
+ * summaries and spans, but those the statement under way found the store holding nothing of.
+ * A start time is the summary's own (`earliestStart`) over the live rows the flushes will keep,
+ * each span's latest (`keep`: the stored ones, the statement under way's, then the other
+ * writes' at the versions `inApplyOrder` gives them); a trace the store holds nothing of has no
+ * stored spans but those of the statement under way, which are held here. The summaries are the
+ * replay `pendingSummaries` makes (`replay`).
  */
 export async function pendingTraces(
   clickhouse: ClickHouseClient,
@@ -109,18 +109,26 @@ export async function pendingTraces(
 ): Promise<PendingTraces> {
   // A trace whose only stored rows the statement under way wrote is replayed from its rows, held here.
   const stored = held.filter((id) => !unapplied.freshUnderWay?.(id));
-  const storedSummaries = stored.length > 0 ? await selectPreviousSummaries(clickhouse, { workspaceId, traceIds: stored }) : [];
-  const storedSpans = stored.length > 0 ? await selectSummarySpans(clickhouse, { workspaceId, traceIds: stored }) : [];
+  // Two reads at once, as the flush's recompute reads them (the embedded engine runs them in turn).
+  const [storedSummaries, storedSpans] =
+    stored.length > 0
+      ? await Promise.all([
+          selectPreviousSummaries(clickhouse, { workspaceId, traceIds: stored }),
+          selectSummarySpans(clickhouse, { workspaceId, traceIds: stored }),
+        ])
+      : [[], []];
   const spans = new Map<string, Timed>();
   for (const span of storedSpans) keep(spans, span);
   for (const row of unapplied.applying) keep(spans, row);
   for (const row of inApplyOrder(unapplied.queued, unapplied.floor).rows) keep(spans, row);
-  const starts = new Map<string, string>();
+  const live = new Map<string, Timed[]>();
   for (const span of spans.values()) {
     if (span.is_deleted) continue;
-    const held = starts.get(span.trace_id);
-    if (held === undefined || compareText(span.start_time, held) < 0) starts.set(span.trace_id, span.start_time);
+    const group = live.get(span.trace_id);
+    if (group) group.push(span);
+    else live.set(span.trace_id, [span]);
   }
+  const starts = new Map([...live].map(([traceId, group]) => [traceId, earliestStart(group)]));
   const previous = storedSummaries.filter((summary) => summary.is_deleted === 0);
   return {
     starts,
@@ -146,6 +154,7 @@ async function replay(
   storedSpans: StoredFacts[],
   storedPrevious: PreviousSummary[],
 ): Promise<TraceSummaryRow[]> {
+  if (replayed.size === 0) return [];
   const spans = new Map<string, StoredFacts>();
   const live = (ids: Set<string>) => [...spans.values()].filter((span) => span.is_deleted === 0 && ids.has(span.trace_id));
   for (const span of storedSpans) keep(spans, span);
@@ -214,24 +223,18 @@ function summariesOfWrite(workspaceId: string, rows: readonly SpanRow[] | undefi
   if (!rows) return undefined;
   let summaries = writeSummaries.get(rows);
   if (!summaries) {
-    const { spans, written } = keptOfWrite(rows);
-    summaries = new Map(summarizeTraces(workspaceId, spans, [], '0', written).map((row) => [row.trace_id, row]));
+    const versions = new Map<string, string | null>();
+    for (const row of rows) {
+      const held = versions.get(row.trace_id);
+      versions.set(row.trace_id, held === undefined || held === row.version ? row.version : null);
+    }
+    const spans = new Map<string, StoredFacts>();
+    const written = rows.filter((row) => versions.get(row.trace_id) !== null);
+    for (const row of written) keep(spans, factsOf(row));
+    summaries = new Map(summarizeTraces(workspaceId, [...spans.values()], [], '0', written).map((row) => [row.trace_id, row]));
     writeSummaries.set(rows, summaries);
   }
   return summaries;
-}
-
-/** The rows of one write's traces that carry one version in it (`written`), and of those each span's kept row (`spans`). */
-function keptOfWrite(rows: readonly SpanRow[]): { spans: StoredFacts[]; written: SpanRow[] } {
-  const versions = new Map<string, string | null>();
-  for (const row of rows) {
-    const held = versions.get(row.trace_id);
-    versions.set(row.trace_id, held === undefined || held === row.version ? row.version : null);
-  }
-  const spans = new Map<string, StoredFacts>();
-  const written = rows.filter((row) => versions.get(row.trace_id) !== null);
-  for (const row of written) keep(spans, factsOf(row));
-  return { spans: [...spans.values()], written };
 }
 
 function previousOf(row: TraceSummaryRow): PreviousSummary {

@@ -55,6 +55,17 @@ function keepEarlier<T extends string | string[]>(
   return previous;
 }
 
+/**
+ * A trace's start time: the earliest start of its live spans (at least one), as stored text
+ * ('YYYY-MM-DD hh:mm:ss.ffffff', whose order is the time's). The newest-first list orders
+ * unapplied traces by it too (pending-summaries.ts).
+ */
+export function earliestStart(spans: ReadonlyArray<{ start_time: string }>): string {
+  let start = spans[0]!.start_time;
+  for (const span of spans) if (compareText(span.start_time, start) < 0) start = span.start_time;
+  return start;
+}
+
 /** With several root spans the earliest one (then the lowest span id) speaks for the trace. */
 function rootSpan(spans: SpanFacts[]): SpanFacts | undefined {
   let root: SpanFacts | undefined;
@@ -133,11 +144,9 @@ export function summarizeTrace(
   };
   const text = (field: TextField, previousValue: string | undefined) => kept((s) => s[field], previousValue, '');
   let source = first;
-  let start = first.start_time;
   let errors = 0;
   for (const span of spans) {
     if (compareVersion(span.version, source.version) > 0) source = span;
-    if (compareText(span.start_time, start) < 0) start = span.start_time;
     if (span.status === 'error') errors += 1;
   }
   const row: Omit<TraceSummaryRow, 'item'> = {
@@ -152,7 +161,7 @@ export function summarizeTrace(
     tags: kept((s) => s.tags, previous?.tags, []),
     status: root ? (root.status === 'error' ? 'error' : 'completed') : 'running',
     trace_kind: root?.kind ?? '',
-    start_time: start,
+    start_time: earliestStart(spans),
     end_time: root?.end_time ?? null,
     duration_ms: root?.duration_ms ?? null,
     model: model?.model ?? '',
