@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { readMigrations } from './postgres.js';
 import { renderClickhouseMigration, splitStatements, type DdlOptions } from './clickhouse-ddl.js';
+import { bindParameters } from './embedded-parameters.js';
 
 export type { ClickHouseClient };
 
@@ -58,7 +59,26 @@ export interface ClickhouseOptions {
 
 let embeddedPath: string | undefined;
 
-async function createEmbeddedConnection(dir: string) {
+/**
+ * The shared settings, once per embedded session. A session whose parameters are bound here
+ * sends their values in the text (a flush's key read names up to 10,000 traces): the text may
+ * be longer than the engine's default 256 KiB.
+ */
+async function setShared(client: ClickHouseClient, bindHere: boolean) {
+  const settings = { ...sharedSettings, ...(bindHere && { max_query_size: 64 * 1024 * 1024 }) };
+  for (const [name, value] of Object.entries(settings)) {
+    await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
+  }
+}
+
+type EmbeddedConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
+
+/**
+ * A session of the embedded engine. With `bindHere`, its statements' parameters are bound before
+ * the engine sees them (embedded-parameters.ts, decision 084): the engine's library runs every
+ * statement with parameters of the process one after another, all sessions together.
+ */
+async function createEmbeddedConnection(dir: string, bindHere: boolean): Promise<EmbeddedConnection> {
   // The engine binds one data directory per process; a second one is a programming error.
   if (embeddedPath !== undefined && embeddedPath !== dir) {
     throw new Error(`The embedded ClickHouse engine is bound to ${embeddedPath} in this process; cannot open ${dir}`);
@@ -66,7 +86,24 @@ async function createEmbeddedConnection(dir: string) {
   embeddedPath = dir;
   mkdirSync(dir, { recursive: true });
   const { createChdbConnection } = await import('chdb/connection');
-  return createChdbConnection({ path: dir });
+  // chdb types its Connection against its own copy of @clickhouse/client-common; the shape is the same.
+  const connection = createChdbConnection({ path: dir }) as unknown as EmbeddedConnection & object;
+  if (!bindHere) return connection;
+  type Params = { query: string; query_params?: Record<string, unknown> };
+  const bound = <T extends Params>(params: T): T =>
+    params.query_params && Object.keys(params.query_params).length > 0
+      ? { ...params, query: bindParameters(params.query, params.query_params), query_params: undefined }
+      : params;
+  return new Proxy(connection, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property === 'query' || property === 'command' || property === 'exec') {
+        return (params: Params) => (value as (p: Params) => unknown).call(target, bound(params));
+      }
+      return (value as (...args: unknown[]) => unknown).bind(target);
+    },
+  });
 }
 
 export async function openClickhouse(options: ClickhouseOptions): Promise<ClickhouseStore> {
@@ -86,22 +123,15 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
     return { client, writeClient: client, database: options.database, embedded: false, close: () => client.close() };
   }
   const dir = path.resolve(options.dataDir, 'clickhouse');
-  const connection = await createEmbeddedConnection(dir);
-  // chdb types its Connection against its own copy of @clickhouse/client-common; the shape is the same.
-  const client = createClient({
-    connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'],
-    database: options.database,
-  });
+  const client = createClient({ connection: await createEmbeddedConnection(dir, true), database: options.database });
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
   // The embedded connection does not pass the client's `database` on to the engine; its
   // session does keep a USE, so unqualified names resolve in the configured database as
   // they do on a server.
   await client.command({ query: `USE ${options.database}` });
-  for (const [name, value] of Object.entries(sharedSettings)) {
-    await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
-  }
+  await setShared(client, true);
   if (options.readNice) await client.command({ query: `SET os_thread_priority = ${Math.trunc(options.readNice)}` });
-  const writer = await openClickhouseSession(options, options.database);
+  const writer = await openClickhouseSession(options, options.database, true);
   // The writer's statements run at a lower OS priority than reads and than the service's own
   // thread, which answers requests: on a few cores a flush then yields to them, and the flushes
   // grow larger instead (docs/benchmarks.md, 2026-11-23). The engine applies it only with
@@ -125,7 +155,12 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
  * database; in the embedded engine a second session on the same directory, which keeps its
  * own USE and its own SETs apart from the main session's.
  */
-export async function openClickhouseSession(options: ClickhouseOptions, database: string): Promise<ClickhouseStore> {
+export async function openClickhouseSession(
+  options: ClickhouseOptions,
+  database: string,
+  /** The service's own statements (the writer's): parameters bound before the embedded engine sees them. Callers' SQL: false. */
+  bindHere = false,
+): Promise<ClickhouseStore> {
   if (options.url) {
     const client = createClient({
       clickhouse_settings: sharedSettings,
@@ -136,15 +171,12 @@ export async function openClickhouseSession(options: ClickhouseOptions, database
     });
     return { client, writeClient: client, database, embedded: false, close: () => client.close() };
   }
-  const connection = await createEmbeddedConnection(path.resolve(options.dataDir, 'clickhouse'));
   const client = createClient({
-    connection: connection as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'],
+    connection: await createEmbeddedConnection(path.resolve(options.dataDir, 'clickhouse'), bindHere),
     database,
   });
   await client.command({ query: `USE ${database}` });
-  for (const [name, value] of Object.entries(sharedSettings)) {
-    await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
-  }
+  await setShared(client, bindHere);
   return { client, writeClient: client, database, embedded: true, close: () => client.close() };
 }
 
