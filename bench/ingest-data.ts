@@ -107,11 +107,24 @@ export function makeTrace(traceId: string, base: number): Trace {
  * One request body as JSON text with a `@@nnn` placeholder per trace id. `withoutCost`: the
  * LLM spans send no cost (as OpenTelemetry instrumentations do), so ingest prices them.
  */
+const templateBase = Date.parse('2025-06-01T12:00:00.000Z');
+
 export function makeBodyTemplate(traces: number, withoutCost = false): string {
-  const base = Date.parse('2025-06-01T12:00:00.000Z');
-  const made = Array.from({ length: traces }, (_, i) => makeTrace(`@@${String(i).padStart(3, '0')}`, base + i * 1000));
+  const made = Array.from({ length: traces }, (_, i) => makeTrace(`@@${String(i).padStart(3, '0')}`, templateBase + i * 1000));
   if (withoutCost) for (const t of made) for (const s of t.spans) delete s.costUsd;
   return JSON.stringify({ traces: made });
+}
+
+/**
+ * The template's times moved to start at `now`: a body's traces start as it is sent, a second
+ * apart, as a real client's current traces do (the template is dated 2025-06-01T12:00:00Z).
+ */
+export function fillStartTimes(template: string, now: number): string {
+  const shift = now - templateBase;
+  return template.replace(
+    /"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"/g,
+    (_, time: string) => `"${new Date(Date.parse(time) + shift).toISOString()}"`,
+  );
 }
 
 /** Random 32-hex trace ids, as OpenTelemetry makes them: a batch's traces spread over the whole key space. */

@@ -1,6 +1,7 @@
 /**
  * Ingest benchmark: `npm run bench -- ingest [--preload 1000000] [--spans 300000] [--seconds 60]
- * [--sustain 0] [--read-every 500] [--compare-readers] [--small-inserts] [--cpu-profile <file>]`; with `--cost-compare`, what pricing at ingest costs instead (ingest-cost.ts).
+ * [--sustain 0] [--read-every 500] [--compare-readers] [--small-inserts] [--cpu-profile <file>]
+ * [--fixed-start-times]`; with `--cost-compare`, what pricing at ingest costs instead (ingest-cost.ts).
  *
  * 1. A child process fills the store with `--preload` spans (rows and summaries inserted
  *    directly, another workspace), then measures the raw engine baseline: the bulk shape's
@@ -21,6 +22,10 @@
  *      `--spans` spans or `--seconds`, whichever comes first;
  *    - with `--sustain N`: the 16-client shape for N seconds, the active parts of `spans` and
  *      `traces` read from system.parts every 15 s.
+ *    The native shapes' traces start as they are sent, as real clients' do (the newest traces
+ *    are the ones being written); with `--fixed-start-times`, at one past date whatever the
+ *    time, as the benchmark sent them before 2026-11-26 (new traces then never lead the
+ *    newest-first list).
  *    With `--cpu-profile <file>`, the service's thread is profiled over the first 15 s of the
  *    16-client shape and the profile written to the file (`.cpuprofile`, for DevTools or any
  *    reader of V8 profiles).
@@ -34,7 +39,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fillTraceIds, makeBodyTemplate, makeTrace, randomTraceId, spansPerTrace, summaryOf } from './ingest-data.js';
+import { fillStartTimes, fillTraceIds, makeBodyTemplate, makeTrace, randomTraceId, spansPerTrace, summaryOf } from './ingest-data.js';
 import { drive, median, percentile, readPairs, sampleReads, serviceGet, type LoadResult } from './ingest-load.js';
 import { exportRequest, spansPerRequest as otlpSpansPerRequest } from './otlp-data.js';
 
@@ -53,6 +58,8 @@ interface Options {
   smallInserts: boolean;
   /** Where to write a CPU profile of the service's thread over the first 15 s of the 16-client shape. */
   cpuProfile?: string;
+  /** The native shapes' traces start at one past date instead of when they are sent. */
+  fixedStartTimes: boolean;
 }
 
 function parseOptions(args: string[]): Options {
@@ -70,6 +77,7 @@ function parseOptions(args: string[]): Options {
     compareReaders: args.includes('--compare-readers'),
     smallInserts: args.includes('--small-inserts'),
     readEvery: value('read-every', 500),
+    fixedStartTimes: args.includes('--fixed-start-times'),
     ...(args.includes('--cpu-profile') && { cpuProfile: path.resolve(args[args.indexOf('--cpu-profile') + 1] ?? 'service.cpuprofile') }),
   };
 }
@@ -367,8 +375,9 @@ async function untilApplied(server: Server, load: Promise<LoadResult>): Promise<
   };
 }
 
-const nativeLoad = (server: Server, tracesPerRequest: number, clients: number, maxSpans: number, maxSeconds: number) => {
+const nativeLoad = (server: Server, tracesPerRequest: number, clients: number, maxSpans: number, maxSeconds: number, fixed: boolean) => {
   const template = makeBodyTemplate(tracesPerRequest);
+  const body = fixed ? () => fillTraceIds(template) : () => fillTraceIds(fillStartTimes(template, Date.now()));
   return untilApplied(
     server,
     drive({
@@ -376,8 +385,7 @@ const nativeLoad = (server: Server, tracesPerRequest: number, clients: number, m
       spansPerRequest: tracesPerRequest * spansPerTrace,
       maxSpans,
       maxSeconds,
-      send: () =>
-        post(server, '/api/traces', fillTraceIds(template), 'application/json', (t) => t.includes(`"accepted":${tracesPerRequest},`)),
+      send: () => post(server, '/api/traces', body(), 'application/json', (t) => t.includes(`"accepted":${tracesPerRequest},`)),
     }),
   );
 };
@@ -496,7 +504,7 @@ export async function run(args: string[]) {
     const server = await startServerChild(dir);
     try {
       settled.push(await server.settle());
-      const bulk = await nativeLoad(server, 100, 4, options.spans, Infinity);
+      const bulk = await nativeLoad(server, 100, 4, options.spans, Infinity, options.fixedStartTimes);
       const traceId = /"traceId":"([0-9a-f]{32})"/.exec(fillTraceIds(makeBodyTemplate(1)))![1]!;
       await post(
         server,
@@ -521,7 +529,7 @@ export async function run(args: string[]) {
       /** The shape at `clients`, with reads timed from the reader's process or, `inline`, from this one. */
       const underLoad = async (clients: number, seconds: number, inline = false) => {
         let done = false;
-        const load = nativeLoad(server, 1, clients, Infinity, seconds).finally(() => (done = true));
+        const load = nativeLoad(server, 1, clients, Infinity, seconds, options.fixedStartTimes).finally(() => (done = true));
         if (clients === 16 && !inline && options.cpuProfile) server.proc.send({ type: 'profile', file: options.cpuProfile });
         if (!inline) {
           const reads = await reader.sampleUntil(load);
@@ -572,7 +580,7 @@ export async function run(args: string[]) {
         const samples: string[] = [];
         const started = performance.now();
         let done = false;
-        const load = nativeLoad(server, 1, 16, Infinity, options.sustain).finally(() => (done = true));
+        const load = nativeLoad(server, 1, 16, Infinity, options.sustain, options.fixedStartTimes).finally(() => (done = true));
         while (!done) {
           const parts = await server.parts();
           samples.push(`${Math.round((performance.now() - started) / 1000)}s spans=${parts.spans ?? 0} traces=${parts.traces ?? 0}`);
