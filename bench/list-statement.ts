@@ -7,7 +7,8 @@
  * the newest-first list with its count (selectTracePage) timed, the median of `--calls`, over the
  * stored summaries alone and over an overlay of `--pending` summaries of unapplied writes (the
  * list under ingest, unapplied-pages.ts: laid over by the engine, or merged by the service for the
- * newest-first list without a filter); first with the table merged into one part, then with
+ * newest-first list without a filter: the keys statement then the stored page, or the keys
+ * statement alone when the pending traces are the newest); first with the table merged into one part, then with
  * merges stopped and small inserts adding parts up to `--parts` active ones, as a sustained
  * ingest keeps them (3 to 13 in `npm run bench -- ingest --sustain 300`). It also times the key
  * read of the pending traces (selectPreviousSummaries), which the list runs first.
@@ -63,7 +64,7 @@ export async function run(args: string[]) {
   const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
   const { nextVersion } = await import('../src/traces/rows.js');
   const { insertTraceSummaries, selectPreviousSummaries } = await import('../src/traces/traces-table.js');
-  const { overlayOf, selectNewestStored, selectTracePage } = await import('../src/traces/traces-table-pages.js');
+  const { overlayOf, selectNewestStored, selectNewestStoredKeys, selectTracePage } = await import('../src/traces/traces-table-pages.js');
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-list-'));
   const store = await openClickhouse({ database: 'loupe', dataDir: dir });
   try {
@@ -109,11 +110,14 @@ export async function run(args: string[]) {
       const stored = await median(options.calls, () => selectTracePage(store.client, { ...page, count: true }));
       const over = await median(options.calls, () => selectTracePage(store.client, { ...page, overlay, count: true }));
       const keyRead = await median(options.calls, () => selectPreviousSummaries(store.client, { workspaceId, traceIds: overlay.ids }));
-      const merged = await median(options.calls, () =>
-        selectNewestStored(store.client, { workspaceId, pendingIds: overlay.ids, reach: 51, count: true }),
-      );
+      const pendingIds = overlay.ids;
+      const keys = await median(options.calls, () => selectNewestStoredKeys(store.client, { workspaceId, pendingIds }));
+      const merged = await median(options.calls, async () => {
+        await selectNewestStoredKeys(store.client, { workspaceId, pendingIds });
+        await selectNewestStored(store.client, { workspaceId, pendingIds, reach: 51 });
+      });
       lines.push(
-        `  ${String(parts).padStart(2)} active parts: page and count ${stored.toFixed(1)} ms; over ${options.pending} pending traces, laid over by the engine ${over.toFixed(1)} ms (${(over / stored).toFixed(1)}x) after their key read ${keyRead.toFixed(1)} ms, merged by the service ${merged.toFixed(1)} ms (${(merged / stored).toFixed(1)}x)`,
+        `  ${String(parts).padStart(2)} active parts: page and count ${stored.toFixed(1)} ms; over ${options.pending} pending traces, laid over by the engine ${over.toFixed(1)} ms (${(over / stored).toFixed(1)}x) after their key read ${keyRead.toFixed(1)} ms, merged by the service ${merged.toFixed(1)} ms (${(merged / stored).toFixed(1)}x), or ${keys.toFixed(1)} ms (${(keys / stored).toFixed(1)}x) when the pending traces are the newest`,
       );
     };
     await measure();

@@ -128,49 +128,69 @@ export const selectTracePage = defineQuery({
   },
 });
 
+const newestStoredParams = z.object({
+  workspaceId,
+  pendingIds: z.array(z.string()).min(1),
+  after: z.object({ key: z.string(), id: z.string() }).optional(),
+});
+
+/** The newest-first order's cursor condition: a row strictly after the cursor's, or `1` without one. */
+function afterCursor(after: { key: string; id: string } | undefined) {
+  const { key, type } = traceSorts['-startTime'];
+  return after ? `(${key} < {afterKey:${type}} OR (${key} = {afterKey:${type}} AND trace_id > {afterId:String}))` : '1';
+}
+
 /**
- * The newest-first list without a filter, for the service to merge the pending traces into
- * (unapplied-pages.ts), in one statement: the first `reach` stored summaries from the cursor
- * that are not pending, in no given order, as [trace id, item, sort key]; with `count`,
- * how many live stored summaries are not pending; and which pending traces the store holds a
- * summary row of, of any version (a key read). The page's rows are cut at `reach` plus one per
- * pending trace, then the pending ones left out: a lookup a row of the cut, not of the scan,
- * and at most `reach` items sent back however many traces are pending (up to 10,000, one a span).
+ * For the newest-first list without a filter, which the service merges with the pending traces
+ * (unapplied-pages.ts), one narrow scan of the live stored summaries' keys: how many are not
+ * pending (`total`); which pending traces the store holds a live summary of (`stored`: only their
+ * stored rows are read to summarize them; one whose stored summary is deleted counts as not
+ * stored, and replaying it from its writes alone gives the same summary, its stored spans being
+ * deleted too); and the newest start time of those not pending after the cursor (`newest`,
+ * null when none): pending traces that start later come first, and when they fill the page the
+ * stored page is not read at all (under a steady ingest, the newest traces are the pending ones).
+ */
+export const selectNewestStoredKeys = defineQuery({
+  name: 'selectNewestStoredKeys',
+  params: newestStoredParams,
+  row: z.object({ total: z.number(), stored: z.array(z.string()), newest: z.string().nullable() }),
+  sql: ({ workspaceId, pendingIds, after }) => ({
+    values: { workspaceId, pendingIds, ...(after && { afterKey: after.key, afterId: after.id }) },
+    query: `
+      SELECT
+        countIf(NOT pending) AS total,
+        groupArrayIf(trace_id, pending) AS stored,
+        if(countIf(NOT pending AND after) = 0, NULL, toString(maxIf(start_time, NOT pending AND after))) AS newest
+      FROM (
+        SELECT trace_id, start_time, trace_id IN {pendingIds:Array(String)} AS pending, ${afterCursor(after)} AS after
+        FROM traces FINAL
+        WHERE workspace_id = {workspaceId:String} AND is_deleted = 0)`,
+  }),
+});
+
+/**
+ * The first `reach` live stored summaries after the cursor that are not pending, newest first,
+ * ties by trace id: cut at `reach` plus one row per pending trace, then the pending ones left
+ * out (a lookup a row of the cut, not of the scan), so that at most `reach` items come back
+ * however many traces are pending (up to 10,000, one a span).
  */
 export const selectNewestStored = defineQuery({
   name: 'selectNewestStored',
-  params: z.object({
-    workspaceId,
-    pendingIds: z.array(z.string()).min(1),
-    after: z.object({ key: z.string(), id: z.string() }).optional(),
-    reach: z.number().int().min(1),
-    count: z.boolean(),
-  }),
-  row: z.object({
-    page: z.array(z.tuple([z.string(), z.string(), z.string()])),
-    total: z.number().nullable(),
-    stored: z.array(z.string()),
-  }),
-  sql: ({ workspaceId, pendingIds, after, reach, count }) => {
-    const { key, type } = traceSorts['-startTime'];
-    const afterRow = after ? `AND (${key} < {afterKey:${type}} OR (${key} = {afterKey:${type}} AND trace_id > {afterId:String}))` : '';
-    const live = 'workspace_id = {workspaceId:String} AND is_deleted = 0';
+  params: newestStoredParams.extend({ reach: z.number().int().min(1) }),
+  row: z.object({ trace_id: z.string(), item: z.string(), k: z.string() }),
+  sql: ({ workspaceId, pendingIds, after, reach }) => {
+    const { key } = traceSorts['-startTime'];
     return {
       values: { workspaceId, pendingIds, reach, ...(after && { afterKey: after.key, afterId: after.id }) },
       query: `
-        SELECT
-          (SELECT groupArray([trace_id, item, k]) FROM (
-             SELECT trace_id, item, k FROM (
-               SELECT trace_id, item, toString(${key}) AS k FROM traces FINAL
-               WHERE ${live} ${afterRow}
-               ORDER BY ${key} DESC, trace_id ASC
-               LIMIT {reach:UInt32} + length({pendingIds:Array(String)}))
-             WHERE trace_id NOT IN {pendingIds:Array(String)}
-             ORDER BY k DESC, trace_id ASC
-             LIMIT {reach:UInt32})) AS page,
-          ${count ? `(SELECT count() FROM traces FINAL WHERE ${live} AND trace_id NOT IN {pendingIds:Array(String)})` : 'NULL'} AS total,
-          (SELECT groupUniqArray(trace_id) FROM traces
-           WHERE workspace_id = {workspaceId:String} AND trace_id IN {pendingIds:Array(String)}) AS stored`,
+        SELECT trace_id, item, k FROM (
+          SELECT trace_id, item, toString(${key}) AS k FROM traces FINAL
+          WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND ${afterCursor(after)}
+          ORDER BY ${key} DESC, trace_id ASC
+          LIMIT {reach:UInt32} + length({pendingIds:Array(String)}))
+        WHERE trace_id NOT IN {pendingIds:Array(String)}
+        ORDER BY k DESC, trace_id ASC
+        LIMIT {reach:UInt32}`,
     };
   },
 });

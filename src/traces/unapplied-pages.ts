@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { pendingSummaries, pendingTraceIds, pendingTraces } from './pending-summaries.js';
 import type { TraceFilter } from './traces-table.js';
-import { overlayOf, selectNewestStored, selectTraceCount, selectTracePage } from './traces-table-pages.js';
+import { overlayOf, selectNewestStored, selectNewestStoredKeys, selectTraceCount, selectTracePage } from './traces-table-pages.js';
 import type { TraceSort } from './schemas.js';
 import type { UnappliedWrites, WriteBatcher } from './write-batcher.js';
 
@@ -30,10 +30,12 @@ export interface PageRow {
  * - for any filter and order, the engine lays them over the store (`overlaid`): every pending
  *   trace is summarized first, and the page statement reads those summaries with the filter;
  * - for the newest-first list without a filter (the console's first screen, and most reads
- *   under ingest), the service merges them (`merged`): the statement reads the stored page as
- *   it is and tells which pending traces the store holds (only their spans are read); the
- *   pending traces need only their start times, and a summary each for the page's rows alone
- *   (docs/decisions/083-newest-first-list-merged-by-the-service.md).
+ *   under ingest), the service merges them (`merged`): a scan of the stored keys counts the
+ *   stored traces, tells which pending traces the store holds (only their spans are read) and
+ *   the newest stored start time; the pending traces need only their start times, the stored
+ *   page is read only when those that start later do not fill the page, and a summary each
+ *   for the page's pending rows alone (docs/decisions/083-newest-first-list-merged-by-the-service.md,
+ *   085-pending-traces-ahead-of-the-stored-page.md).
  */
 export interface UnappliedTraces {
   /** Every pending trace. */
@@ -101,23 +103,30 @@ function merged(
   const pendingIds = pendingTraceIds(unapplied);
   const ids = new Set(pendingIds);
   const page: UnappliedTraces['page'] = async ({ after, fetch, offset, count }, settings) => {
-    const [stored] = await selectNewestStored(clickhouse, { workspaceId, pendingIds, after, reach: offset + fetch, count }, settings);
-    if (!stored) throw new Error('selectNewestStored: no row');
-    const pending = await pendingTraces(clickhouse, workspaceId, unapplied, stored.stored);
-    // The stored rows (the pending traces' left out) and the pending traces strictly after the
-    // cursor, as the statement reads the stored ones.
-    const candidates: PageRow[] = stored.page.map(([trace_id, item, k]) => ({ trace_id, item, k }));
+    const reach = offset + fetch;
+    const [keys] = await selectNewestStoredKeys(clickhouse, { workspaceId, pendingIds, after }, settings);
+    if (!keys) throw new Error('selectNewestStoredKeys: no row');
+    const pending = await pendingTraces(clickhouse, workspaceId, unapplied, keys.stored);
+    // The pending traces strictly after the cursor, as the statements read the stored ones.
+    const candidates: PageRow[] = [];
     for (const [trace_id, start] of pending.starts) {
       if (!after || start < after.key || (start === after.key && compareBytes(trace_id, after.id) > 0)) {
         candidates.push({ trace_id, item: '', k: start });
       }
     }
-    const rows = candidates.sort(newestFirst).slice(offset, offset + fetch);
+    // Pending traces that start after every stored one come first: when they fill the page, the
+    // stored page is not read (the common case under a steady ingest).
+    const ahead = candidates.filter((row) => keys.newest === null || row.k > keys.newest).length;
+    if (ahead < reach) {
+      const stored = await selectNewestStored(clickhouse, { workspaceId, pendingIds, after, reach }, settings);
+      candidates.push(...stored);
+    }
+    const rows = candidates.sort(newestFirst).slice(offset, reach);
     // Only the page's pending traces are summarized, for their items.
     const summaries = await pending.summaries(rows.filter((row) => ids.has(row.trace_id)).map((row) => row.trace_id));
     const items = new Map(summaries.map((summary) => [summary.trace_id, summary.item]));
     for (const row of rows) if (ids.has(row.trace_id)) row.item = items.get(row.trace_id)!;
-    return { rows, total: stored.total === null ? undefined : stored.total + pending.starts.size };
+    return { rows, total: count ? keys.total + pending.starts.size : undefined };
   };
 
   return {
