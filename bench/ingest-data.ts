@@ -115,16 +115,22 @@ export function makeBodyTemplate(traces: number, withoutCost = false): string {
   return JSON.stringify({ traces: made });
 }
 
+const templateTime = /"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"/g;
+const latestTimes = new Map<string, number>();
+
 /**
- * The template's times moved to start at `now`: a body's traces start as it is sent, a second
- * apart, as a real client's current traces do (the template is dated 2025-06-01T12:00:00Z).
+ * The template's times moved so that its latest is `now`: a body's traces end as it is sent, as
+ * the traces a real client flushes do, and start a few seconds before (the template is dated
+ * 2025-06-01T12:00:00Z, a second between traces).
  */
 export function fillStartTimes(template: string, now: number): string {
-  const shift = now - templateBase;
-  return template.replace(
-    /"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"/g,
-    (_, time: string) => `"${new Date(Date.parse(time) + shift).toISOString()}"`,
-  );
+  let latest = latestTimes.get(template);
+  if (latest === undefined) {
+    latest = Math.max(...[...template.matchAll(templateTime)].map((m) => Date.parse(m[1]!)));
+    latestTimes.set(template, latest);
+  }
+  const shift = now - latest;
+  return template.replace(templateTime, (_, time: string) => `"${new Date(Date.parse(time) + shift).toISOString()}"`);
 }
 
 /** Random 32-hex trace ids, as OpenTelemetry makes them: a batch's traces spread over the whole key space. */
