@@ -61,19 +61,8 @@ describe('statement parameters bound by the service', () => {
       };
       const here = await read(store.client, params);
       expect(here).toEqual(await read(engineBound.client, params));
-      expect(here).toEqual([
-        {
-          s,
-          ids: [...hostile, s],
-          none: [],
-          t: '2026-03-01 10:03:04.123456',
-          big: '18446744073709551615',
-          n: 51,
-          f: 0.1,
-          literal: '{s:String}',
-          count: hostile.length + 1,
-        },
-      ]);
+      // Each value comes back as it was sent (the time and the 64-bit integer as the engine writes them).
+      expect(here).toEqual([{ ...params, literal: '{s:String}', count: hostile.length + 1 }]);
     }
   });
 
