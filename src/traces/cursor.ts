@@ -60,3 +60,6 @@ export function decodeCursor(text: string, digest: string): CursorState {
   if (s.q !== digest) throw invalid('belongs to a query with other parameters: send the same parameters as the first page');
   return s as CursorState;
 }
+
+/** The bound values of a keyset condition after a row (`{afterKey:…}`, `{afterId:String}`); nothing without one. */
+export const afterValues = (after: { key: string; id: string } | undefined) => after && { afterKey: after.key, afterId: after.id };

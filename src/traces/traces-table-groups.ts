@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineQuery } from '../stores/clickhouse-query.js';
+import { afterValues } from './cursor.js';
 import { traceFilterSchema, traceSummaryFilter, userTraceCandidates } from './traces-table.js';
 
 /**
@@ -60,7 +61,6 @@ export type UserRow = z.output<typeof userGroupRow>;
 /** The keyset condition of a page after a group: older activity, or the same and a higher id. */
 const afterGroup = (column: string) =>
   `HAVING activity < {afterKey:DateTime64(6, 'UTC')} OR (activity = {afterKey:DateTime64(6, 'UTC')} AND ${column} > {afterId:String})`;
-const afterValues = (after: { key: string; id: string } | undefined) => after && { afterKey: after.key, afterId: after.id };
 
 /** The group figures both lists give, over the rows of one statement. */
 const sharedFigures = `count() AS traceCount,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineQuery } from '../stores/clickhouse-query.js';
+import { afterValues } from './cursor.js';
 import type { TraceSort } from './schemas.js';
 import type { TraceSummaryRow } from './summary-rows.js';
 import { traceFilterSchema, traceSummaryFilter, type TraceFilter } from './traces-table.js';
@@ -61,6 +62,12 @@ export function overlayOf(traceIds: string[], rows: TraceSummaryRow[]): { overla
   return { overlay: { ids: traceIds, rows: rows.map(line).join('\n') }, items: new Map(rows.map((row) => [row.trace_id, row.item])) };
 }
 
+/** The condition of a row strictly after the cursor's (`afterKey`, `afterId`) in the sort's order; `1` without a cursor. */
+function afterCursor(sort: TraceSort, after: { key: string; id: string } | undefined): string {
+  const { key, type, desc } = traceSorts[sort];
+  return after ? `(${key} ${desc ? '<' : '>'} {afterKey:${type}} OR (${key} = {afterKey:${type}} AND trace_id > {afterId:String}))` : '1';
+}
+
 /**
  * A page of summaries in the sort's order, ties by trace id ascending, from `offset` or strictly
  * after a row (a cursor's sort key and trace id); `k` is the row's sort key as the engine
@@ -82,10 +89,8 @@ export const selectTracePage = defineQuery({
   row: z.object({ trace_id: z.string(), item: z.string(), k: z.string(), total: z.number().optional() }),
   sql: ({ workspaceId, filter, sort, after, fetch, offset, overlay, count }) => {
     const { where, values } = traceSummaryFilter(filter);
-    const { key, type, desc } = traceSorts[sort];
-    const afterRow = after
-      ? `AND (${key} ${desc ? '<' : '>'} {afterKey:${type}} OR (${key} = {afterKey:${type}} AND trace_id > {afterId:String}))`
-      : '';
+    const { key, desc } = traceSorts[sort];
+    const afterRow = after ? `AND ${afterCursor(sort, after)}` : '';
     const order = `${desc ? 'DESC' : 'ASC'}, trace_id ASC`;
     const total = count ? `, (${countOf(filter, overlay)}) AS total` : '';
     const bound = {
@@ -93,7 +98,7 @@ export const selectTracePage = defineQuery({
       workspaceId,
       fetch,
       offset,
-      ...(after && { afterKey: after.key, afterId: after.id }),
+      ...afterValues(after),
       ...(overlay && { overlayIds: overlay.ids, overlayRows: overlay.rows }),
     };
     if (!overlay) {
@@ -134,12 +139,6 @@ const newestStoredParams = z.object({
   after: z.object({ key: z.string(), id: z.string() }).optional(),
 });
 
-/** The newest-first order's cursor condition: a row strictly after the cursor's, or `1` without one. */
-function afterCursor(after: { key: string; id: string } | undefined) {
-  const { key, type } = traceSorts['-startTime'];
-  return after ? `(${key} < {afterKey:${type}} OR (${key} = {afterKey:${type}} AND trace_id > {afterId:String}))` : '1';
-}
-
 /**
  * For the newest-first list without a filter, which the service merges with the pending traces
  * (unapplied-pages.ts), one narrow scan of the live stored summaries' keys: how many are not
@@ -155,14 +154,14 @@ export const selectNewestStoredKeys = defineQuery({
   params: newestStoredParams,
   row: z.object({ total: z.number(), stored: z.array(z.string()), newest: z.string().nullable() }),
   sql: ({ workspaceId, pendingIds, after }) => ({
-    values: { workspaceId, pendingIds, ...(after && { afterKey: after.key, afterId: after.id }) },
+    values: { workspaceId, pendingIds, ...afterValues(after) },
     query: `
       SELECT
         countIf(NOT pending) AS total,
         groupArrayIf(trace_id, pending) AS stored,
         if(countIf(NOT pending AND after) = 0, NULL, toString(maxIf(start_time, NOT pending AND after))) AS newest
       FROM (
-        SELECT trace_id, start_time, trace_id IN {pendingIds:Array(String)} AS pending, ${afterCursor(after)} AS after
+        SELECT trace_id, start_time, trace_id IN {pendingIds:Array(String)} AS pending, ${afterCursor('-startTime', after)} AS after
         FROM traces FINAL
         WHERE workspace_id = {workspaceId:String} AND is_deleted = 0)`,
   }),
@@ -181,11 +180,11 @@ export const selectNewestStored = defineQuery({
   sql: ({ workspaceId, pendingIds, after, reach }) => {
     const { key } = traceSorts['-startTime'];
     return {
-      values: { workspaceId, pendingIds, reach, ...(after && { afterKey: after.key, afterId: after.id }) },
+      values: { workspaceId, pendingIds, reach, ...afterValues(after) },
       query: `
         SELECT trace_id, item, k FROM (
           SELECT trace_id, item, toString(${key}) AS k FROM traces FINAL
-          WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND ${afterCursor(after)}
+          WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND ${afterCursor('-startTime', after)}
           ORDER BY ${key} DESC, trace_id ASC
           LIMIT {reach:UInt32} + length({pendingIds:Array(String)}))
         WHERE trace_id NOT IN {pendingIds:Array(String)}
