@@ -32,8 +32,6 @@ export function quoteString(value: string): string {
   return `'${value.replace(/[\\'\0\b\f\n\r\t]/g, (c) => escapes[c]!)}'`;
 }
 
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-
 /** A value as a ClickHouse literal: strings, numbers, bigints, booleans, dates, null and arrays of them. */
 export function literalOf(value: unknown): string {
   if (value === null) return 'NULL';
@@ -45,12 +43,8 @@ export function literalOf(value: unknown): string {
     if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
     return String(value);
   }
-  if (value instanceof Date) {
-    const d = value;
-    return quoteString(
-      `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`,
-    );
-  }
+  // 'YYYY-MM-DD hh:mm:ss.mmm' in UTC, as the engine reads a time.
+  if (value instanceof Date) return quoteString(value.toISOString().slice(0, 23).replace('T', ' '));
   if (Array.isArray(value)) return `[${value.map(literalOf).join(', ')}]`;
   throw new Error(`A statement parameter of type ${typeof value} cannot be bound here`);
 }
