@@ -19,6 +19,7 @@ import path from 'node:path';
 import type { ClickHouseClient } from '../src/stores/clickhouse.js';
 import type { TraceSummaryRow } from '../src/traces/summary-rows.js';
 import { makeTrace, randomTraceId, summaryOf } from './ingest-data.js';
+import { median, sampleReads } from './ingest-load.js';
 
 interface Options {
   traces: number;
@@ -39,16 +40,10 @@ function parseOptions(args: string[]): Options {
 
 const workspaceId = 'bench-list';
 
-async function median(calls: number, read: () => Promise<unknown>): Promise<number> {
+/** The median of `calls` calls of `read`, one at a time, after one to warm up. */
+async function medianOf(calls: number, read: () => Promise<unknown>): Promise<number> {
   await read();
-  const times: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const started = performance.now();
-    await read();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+  return median(await sampleReads(async () => void (await read()), { count: calls }));
 }
 
 async function activeParts(clickhouse: ClickHouseClient): Promise<number> {
@@ -107,12 +102,12 @@ export async function run(args: string[]) {
     const lines = [`${options.traces} summaries in one workspace, a page of 50, the median of ${options.calls} calls:`];
     const measure = async () => {
       const parts = await activeParts(store.client);
-      const stored = await median(options.calls, () => selectTracePage(store.client, { ...page, count: true }));
-      const over = await median(options.calls, () => selectTracePage(store.client, { ...page, overlay, count: true }));
-      const keyRead = await median(options.calls, () => selectPreviousSummaries(store.client, { workspaceId, traceIds: overlay.ids }));
+      const stored = await medianOf(options.calls, () => selectTracePage(store.client, { ...page, count: true }));
+      const over = await medianOf(options.calls, () => selectTracePage(store.client, { ...page, overlay, count: true }));
+      const keyRead = await medianOf(options.calls, () => selectPreviousSummaries(store.client, { workspaceId, traceIds: overlay.ids }));
       const pendingIds = overlay.ids;
-      const keys = await median(options.calls, () => selectNewestStoredKeys(store.client, { workspaceId, pendingIds }));
-      const merged = await median(options.calls, async () => {
+      const keys = await medianOf(options.calls, () => selectNewestStoredKeys(store.client, { workspaceId, pendingIds }));
+      const merged = await medianOf(options.calls, async () => {
         await selectNewestStoredKeys(store.client, { workspaceId, pendingIds });
         await selectNewestStored(store.client, { workspaceId, pendingIds, reach: 51 });
       });
