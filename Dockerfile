@@ -32,4 +32,5 @@ ENV HOST=0.0.0.0 PORT=3000 LOUPE_DATA_DIR=/tmp/loupe LOUPE_INGEST_LOG_DIR=/var/l
 VOLUME /var/lib/loupe
 EXPOSE 3000
 # node directly (not npm) so SIGTERM reaches the service and it shuts down gracefully.
-CMD ["node", "--import", "tsx", "src/main.ts", "start"]
+# The V8 flags of src/node-flags.ts, as npm start passes them.
+CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "src/main.ts", "start"]

@@ -42,6 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { fillStartTimes, fillTraceIds, makeBodyTemplate, makeTrace, randomTraceId, spansPerTrace, summaryOf } from './ingest-data.js';
 import { drive, median, percentile, readPairs, sampleReads, serviceGet, type LoadResult } from './ingest-load.js';
 import { exportRequest, spansPerRequest as otlpSpansPerRequest } from './otlp-data.js';
+import { serviceNodeFlags } from '../src/node-flags.js';
 
 const self = fileURLToPath(import.meta.url);
 
@@ -83,7 +84,9 @@ function parseOptions(args: string[]): Options {
 }
 
 function child(role: string, env: Record<string, string>, onMessage: (message: any, proc: ChildProcess) => void) {
-  const proc = fork(self, ['--role', role], { env: { ...process.env, ...env }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  // The service's process runs with the service's V8 flags (src/node-flags.ts), as npm start does.
+  const execArgv = [...(role === 'server' ? serviceNodeFlags : []), '--import', 'tsx'];
+  const proc = fork(self, ['--role', role], { env: { ...process.env, ...env }, execArgv, stdio: 'inherit' });
   proc.on('message', (message) => onMessage(message, proc));
   return proc;
 }

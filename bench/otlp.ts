@@ -17,6 +17,7 @@ import { decodeProtobufRequest, decodeProtobufResponse, encodeProtobufRequest } 
 import { normalizeExport } from '../src/traces/otlp/normalize.js';
 import { exportRequest, spansPerRequest, spansPerTrace, tracesPerRequest } from './otlp-data.js';
 import { runCpu } from './otlp-cpu.js';
+import { serviceNodeFlags } from '../src/node-flags.js';
 
 const self = fileURLToPath(import.meta.url);
 
@@ -89,7 +90,7 @@ export async function run(args: string[]) {
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-otlp-'));
   const proc: ChildProcess = fork(self, ['--role', 'server'], {
     env: { ...process.env, BENCH_DIR: dir },
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...serviceNodeFlags, '--import', 'tsx'],
     stdio: 'inherit',
   });
   try {

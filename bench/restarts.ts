@@ -15,6 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serviceNodeFlags } from '../src/node-flags.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 
@@ -57,7 +58,7 @@ export async function run(args: string[]) {
   }
   async function startOnce(): Promise<boolean> {
     output = '';
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+    child = spawn(process.execPath, [...serviceNodeFlags, '--import', 'tsx', 'src/main.ts', 'start'], {
       cwd: root,
       env: { ...process.env, LOUPE_DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
