@@ -15,7 +15,9 @@
  *    - reference client: 1 trace x 10 spans a request (the client's flush), 16 and 64 clients,
  *      `--seconds` each, while a reader in a process of its own times GET /api/traces and
  *      GET /api/traces/:id, a pair every `--read-every` ms (500; 0: back to back), as a few
- *      people's consoles would (against their idle figures, taken before); with
+ *      people's consoles would (against their idle figures, taken before: 30 of each back to
+ *      back, the goal's figures; then, for comparison only, the same pairs paced as under load
+ *      for 15 s with nothing else running); with
  *      `--compare-readers`, a second 16-client shape times the same reads from this process,
  *      the load generator's, as the benchmark did before;
  *    - OpenTelemetry batch: 512 spans over 64 traces a request as OTLP protobuf, 8 clients,
@@ -466,8 +468,7 @@ async function startReader(url: string, key: string, traceId: string, interval: 
   return {
     /** Medians of `count` reads of each, one after the other. */
     async sample(count: number) {
-      const times = await ask({ type: 'sample', count });
-      return { list: median(times.list), detail: median(times.detail) };
+      return medians(await ask({ type: 'sample', count }));
     },
     /** Every read's time while `load` runs. */
     async sampleUntil(load: Promise<unknown>): Promise<ReaderTimes> {
@@ -480,6 +481,7 @@ async function startReader(url: string, key: string, traceId: string, interval: 
   };
 }
 
+const medians = (times: ReaderTimes) => ({ list: median(times.list), detail: median(times.detail) });
 const rate = (r: LoadResult) => r.spans / r.seconds;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
@@ -523,6 +525,10 @@ export async function run(args: string[]) {
       // clients' requests. With --compare-readers, the figures from this process follow.
       const reader = await startReader(server.url, server.key, traceId, options.readEvery);
       const idle = await reader.sample(30);
+      // The same reads paced as under load, nothing else running: the figures above are of
+      // back-to-back reads, each finding what the last one read still in the caches.
+      const idlePaced =
+        options.readEvery > 0 ? medians(await reader.sampleUntil(new Promise((resolve) => setTimeout(resolve, 15_000)))) : undefined;
       const idleInline = options.compareReaders
         ? {
             list: median(await sampleReads(get('/api/traces'), { count: 30 })),
@@ -536,10 +542,10 @@ export async function run(args: string[]) {
         if (clients === 16 && !inline && options.cpuProfile) server.proc.send({ type: 'profile', file: options.cpuProfile });
         if (!inline) {
           const reads = await reader.sampleUntil(load);
-          return { load: await load, list: median(reads.list), detail: median(reads.detail) };
+          return { load: await load, ...medians(reads) };
         }
         const reads = await readPairs({ list: get('/api/traces'), detail: get(`/api/traces/${traceId}`) }, options.readEvery, () => done);
-        return { load: await load, list: median(reads.list), detail: median(reads.detail) };
+        return { load: await load, ...medians(reads) };
       };
       const c16 = await underLoad(16, options.seconds);
       settled.push(await server.settle());
@@ -570,6 +576,11 @@ export async function run(args: string[]) {
         `GET /api/traces median:       idle ${ms(idle.list)}, under 16 clients ${ms(c16.list)} (${(c16.list / idle.list).toFixed(1)}x, goal <= 2x)`,
         `GET /api/traces/:id median:   idle ${ms(idle.detail)}, under 16 clients ${ms(c16.detail)} (${(c16.detail / idle.detail).toFixed(1)}x, goal <= 2x)`,
         `  (reads timed from a process of their own, a list then a trace ${options.readEvery > 0 ? `every ${options.readEvery} ms` : 'back to back'}, for the whole shape)`,
+        ...(idlePaced
+          ? [
+              `  idle, paced as under load for 15 s (not the goal's figure): list ${ms(idlePaced.list)} (${(c16.list / idlePaced.list).toFixed(1)}x), trace ${ms(idlePaced.detail)} (${(c16.detail / idlePaced.detail).toFixed(1)}x)`,
+            ]
+          : []),
       );
       if (idleInline && c16Inline)
         lines.push(
