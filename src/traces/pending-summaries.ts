@@ -12,7 +12,7 @@ import {
 } from './summary.js';
 import { selectPreviousSummaries } from './traces-table.js';
 import { inTurns } from '../http/turns.js';
-import type { UnappliedWrites } from './write-batcher.js';
+import type { UnappliedWrites } from './write-batcher-types.js';
 
 /** The traces of unapplied writes and their summaries (`pendingSummaries`). */
 export interface PendingSummaries {

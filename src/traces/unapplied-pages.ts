@@ -3,7 +3,8 @@ import { pendingSummaries, pendingTraceIds, pendingTraces } from './pending-summ
 import type { TraceFilter } from './traces-table.js';
 import { overlayOf, selectNewestStored, selectNewestStoredKeys, selectTraceCount, selectTracePage } from './traces-table-pages.js';
 import type { TraceSort } from './schemas.js';
-import type { UnappliedWrites, WriteBatcher } from './write-batcher.js';
+import type { WriteBatcher } from './write-batcher.js';
+import type { UnappliedWrites } from './write-batcher-types.js';
 
 /** A page of the list: its rows in order, and with `count` asked, the filter's total. */
 export interface PageRequest {

@@ -4,47 +4,9 @@ import { flushWrites, type PendingWrite } from './flush.js';
 import { FlushTiming } from './flush-timing.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 import { AppliedWrites } from './applied-writes.js';
-import { alone, retryable, unavailable } from './write-errors.js';
-import { isStoreUnavailable } from '../http/error-handler.js';
-
-/** A workspace's writes not yet applied (`WriteBatcher.unapplied`). */
-export interface UnappliedWrites {
-  /** The rows of the statement under way, with the versions it applies them at. */
-  applying: SpanRow[];
-  /** The other writes' rows, in the order they will be applied, versions not yet raised. */
-  queued: SpanRow[][];
-  /** The newest version applied so far (the statement under way's included). */
-  floor: bigint;
-  /**
-   * Whether the statement under way found the store holding no summary row of the trace, once
-   * it has read the summaries (before it writes any): the store then holds of that trace only
-   * what the statement writes, whose rows are in `applying`. False until then, and for a trace
-   * it does not touch.
-   */
-  freshUnderWay?: (traceId: string) => boolean;
-}
-
-export interface WriteBatcherOptions {
-  /** Rows in one flush at most; the rest wait for the next. */
-  maxRows?: number;
-  /** The longest a flush waits for concurrent callers' writes (see gathering in flush-timing.ts), in ms; 0: never. Without a log only. */
-  maxGatherMs?: number;
-  /**
-   * The write-ahead log (ingest-log.ts). With it, a write is answered once it is in the log on
-   * disk and applied to the engine afterwards; without it, once the engine stored it.
-   */
-  log?: IngestLog;
-  /**
-   * With a log: rows acknowledged and not yet applied at most (10,000); a write past it waits
-   * for room. Each waits in memory as a row and its encoding: twice this cost the service
-   * ~250 MiB more at its peak under bulk ingest, for the same rate (docs/benchmarks.md).
-   */
-  maxBacklogRows?: number;
-  /** With a log: the least time between the starts of two flushes, unless a read waits, in ms. */
-  minFlushIntervalMs?: number;
-  /** Where a write the engine refused alone is reported (the service's logger). */
-  onRefused?: (write: { seq: number; workspaceId: string; rows: number; error: string; keptIn: string }) => void;
-}
+import { unavailable } from './write-errors.js';
+import { applyAnswering, applyLogged, type FlushSteps } from './flush-outcomes.js';
+import type { UnappliedWrites, WriteBatcherOptions } from './write-batcher-types.js';
 
 /**
  * Group commit for ingestion. Concurrent ingest requests share one span insert and one summary
@@ -289,62 +251,20 @@ export class WriteBatcher {
     this.counts.flushMs += performance.now() - started;
   }
 
-  private async run(batch: PendingWrite[]): Promise<void> {
-    if (this.log) return this.apply(batch);
-    try {
-      await this.flush(batch);
-      this.done(batch);
-      for (const w of batch) w.caller?.resolve();
-    } catch (error) {
-      if (batch.length === 1 || isStoreUnavailable(error)) {
-        this.done(batch);
-        for (const w of batch) w.caller?.reject(alone(error, batch.length === 1));
-        return;
-      }
-      // One request's data must never fail another's: each write of the failed flush is
-      // retried alone, and only the writes that fail alone hear of it (the upsert makes
-      // a retry of rows that did land harmless).
+  /** The steps of a flush's outcomes (flush-outcomes.ts): with a log, applied later; without, callers answered. */
+  private readonly steps: FlushSteps = {
+    flush: (batch) => this.flush(batch),
+    isolating: () => {
       this.counts.isolations += 1;
-      for (const w of batch) {
-        try {
-          await this.flush([w]);
-          w.caller?.resolve();
-        } catch (single) {
-          w.caller?.reject(alone(single, true));
-        }
-        this.done([w]);
-      }
-    }
-  }
+    },
+    done: (batch) => this.done(batch),
+    landed: (batch) => this.landed(batch),
+    later: (batch, error) => this.later(batch, error),
+    refuse: (write, error) => this.refuse(write, error),
+  };
 
-  /**
-   * A flush of logged writes, whose callers were answered already. When the store is
-   * unavailable or busy, the writes go back to the head of the queue and are tried again after
-   * a growing delay (reads of their workspaces answer 503 meanwhile, and new writes once the
-   * backlog is full). When the engine refuses the flush, each write is tried alone: the others
-   * are stored, and one the engine refuses alone is kept in `refused.jsonl` beside the log and
-   * reported, never dropped in silence.
-   */
-  private async apply(batch: PendingWrite[]): Promise<void> {
-    try {
-      await this.flush(batch);
-      this.landed(batch);
-      return;
-    } catch (error) {
-      if (retryable(error)) return this.later(batch, error);
-      if (batch.length === 1) return this.refuse(batch[0]!, error);
-    }
-    this.counts.isolations += 1;
-    for (let i = 0; i < batch.length; i += 1) {
-      const w = batch[i]!;
-      try {
-        await this.flush([w]);
-        this.landed([w]);
-      } catch (single) {
-        if (retryable(single)) return this.later(batch.slice(i), single);
-        this.refuse(w, single);
-      }
-    }
+  private run(batch: PendingWrite[]): Promise<void> {
+    return this.log ? applyLogged(this.steps, batch) : applyAnswering(this.steps, batch);
   }
 
   private landed(batch: PendingWrite[]): void {
