@@ -14,6 +14,7 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
 
 const self = fileURLToPath(import.meta.url);
 
@@ -69,27 +70,14 @@ export async function run(args: string[]) {
   const rounds = option(args, 'rounds', 3);
   const connections = option(args, 'connections', 32);
   const maxLease = option(args, 'max-lease', 100);
-  const { loadConfig } = await import('../src/config.js');
-  const { createLogger, openStores, migrate } = await import('../src/server.js');
   const { buildApp } = await import('../src/app.js');
   const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
-  const tenancy = await import('../src/tenancy/store.js');
 
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-auth-'));
-  const config = loadConfig({ LOUPE_DATA_DIR: dir, LOG_LEVEL: 'warn' });
-  const log = createLogger(config);
-  const stores = await openStores(config, log);
+  const { config, log, stores } = await openBenchStores(dir);
   try {
-    await migrate(config, stores);
     const sql = stores.postgres.sql;
-    const organization = await tenancy.createOrganization(sql, {
-      name: 'bench',
-      plan: 'enterprise',
-      rateLimitPerMinute: 1_000_000_000,
-      rateLimitPerDay: 1_000_000_000,
-    });
-    const workspace = await tenancy.createWorkspace(sql, organization.id, 'bench');
-    const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: organization.id, workspaceId: workspace.id });
+    const key = await benchWorkspaceKey(sql, 'bench');
     const deps = { config, sql, clickhouse: stores.clickhouse.client, log };
     const plain = await buildApp(deps);
     const limited = await buildApp({ ...deps, admit: createRateLimiter(sql, { maxLease }).admit });

@@ -18,6 +18,7 @@ import { normalizeExport } from '../src/traces/otlp/normalize.js';
 import { exportRequest, spansPerRequest, spansPerTrace, tracesPerRequest } from './otlp-data.js';
 import { runCpu } from './otlp-cpu.js';
 import { serviceNodeFlags } from '../src/node-flags.js';
+import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
 
 const self = fileURLToPath(import.meta.url);
 
@@ -26,26 +27,13 @@ const self = fileURLToPath(import.meta.url);
  * key of an enterprise organization whose limits are far above what the run sends.
  */
 async function serverRole() {
-  const { loadConfig } = await import('../src/config.js');
-  const { createLogger, openStores, migrate } = await import('../src/server.js');
   const { buildApp } = await import('../src/app.js');
   const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
-  const tenancy = await import('../src/tenancy/store.js');
-  const config = loadConfig({ LOUPE_DATA_DIR: process.env.BENCH_DIR, LOG_LEVEL: 'warn' });
-  const log = createLogger(config);
-  const stores = await openStores(config, log);
-  await migrate(config, stores);
+  const { config, log, stores } = await openBenchStores(process.env.BENCH_DIR);
   const sql = stores.postgres.sql;
   const app = await buildApp({ config, sql, clickhouse: stores.clickhouse.client, log, admit: createRateLimiter(sql).admit });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  const org = await tenancy.createOrganization(sql, {
-    name: 'bench-otlp',
-    plan: 'enterprise',
-    rateLimitPerMinute: 1e8,
-    rateLimitPerDay: 1e9,
-  });
-  const workspace = await tenancy.createWorkspace(sql, org.id, 'bench');
-  const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: org.id, workspaceId: workspace.id });
+  const key = await benchWorkspaceKey(sql, 'bench-otlp');
   process.send!({ url, key });
   process.once('message', () => {
     void app

@@ -1,0 +1,151 @@
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { child } from './ingest-child.js';
+import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
+
+/**
+ * Waits until the engine has no merge running (at most 3 minutes), so each shape starts on a
+ * settled store rather than paying for the merges of the one before; the seconds it waited.
+ */
+export async function settleMerges(clickhouse: import('../src/stores/clickhouse.js').ClickHouseClient) {
+  const started = performance.now();
+  while (performance.now() - started < 180_000) {
+    const result = await clickhouse.query({
+      query: 'SELECT count() AS n FROM system.merges WHERE database = currentDatabase()',
+      format: 'JSONEachRow',
+    });
+    const [row] = await result.json<{ n: number }>();
+    if (Number(row?.n ?? 0) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/** The service with a bench workspace key on an enterprise plan; answers `parts` with the active part counts. */
+export async function serverRole() {
+  const { buildApp } = await import('../src/app.js');
+  const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
+  const server = await import('../src/server.js');
+  const { config, log, stores } = await openBenchStores(process.env.BENCH_DIR);
+  // As the service's start does (LOUPE_REQUEST_NICE, default -10; 0 to compare without).
+  server.raiseRequestPriority(config, log);
+  const sql = stores.postgres.sql;
+  const clickhouse = stores.clickhouse.client;
+  // The service's own writer, as LOUPE_INGEST_ACK configures it (the write-ahead log by default).
+  const writer = server.openWriter(config, stores.clickhouse.writeClient, log);
+  const app = await buildApp({ config, sql, clickhouse, writer, log, admit: createRateLimiter(sql).admit });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const key = await benchWorkspaceKey(sql, 'bench-ingest');
+  process.send!({ type: 'ready', url, key });
+  // How long the service's thread keeps a ready callback waiting, per shape (reset at each 'applied').
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
+  const onMessage = async (message: { type: string }) => {
+    if (message.type === 'applied') {
+      // Answered is not applied with the log: a shape ends when its last write is in the store.
+      const started = performance.now();
+      await writer.settled();
+      const delay = { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6 };
+      loopDelay.reset();
+      process.send!({
+        type: 'applied',
+        seconds: (performance.now() - started) / 1000,
+        counts: writer.counts,
+        log: writer.log?.counts,
+        delay,
+      });
+    } else if (message.type === 'settle') {
+      process.send!({ type: 'settled', seconds: await settleMerges(clickhouse) });
+    } else if (message.type === 'profile') {
+      profileThread((message as { type: string; file: string }).file, 15_000);
+    } else if (message.type === 'parts') {
+      const result = await clickhouse.query({
+        query: `SELECT table, count() AS parts FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('spans', 'traces') GROUP BY table`,
+        format: 'JSONEachRow',
+      });
+      process.send!({
+        type: 'parts',
+        parts: Object.fromEntries((await result.json<{ table: string; parts: number }>()).map((r) => [r.table, Number(r.parts)])),
+      });
+    } else {
+      await app.close();
+      await writer.close();
+      await stores.close();
+      process.exit(0);
+    }
+  };
+  process.on('message', (message: { type: string }) => void onMessage(message));
+}
+
+/** A CPU profile of this thread over the next `ms`, written to `file`. */
+function profileThread(file: string, ms: number) {
+  const session = new Session();
+  session.connect();
+  session.post('Profiler.enable', () =>
+    session.post('Profiler.start', () =>
+      setTimeout(
+        () =>
+          session.post('Profiler.stop', (error, result) => {
+            if (error) console.error(error);
+            else writeFileSync(file, JSON.stringify(result.profile));
+            session.disconnect();
+          }),
+        ms,
+      ),
+    ),
+  );
+}
+
+export interface Server {
+  url: string;
+  key: string;
+  proc: ChildProcess;
+  parts(): Promise<Record<string, number>>;
+  settle(): Promise<number>;
+  /** Waits until every answered write is applied: its seconds, and the writer's counts then. */
+  applied(): Promise<{
+    seconds: number;
+    counts: { flushes: number; flushedRows: number; flushMs: number; insertMs: number };
+    /** The service thread's event loop delay since the last call, in ms. */
+    delay: { p50: number; p99: number };
+    /** The write-ahead log's counts so far, if the writer has one. */
+    log?: { appends: number; syncs: number; syncMs: number };
+  }>;
+}
+
+export function startServerChild(dir: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const waiting: Array<(parts: Record<string, number>) => void> = [];
+    const settling: Array<(seconds: number) => void> = [];
+    const applying: Array<(applied: Awaited<ReturnType<Server['applied']>>) => void> = [];
+    const proc = child('server', { BENCH_DIR: dir }, (message, p) => {
+      if (message.type === 'ready') {
+        resolve({
+          url: message.url,
+          key: message.key,
+          proc: p,
+          parts: () =>
+            new Promise((done) => {
+              waiting.push(done);
+              p.send({ type: 'parts' });
+            }),
+          settle: () =>
+            new Promise((done) => {
+              settling.push(done);
+              p.send({ type: 'settle' });
+            }),
+          applied: () =>
+            new Promise((done) => {
+              applying.push(done);
+              p.send({ type: 'applied' });
+            }),
+        });
+      } else if (message.type === 'parts') waiting.shift()?.(message.parts);
+      else if (message.type === 'settled') settling.shift()?.(message.seconds);
+      else if (message.type === 'applied') applying.shift()?.(message);
+    });
+    proc.on('exit', (code) => code !== 0 && reject(new Error(`server exited with ${code}`)));
+  });
+}
