@@ -6,8 +6,8 @@ import { isStoreUnavailable } from '../http/error-handler.js';
 export interface FlushSteps {
   /** One flush of the writes given. */
   flush(batch: PendingWrite[]): Promise<void>;
-  /** A flush failed and its writes are tried one at a time. */
-  isolating(): void;
+  /** The writer's counts: `isolations`, flushes that failed and whose writes were tried one at a time. */
+  counts: { isolations: number };
   /** The writes given, the head of the queue in order, are applied or refused. */
   done(batch: PendingWrite[]): void;
   /** With a log: the writes given are applied (the store answers again). */
@@ -35,7 +35,7 @@ export async function applyAnswering(steps: FlushSteps, batch: PendingWrite[]): 
       for (const w of batch) w.caller?.reject(alone(error, batch.length === 1));
       return;
     }
-    steps.isolating();
+    steps.counts.isolations += 1;
     for (const w of batch) {
       try {
         await steps.flush([w]);
@@ -65,7 +65,7 @@ export async function applyLogged(steps: FlushSteps, batch: PendingWrite[]): Pro
     if (retryable(error)) return steps.later(batch, error);
     if (batch.length === 1) return steps.refuse(batch[0]!, error);
   }
-  steps.isolating();
+  steps.counts.isolations += 1;
   for (let i = 0; i < batch.length; i += 1) {
     const w = batch[i]!;
     try {

@@ -4,6 +4,7 @@ import { flushWrites, type PendingWrite } from './flush.js';
 import { FlushTiming } from './flush-timing.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 import { AppliedWrites } from './applied-writes.js';
+import { WriteBacklog } from './write-backlog.js';
 import { unavailable } from './write-errors.js';
 import { applyAnswering, applyLogged, type FlushSteps } from './flush-outcomes.js';
 import type { UnappliedWrites, WriteBatcherOptions } from './write-batcher-types.js';
@@ -37,7 +38,6 @@ export class WriteBatcher {
    */
   readonly counts = { writes: 0, flushes: 0, isolations: 0, refused: 0, retries: 0, flushedRows: 0, flushMs: 0, insertMs: 0 };
   private readonly maxRows: number;
-  private readonly maxBacklogRows: number;
   readonly log: IngestLog | undefined;
   private readonly onRefused: WriteBatcherOptions['onRefused'];
   /** When the next flush may start (gathering, resting, retry delays). */
@@ -46,9 +46,8 @@ export class WriteBatcher {
   private seq = 0;
   /** What is applied, and the reads waiting for what is not. */
   private readonly applied: AppliedWrites;
-  /** Rows queued or in a flush. */
-  private backlogRows = 0;
-  private roomWaiters: Array<() => void> = [];
+  /** Rows queued or in a flush, against their bound. */
+  private readonly backlog: WriteBacklog;
   /** The error of the last flush when the store was unavailable; cleared by the next flush that lands. */
   private failing: unknown;
   private closing = false;
@@ -67,7 +66,7 @@ export class WriteBatcher {
     options: WriteBatcherOptions = {},
   ) {
     this.maxRows = options.maxRows ?? 50_000;
-    this.maxBacklogRows = options.maxBacklogRows ?? 10_000;
+    this.backlog = new WriteBacklog(options.maxBacklogRows ?? 10_000);
     this.log = options.log;
     this.timing = new FlushTiming(
       { gathers: !this.log, maxGatherMs: options.maxGatherMs ?? 8, minFlushIntervalMs: options.minFlushIntervalMs ?? 0 },
@@ -103,10 +102,10 @@ export class WriteBatcher {
       });
     }
     if (this.closing) throw unavailable('The service is shutting down; retry shortly');
-    while (this.backlogRows >= this.maxBacklogRows) {
+    while (this.backlog.full) {
       // The store cannot keep up, or is down: the client hears it rather than the backlog growing.
       if (this.failing !== undefined) throw unavailable('The trace store is unavailable; retry shortly');
-      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+      await this.backlog.room();
     }
     this.counts.writes += 1;
     // Encoded once, here, for the log line and for the insert: a flush then joins its writes'
@@ -196,7 +195,7 @@ export class WriteBatcher {
 
   private enqueue(write: PendingWrite): void {
     this.queue.push(write);
-    this.backlogRows += write.rows.length;
+    this.backlog.add(write.rows.length);
     this.timing.arrived(this.queue.length);
     this.schedule();
   }
@@ -254,9 +253,7 @@ export class WriteBatcher {
   /** The steps of a flush's outcomes (flush-outcomes.ts): with a log, applied later; without, callers answered. */
   private readonly steps: FlushSteps = {
     flush: (batch) => this.flush(batch),
-    isolating: () => {
-      this.counts.isolations += 1;
-    },
+    counts: this.counts,
     done: (batch) => this.done(batch),
     landed: (batch) => this.landed(batch),
     later: (batch, error) => this.later(batch, error),
@@ -280,7 +277,7 @@ export class WriteBatcher {
     this.timing.failed();
     this.applied.rejectWaiting(unavailable('The trace store is unavailable; retry shortly'));
     // Writers waiting for room look again: with the store down they hear 503 rather than wait.
-    for (const resolve of this.roomWaiters.splice(0)) resolve();
+    this.backlog.wake();
   }
 
   private refuse(w: PendingWrite, error: unknown): void {
@@ -293,10 +290,9 @@ export class WriteBatcher {
 
   /** The writes given (the head of the queue, in order) are applied or refused. */
   private done(batch: PendingWrite[]): void {
-    for (const w of batch) this.backlogRows -= w.rows.length;
     // The log first: a reader told the writes are applied finds their segments gone.
     if (this.log) void this.log.applied(batch.at(-1)!.seq).catch(() => undefined);
     this.applied.done(batch);
-    if (this.backlogRows < this.maxBacklogRows) for (const resolve of this.roomWaiters.splice(0)) resolve();
+    this.backlog.release(batch.reduce((rows, w) => rows + w.rows.length, 0));
   }
 }
