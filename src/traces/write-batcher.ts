@@ -5,7 +5,7 @@ import { FlushTiming } from './flush-timing.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 import { AppliedWrites } from './applied-writes.js';
 import { WriteBacklog } from './write-backlog.js';
-import { unavailable } from './write-errors.js';
+import { storeUnavailable, unavailable } from './write-errors.js';
 import { applyAnswering, applyLogged, type FlushSteps } from './flush-outcomes.js';
 import type { UnappliedWrites, WriteBatcherOptions } from './write-batcher-types.js';
 
@@ -104,7 +104,7 @@ export class WriteBatcher {
     if (this.closing) throw unavailable('The service is shutting down; retry shortly');
     while (this.backlog.full) {
       // The store cannot keep up, or is down: the client hears it rather than the backlog growing.
-      if (this.failing !== undefined) throw unavailable('The trace store is unavailable; retry shortly');
+      if (this.failing !== undefined) throw storeUnavailable();
       await this.backlog.room();
     }
     this.counts.writes += 1;
@@ -130,7 +130,7 @@ export class WriteBatcher {
   readable(workspaceId: string, traceIds?: readonly string[]): Promise<void> | undefined {
     const seq = this.applied.pendingFor(workspaceId, traceIds);
     if (seq === undefined) return undefined;
-    if (this.failing !== undefined) return Promise.reject(unavailable('The trace store is unavailable; retry shortly'));
+    if (this.failing !== undefined) return Promise.reject(storeUnavailable());
     const applied = this.applied.waitFor(seq);
     this.hurry();
     return applied;
@@ -151,7 +151,7 @@ export class WriteBatcher {
    */
   unapplied(workspaceId: string): UnappliedWrites | undefined {
     if (this.applied.pendingFor(workspaceId) === undefined) return undefined;
-    if (this.failing !== undefined) throw unavailable('The trace store is unavailable; retry shortly');
+    if (this.failing !== undefined) throw storeUnavailable();
     const through = this.applied.appliedThrough;
     const applying = this.applying?.rows.filter((row) => row.workspace_id === workspaceId) ?? [];
     const underWay = new Set(this.applying?.writes);
@@ -275,7 +275,7 @@ export class WriteBatcher {
     this.counts.retries += 1;
     this.queue.unshift(...batch);
     this.timing.failed();
-    this.applied.rejectWaiting(unavailable('The trace store is unavailable; retry shortly'));
+    this.applied.rejectWaiting(storeUnavailable());
     // Writers waiting for room look again: with the store down they hear 503 rather than wait.
     this.backlog.wake();
   }

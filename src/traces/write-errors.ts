@@ -6,6 +6,9 @@ import { isStoreUnavailable } from '../http/error-handler.js';
 /** 503 with `Retry-After`: try again shortly. */
 export const unavailable = (message: string) => new AppError('SERVICE_UNAVAILABLE', message, {}, { 'retry-after': '5' });
 
+/** The 503 of a store that failed, is down or cannot keep up: the client retries, nothing is lost. */
+export const storeUnavailable = () => unavailable('The trace store is unavailable; retry shortly');
+
 /** A failure for the store's sake, worth trying again later: it is down, busy or short of something. */
 export function retryable(error: unknown): boolean {
   if (isStoreUnavailable(error)) return true;

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../http/errors.js';
+import { storeUnavailable } from '../write-errors.js';
 import { storeTraces } from '../ingest.js';
 import { attachStoredContent } from './log-records.js';
 import type { WriteBatcher } from '../write-batcher.js';
@@ -71,7 +72,7 @@ export async function exportSpans(
     if (error instanceof AppError) throw error;
     // A store that failed or is overloaded: exporters retry on 503, so nothing is lost.
     log.error({ err: error }, 'OTLP export could not be stored');
-    throw new AppError('SERVICE_UNAVAILABLE', 'The trace store is unavailable; retry shortly', {}, { 'retry-after': '5' });
+    throw storeUnavailable();
   }
   const rejected = rejections.length;
   return {

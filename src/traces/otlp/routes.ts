@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
+import { storeUnavailable } from '../write-errors.js';
 import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from './json.js';
 import {
   decodeProtobufLogsRequest,
@@ -174,7 +175,7 @@ export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async
         spansUpdated = await storeLogRecords(writer, request.auth.workspaceId, logs);
       } catch (error) {
         request.log.error({ err: error }, 'OTLP log records could not be stored');
-        throw new AppError('SERVICE_UNAVAILABLE', 'The trace store is unavailable; retry shortly', {}, { 'retry-after': '5' });
+        throw storeUnavailable();
       }
       const rejected = logs.rejections.length;
       const errorMessage = summarizeRejections(logs.rejections, logs.recordCount, 'log records');
