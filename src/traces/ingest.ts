@@ -1,7 +1,8 @@
 import { firstIssuePerPath, issuePath } from '../http/errors.js';
 import { repairLoneSurrogates } from '../http/json-bounds.js';
+import { ingestTurns } from '../http/turns.js';
 import { spanPricerFor } from './cost/pricing.js';
-import { toSpanRows } from './rows.js';
+import { toSpanRows, type SpanRow } from './rows.js';
 import type { WriteBatcher } from './write-batcher.js';
 import { limits, traceSchema, type IngestResult, type Trace } from './schemas.js';
 
@@ -13,19 +14,23 @@ import { limits, traceSchema, type IngestResult, type Trace } from './schemas.js
 export async function ingestTraces(writer: WriteBatcher, workspaceId: string, traces: unknown[]): Promise<IngestResult> {
   const valid: Trace[] = [];
   const errors: IngestResult['errors'] = [];
-  traces.forEach((candidate, index) => {
+  // Validated in the thread's ingest turns (http/turns.ts), a body of many traces over several.
+  await ingestTurns.take();
+  for (const [index, candidate] of traces.entries()) {
+    const paused = ingestTurns.pause();
+    if (paused) await paused;
     // Text no UTF-8 store can hold (a lone surrogate) is repaired to U+FFFD, never stored as is.
     const parsed = traceSchema.safeParse(repairLoneSurrogates(candidate));
     if (parsed.success) {
       valid.push(parsed.data);
-      return;
+      continue;
     }
     const traceId =
       typeof (candidate as { traceId?: unknown } | null)?.traceId === 'string' ? (candidate as { traceId: string }).traceId : null;
     for (const issue of firstIssuePerPath(parsed.error.issues).slice(0, limits.issuesPerTrace)) {
       errors.push({ index, traceId, path: issuePath(`traces.${index}`, issue.path), message: issue.message });
     }
-  });
+  }
   await storeTraces(writer, workspaceId, valid);
   return { accepted: valid.length, rejected: traces.length - valid.length, errors };
 }
@@ -40,5 +45,12 @@ export async function ingestTraces(writer: WriteBatcher, workspaceId: string, tr
 export async function storeTraces(writer: WriteBatcher, workspaceId: string, traces: Trace[]): Promise<void> {
   if (traces.length === 0) return;
   const price = await spanPricerFor(writer.clickhouse, workspaceId);
-  await writer.write(workspaceId, toSpanRows(workspaceId, traces, price), [...new Set(traces.map((t) => t.traceId))]);
+  // Rows a trace at a time, in the thread's ingest turns like the validation before them.
+  const rows: SpanRow[] = [];
+  for (const trace of traces) {
+    const paused = ingestTurns.pause();
+    if (paused) await paused;
+    for (const row of toSpanRows(workspaceId, [trace], price)) rows.push(row);
+  }
+  await writer.write(workspaceId, rows, [...new Set(traces.map((t) => t.traceId))]);
 }

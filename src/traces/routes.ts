@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { ingestTraces } from './ingest.js';
+import { ingestTurns } from '../http/turns.js';
 import type { WriteBatcher } from './write-batcher.js';
 import { deleteTrace, getSpan, getTrace, getTraceTree } from './read.js';
 import { listTraces } from './list.js';
@@ -34,6 +35,14 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
   { clickhouse, writer, config },
 ) => {
   const limits = queryLimitsOf(config);
+  // Bodies are parsed in the thread's ingest turns (http/turns.ts), as fastify parses JSON.
+  const parseJson = app.getDefaultJsonParser(
+    app.initialConfig.onProtoPoisoning ?? 'error',
+    app.initialConfig.onConstructorPoisoning ?? 'error',
+  );
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    void ingestTurns.take().then(() => parseJson(request, body as string, done));
+  });
   const ingest = {
     summary: 'Ingest traces with their spans (idempotent upsert by trace and span id)',
     response: { 200: envelope(ingestResultSchema), ...errors },

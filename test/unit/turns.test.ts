@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inTurns } from '../../src/http/turns.js';
+import { inTurns, Turns } from '../../src/http/turns.js';
 
 const busy = (ms: number) => {
   const until = performance.now() + ms;
@@ -24,5 +24,36 @@ describe('inTurns', () => {
   it('does not pause before `ms` have passed', async () => {
     const turn = inTurns(1_000);
     for (let i = 0; i < 100; i += 1) expect(turn()).toBeUndefined();
+  });
+});
+
+describe('Turns', () => {
+  it('runs one step a turn of the event loop, in the order asked, with what arrived meanwhile in between', async () => {
+    const turns = new Turns();
+    const ran: string[] = [];
+    const steps = ['a', 'b', 'c'].map(async (name) => {
+      await turns.take();
+      ran.push(name);
+      busy(1);
+    });
+    // Queued after the three asked: without turns it would run after all three steps.
+    setImmediate(() => ran.push('other'));
+    await Promise.all(steps);
+    expect(ran).toEqual(['a', 'other', 'b', 'c']);
+  });
+
+  it('lets a long step go on until `ms` passed since its turn began, then gives the turn up', async () => {
+    const turns = new Turns();
+    await turns.take();
+    expect(turns.pause(1_000)).toBeUndefined();
+    let other = false;
+    setImmediate(() => (other = true));
+    busy(3);
+    const paused = turns.pause(2);
+    expect(paused).toBeInstanceOf(Promise);
+    expect(other).toBe(false);
+    await paused;
+    expect(other).toBe(true);
+    expect(turns.pause(1_000)).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../http/errors.js';
+import { ingestTurns } from '../../http/turns.js';
 import { storeUnavailable } from '../write-errors.js';
 import { storeTraces } from '../ingest.js';
 import { attachStoredContent } from './log-records.js';
@@ -63,7 +64,10 @@ export async function exportSpans(
   request: PlainExportRequest,
   log: FastifyBaseLogger,
 ): Promise<ExportResult> {
+  // Each step a turn of its own when the one before was long (http/turns.ts).
+  await ingestTurns.pause();
   const { traces, rejections, spanCount } = normalizeExport(request);
+  await ingestTurns.pause();
   const valid = validateTraces(traces, rejections);
   try {
     await storeTraces(writer, workspaceId, valid);

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
+import { ingestTurns } from '../../http/turns.js';
 import { storeUnavailable } from '../write-errors.js';
 import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from './json.js';
 import {
@@ -116,15 +117,18 @@ function decodeLogsBody(body: OtlpBody | undefined): PlainLogsRequest {
 export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async (app, { writer }) => {
   // Only these two encodings, in this scope only: anything else answers 415.
   app.removeAllContentTypeParsers();
+  // Bodies are parsed and decoded in the thread's ingest turns (http/turns.ts).
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-    try {
-      done(null, { encoding: 'json', value: parseOtlpJson(text as string) } satisfies OtlpBody);
-    } catch {
-      done(
-        new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', { issues: [{ path: 'body', message: 'is not valid JSON' }] }),
-        undefined,
-      );
-    }
+    void ingestTurns.take().then(() => {
+      try {
+        done(null, { encoding: 'json', value: parseOtlpJson(text as string) } satisfies OtlpBody);
+      } catch {
+        done(
+          new AppError('VALIDATION_ERROR', 'Request body is not valid JSON', { issues: [{ path: 'body', message: 'is not valid JSON' }] }),
+          undefined,
+        );
+      }
+    });
   });
   app.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (_request, buffer, done) => {
     done(null, { encoding: 'protobuf', value: buffer as Buffer } satisfies OtlpBody);
@@ -134,6 +138,7 @@ export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as OtlpBody | undefined;
+    if (body?.encoding === 'protobuf') await ingestTurns.take();
     const plain = decodeBody(body);
     const leave = gate.enter();
     try {
