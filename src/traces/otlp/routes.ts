@@ -130,15 +130,15 @@ export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async
       }
     });
   });
+  // A protobuf body is decoded by its route's handler, which fastify calls from `done`.
   app.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (_request, buffer, done) => {
-    done(null, { encoding: 'protobuf', value: buffer as Buffer } satisfies OtlpBody);
+    void ingestTurns.take().then(() => done(null, { encoding: 'protobuf', value: buffer as Buffer } satisfies OtlpBody));
   });
 
   const gate = new ExportGate(maxExportsInFlight);
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as OtlpBody | undefined;
-    if (body?.encoding === 'protobuf') await ingestTurns.take();
     const plain = decodeBody(body);
     const leave = gate.enter();
     try {
