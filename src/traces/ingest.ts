@@ -17,8 +17,7 @@ export async function ingestTraces(writer: WriteBatcher, workspaceId: string, tr
   // Validated in the thread's ingest turns (http/turns.ts), a body of many traces over several.
   await ingestTurns.take();
   for (const [index, candidate] of traces.entries()) {
-    const paused = ingestTurns.pause();
-    if (paused) await paused;
+    await ingestTurns.pause();
     // Text no UTF-8 store can hold (a lone surrogate) is repaired to U+FFFD, never stored as is.
     const parsed = traceSchema.safeParse(repairLoneSurrogates(candidate));
     if (parsed.success) {
@@ -48,8 +47,7 @@ export async function storeTraces(writer: WriteBatcher, workspaceId: string, tra
   // Rows a trace at a time, in the thread's ingest turns like the validation before them.
   const rows: SpanRow[] = [];
   for (const trace of traces) {
-    const paused = ingestTurns.pause();
-    if (paused) await paused;
+    await ingestTurns.pause();
     for (const row of toSpanRows(workspaceId, [trace], price)) rows.push(row);
   }
   await writer.write(workspaceId, rows, [...new Set(traces.map((t) => t.traceId))]);
