@@ -12,6 +12,12 @@ export interface PendingWrite {
   /** Each row's JSON, encoded as the write was taken (for the log and the insert); absent for writes replayed from the log. */
   texts?: string[];
   traceIds: string[];
+  /**
+   * Its rows may be in the store already without their traces' summaries: replayed from the log
+   * (a flush may have stored them before the process stopped) or taken by a flush that failed.
+   * Its traces' spans are read back, not taken from the flush's rows (recompute.ts).
+   */
+  maybeStored?: boolean;
   /** Without a log the caller waits for the engine: its promise settles with the flush. */
   caller?: { resolve(): void; reject(error: unknown): void };
 }
@@ -19,7 +25,8 @@ export interface PendingWrite {
 /**
  * What one flush does to the engine: the writes' span rows, at the versions their order gives
  * them above `floor` (`inApplyOrder`), in one insert; then the summaries of the traces they
- * touch, recomputed per workspace (recompute.ts). `applying` hears the rows and the new floor
+ * touch, recomputed per workspace (recompute.ts), the spans of a trace the store held nothing of
+ * taken from the rows written rather than read back (but those of `maybeStored` writes). `applying` hears the rows and the new floor
  * before the insert starts (a read lays them over the store meanwhile: pending-summaries.ts),
  * and `fresh` which traces the store held no summary of before the summaries are written.
  * Returns the newest version written, the rows inserted and the insert's milliseconds.
@@ -41,16 +48,25 @@ export async function flushWrites(
   await insertSpanLines(clickhouse, lines(batch, raised.rows));
   const insertMs = performance.now() - started;
   const traceIds = new Map<string, Set<string>>();
+  const readBack = new Set<string>();
   for (const w of batch) {
     const ids = traceIds.get(w.workspaceId) ?? new Set<string>();
     for (const id of w.traceIds) ids.add(id);
     traceIds.set(w.workspaceId, ids);
+    if (w.maybeStored) for (const id of w.traceIds) readBack.add(`${w.workspaceId}/${id}`);
   }
   let version = raised.floor;
   for (const [workspaceId, ids] of traceIds) {
     const written = raised.rows.filter((row) => row.workspace_id === workspaceId);
-    const newest = await recomputeTraceSummaries(clickhouse, workspaceId, [...ids], version, written, (traceIds) =>
-      fresh(workspaceId, traceIds),
+    const newest = await recomputeTraceSummaries(
+      clickhouse,
+      workspaceId,
+      [...ids],
+      version,
+      written,
+      (traceIds) => fresh(workspaceId, traceIds),
+      // A trace without a summary row has no stored spans but this flush's, unless a write of it may have been stored before.
+      (traceId) => !readBack.has(`${workspaceId}/${traceId}`),
     );
     if (newest > version) version = newest;
   }

@@ -2,8 +2,8 @@ import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { inApplyOrder, type SpanRow } from './rows.js';
 import { selectSummarySpans } from './spans-table.js';
 import {
-  compareVersion,
   earliestStart,
+  keepLatest as keep,
   summarizeTraces,
   summarizeTracesInTurns,
   type PreviousSummary,
@@ -184,14 +184,6 @@ async function replay(
   const written = raised.rows.filter((row) => replayed.has(row.trace_id));
   for (const row of written) keep(spans, factsOf(row));
   return summarizeTracesInTurns(workspaceId, live(replayed), previous, raised.floor.toString(), written);
-}
-
-const spanKey = (span: { trace_id: string; span_id: string }) => `${span.trace_id}\u0000${span.span_id}`;
-
-/** The engine keeps the highest version of a span (LIMIT 1 BY after ORDER BY version DESC); the later of equals here. */
-function keep<T extends { trace_id: string; span_id: string; version: string }>(spans: Map<string, T>, span: T): void {
-  const held = spans.get(spanKey(span));
-  if (!held || compareVersion(span.version, held.version) >= 0) spans.set(spanKey(span), span);
 }
 
 /** For each trace the queued writes touch, the one write carrying it; none when several do or the statement under way does. */

@@ -24,6 +24,14 @@ type TextField = 'trace_name' | 'session_id' | 'environment' | 'service' | 'user
 /** Versions as decimal text, compared as the numbers they are. */
 export const compareVersion = (a: string, b: string) => (a.length !== b.length ? a.length - b.length : compareText(a, b));
 
+const spanKey = (span: { trace_id: string; span_id: string }) => `${span.trace_id}\u0000${span.span_id}`;
+
+/** The engine keeps the highest version of a span (LIMIT 1 BY after ORDER BY version DESC); the later of equals here. */
+export function keepLatest<T extends { trace_id: string; span_id: string; version: string }>(spans: Map<string, T>, span: T): void {
+  const held = spans.get(spanKey(span));
+  if (!held || compareVersion(span.version, held.version) >= 0) spans.set(spanKey(span), span);
+}
+
 /** The latest non-empty value of a trace-level field over the spans, with the version that carried it ('0' when none did). */
 function latestSent<T extends string | string[]>(
   spans: SpanFacts[],

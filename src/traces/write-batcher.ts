@@ -84,7 +84,8 @@ export class WriteBatcher {
     if (writes.length === 0) return;
     this.applied.reopenFrom(writes[0]!.seq);
     for (const write of writes) {
-      this.enqueue({ ...write });
+      // A flush may have stored its rows before the process stopped: its traces are read back.
+      this.enqueue({ ...write, maybeStored: true });
       this.applied.answered(write);
     }
   }
@@ -243,7 +244,11 @@ export class WriteBatcher {
         this.applying = { writes: batch, rows, fresh };
       },
       (workspaceId, traceIds) => fresh.set(workspaceId, new Set(traceIds)),
-    );
+    ).catch((error: unknown) => {
+      // Its rows may be stored without their summaries: whatever flush takes them next reads them back.
+      for (const w of batch) w.maybeStored = true;
+      throw error;
+    });
     this.counts.flushedRows += flushed.rows;
     if (flushed.version > this.appliedVersion) this.appliedVersion = flushed.version;
     this.counts.insertMs += flushed.insertMs;
