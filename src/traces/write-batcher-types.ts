@@ -21,7 +21,10 @@ export interface UnappliedWrites {
 }
 
 export interface WriteBatcherOptions {
-  /** Rows in one flush at most; the rest wait for the next. */
+  /**
+   * Rows in one flush at most (8,000); the rest wait for the next. It bounds what one insert
+   * holds in the engine's memory, apart from the backlog below (docs/benchmarks.md, seventh pass).
+   */
   maxRows?: number;
   /** The longest a flush waits for concurrent callers' writes (see gathering in flush-timing.ts), in ms; 0: never. Without a log only. */
   maxGatherMs?: number;
@@ -31,9 +34,11 @@ export interface WriteBatcherOptions {
    */
   log?: IngestLog;
   /**
-   * With a log: rows acknowledged and not yet applied at most (10,000); a write past it waits
-   * for room. Each waits in memory as a row and its encoding: twice this cost the service
-   * ~250 MiB more at its peak under bulk ingest, for the same rate (docs/benchmarks.md).
+   * With a log: rows acknowledged and not yet applied at most (20,000); a write past it waits
+   * for room. Each waits in memory as a row and its encoding. With flushes of up to 50,000 rows,
+   * 20,000 cost the service ~250 MiB more at its peak under bulk ingest than 10,000 (the flushes
+   * grew with it); with flushes of at most `maxRows`, the backlog absorbs a slow flush (a merge)
+   * without holding clients back (docs/benchmarks.md, seventh pass).
    */
   maxBacklogRows?: number;
   /** With a log: the least time between the starts of two flushes, unless a read waits, in ms. */

@@ -65,8 +65,8 @@ export class WriteBatcher {
     readonly clickhouse: ClickHouseClient,
     options: WriteBatcherOptions = {},
   ) {
-    this.maxRows = options.maxRows ?? 50_000;
-    this.backlog = new WriteBacklog(options.maxBacklogRows ?? 10_000);
+    this.maxRows = options.maxRows ?? 8_000;
+    this.backlog = new WriteBacklog(options.maxBacklogRows ?? 20_000);
     this.log = options.log;
     this.timing = new FlushTiming(
       { gathers: !this.log, maxGatherMs: options.maxGatherMs ?? 8, minFlushIntervalMs: options.minFlushIntervalMs ?? 0 },
