@@ -25,10 +25,11 @@ export interface PendingWrite {
 /**
  * What one flush does to the engine: the writes' span rows, at the versions their order gives
  * them above `floor` (`inApplyOrder`), in one insert; then the summaries of the traces they
- * touch, recomputed per workspace (recompute.ts), the spans of a trace the store held nothing of
- * taken from the rows written rather than read back (but those of `maybeStored` writes). `applying` hears the rows and the new floor
- * before the insert starts (a read lays them over the store meanwhile: pending-summaries.ts),
- * and `fresh` which traces the store held no summary of before the summaries are written.
+ * touch, recomputed per workspace (recompute.ts): the spans of a trace the store held nothing of
+ * are taken from the rows written rather than read back (but those of `maybeStored` writes).
+ * `applying` hears the rows and the new floor before the insert starts (a read lays them over
+ * the store meanwhile: pending-summaries.ts), and `fresh` which traces the store held no summary
+ * of before the summaries are written.
  * Returns the newest version written, the rows inserted and the insert's milliseconds.
  */
 export async function flushWrites(
