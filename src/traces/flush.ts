@@ -29,10 +29,21 @@ export interface PendingWrite {
  * are taken from the rows written rather than read back (but those of `maybeStored` writes).
  * `applying` hears the rows and the new floor before the insert starts (a read lays them over
  * the store meanwhile: pending-summaries.ts), and `fresh` which traces the store held no summary
- * of before the summaries are written.
+ * of before the summaries are written. When it fails, its writes are marked `maybeStored`.
  * Returns the newest version written, the rows inserted and the insert's milliseconds.
  */
-export async function flushWrites(
+export async function flushWrites(...args: Parameters<typeof applyWrites>): ReturnType<typeof applyWrites> {
+  const [, batch] = args;
+  try {
+    return await applyWrites(...args);
+  } catch (error) {
+    // Its rows may be stored without their summaries: whatever flush takes them next reads them back.
+    for (const w of batch) w.maybeStored = true;
+    throw error;
+  }
+}
+
+async function applyWrites(
   clickhouse: ClickHouseClient,
   batch: PendingWrite[],
   floor: bigint,

@@ -43,11 +43,12 @@ export async function recomputeTraceSummaries(
   const fromWritten = new Set(unheld.filter(writtenAlone));
   const read = fromWritten.size === 0 ? traceIds : traceIds.filter((id) => !fromWritten.has(id));
   const latestSpans = read.length > 0 ? await selectSummarySpans(clickhouse, { workspaceId, traceIds: read }) : [];
-  const spans = latestSpans.filter((span) => span.is_deleted === 0);
+  const spans: SpanFacts[] = latestSpans.filter((span) => span.is_deleted === 0);
   if (fromWritten.size > 0) {
+    // The rows written are live: each span's latest, as the engine keeps it.
     const latest = new Map<string, SpanFacts>();
     for (const row of written) if (fromWritten.has(row.trace_id)) keepLatest(latest, row);
-    for (const span of latest.values()) spans.push({ ...span, is_deleted: 0 });
+    for (const span of latest.values()) spans.push(span);
   }
   const previous = latestSummaries.filter((summary) => summary.is_deleted === 0);
   const rows = await summarizeTracesInTurns(workspaceId, spans, previous, floor.toString(), written);

@@ -244,11 +244,7 @@ export class WriteBatcher {
         this.applying = { writes: batch, rows, fresh };
       },
       (workspaceId, traceIds) => fresh.set(workspaceId, new Set(traceIds)),
-    ).catch((error: unknown) => {
-      // Its rows may be stored without their summaries: whatever flush takes them next reads them back.
-      for (const w of batch) w.maybeStored = true;
-      throw error;
-    });
+    );
     this.counts.flushedRows += flushed.rows;
     if (flushed.version > this.appliedVersion) this.appliedVersion = flushed.version;
     this.counts.insertMs += flushed.insertMs;
