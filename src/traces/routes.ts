@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
-import { ingestTraces } from './ingest.js';
+import { ingestRequest, prepareOnThread } from './ingest.js';
 import { ingestTurns } from '../http/turns.js';
 import type { WriteBatcher } from './write-batcher.js';
 import { deleteTrace, getSpan, getTrace, getTraceTree } from './read.js';
@@ -35,13 +35,19 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
   { clickhouse, writer, config },
 ) => {
   const limits = queryLimitsOf(config);
-  // Bodies are parsed in the thread's ingest turns (http/turns.ts), as fastify parses JSON.
+  // Bodies are parsed in the thread's ingest turns (http/turns.ts), as fastify parses JSON. A
+  // native ingest body goes to the ingest thread instead (ingest-thread.ts), which checks its
+  // outer shape with the route's own schema: fastify then validates an empty list of traces,
+  // and the handler stores the rows the thread made.
   const parseJson = app.getDefaultJsonParser(
     app.initialConfig.onProtoPoisoning ?? 'error',
     app.initialConfig.onConstructorPoisoning ?? 'error',
   );
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    void ingestTurns.take().then(() => parseJson(request, body as string, done));
+    const inTurn = () => void ingestTurns.take().then(() => parseJson(request, body as string, done));
+    const shape = request.routeOptions.config.ingestBody;
+    if (shape === undefined) return inTurn();
+    void prepareOnThread(writer, request, body as string, shape).then((prepared) => (prepared ? done(null, { traces: [] }) : inTurn()));
   });
   const ingest = {
     summary: 'Ingest traces with their spans (idempotent upsert by trace and span id)',
@@ -51,12 +57,14 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
 
   app.post('/', {
     schema: { ...ingest, body: ingestBodySchema },
-    handler: async (request, reply) => sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
+    config: { ingestBody: 'traces' },
+    handler: async (request, reply) => sendData(request, reply, await ingestRequest(writer, request, request.body.traces)),
   });
 
   app.post('/batch', {
     schema: { ...ingest, summary: 'Ingest up to 100 traces', body: batchIngestBodySchema },
-    handler: async (request, reply) => sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
+    config: { ingestBody: 'batch' },
+    handler: async (request, reply) => sendData(request, reply, await ingestRequest(writer, request, request.body.traces)),
   });
 
   app.get('/', {
