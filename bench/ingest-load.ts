@@ -16,8 +16,6 @@ export interface LoadResult {
   loopDelay?: { p50: number; p99: number };
   /** The write-ahead log's writes and syncs during the shape: how many, their mean ms. */
   logSyncs?: { count: number; ms: number };
-  /** The share of native bodies the ingest thread prepared during the shape. */
-  onThread?: number;
 }
 
 export interface Load {

@@ -2,7 +2,6 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { ingestThread } from '../src/traces/ingest-thread.js';
 import { child } from './ingest-child.js';
 import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
 
@@ -55,7 +54,6 @@ export async function serverRole() {
         seconds: (performance.now() - started) / 1000,
         counts: writer.counts,
         log: writer.log?.counts,
-        thread: { ...ingestThread.counts },
         delay,
       });
     } else if (message.type === 'settle') {
@@ -114,8 +112,6 @@ export interface Server {
     delay: { p50: number; p99: number };
     /** The write-ahead log's counts so far, if the writer has one. */
     log?: { appends: number; syncs: number; syncMs: number };
-    /** Native bodies prepared on the ingest thread, and left to the service thread, so far. */
-    thread: { prepared: number; leftToCaller: number };
   }>;
 }
 

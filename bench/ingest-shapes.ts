@@ -42,19 +42,16 @@ export function post(server: Server, url: string, body: string | Uint8Array, con
  * write-ahead log the answer comes first, and the spans still to apply would flatter the rate.
  */
 async function untilApplied(server: Server, load: Promise<LoadResult>): Promise<LoadResult> {
-  const { counts: beforeCounts, log: beforeLog, thread: beforeThread } = await server.applied();
+  const { counts: beforeCounts, log: beforeLog } = await server.applied();
   const before = { ...beforeCounts, log: beforeLog };
   const result = await load;
-  const { seconds, counts, delay, log, thread } = await server.applied();
-  const onThread = thread.prepared - beforeThread.prepared;
-  const bodies = onThread + thread.leftToCaller - beforeThread.leftToCaller;
+  const { seconds, counts, delay, log } = await server.applied();
   const flushes = counts.flushes - before.flushes;
   return {
     ...result,
     seconds: result.seconds + seconds,
     applyingSeconds: seconds,
     loopDelay: delay,
-    ...(bodies > 0 && { onThread: onThread / bodies }),
     ...(log &&
       before.log && {
         logSyncs: { count: log.syncs - before.log.syncs, ms: (log.syncMs - before.log.syncMs) / (log.syncs - before.log.syncs) },

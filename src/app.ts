@@ -26,7 +26,6 @@ import { analyticsRoutes } from './traces/analytics/routes.js';
 import { attachIngestPricing } from './traces/cost/pricing.js';
 import { modelRoutes } from './traces/cost/routes.js';
 import { PriceBook } from './traces/cost/workspace-prices.js';
-import { ingestThread } from './traces/ingest-thread.js';
 import { WriteBatcher } from './traces/write-batcher.js';
 import { registerReadBarrier } from './traces/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
@@ -104,8 +103,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Ingest (native and OTLP) prices spans with the workspace's prices, kept in memory.
   const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
   const writer = deps.writer ?? new WriteBatcher(deps.clickhouse);
-  // Native ingest bodies are prepared on a thread of their own once it is up (traces/ingest-thread.ts).
-  ingestThread.whenReady().catch(() => undefined);
   const ingestPricing = { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook };
   attachIngestPricing(deps.clickhouse, ingestPricing);
   attachIngestPricing(writer.clickhouse, ingestPricing);

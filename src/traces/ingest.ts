@@ -1,54 +1,10 @@
-import type { FastifyRequest } from 'fastify';
+import { firstIssuePerPath, issuePath } from '../http/errors.js';
+import { repairLoneSurrogates } from '../http/json-bounds.js';
 import { ingestTurns } from '../http/turns.js';
-import { spanPricerFor, spanPricesFor } from './cost/pricing.js';
-import { ingestThread } from './ingest-thread.js';
+import { spanPricerFor } from './cost/pricing.js';
 import { toSpanRows, type SpanRow } from './rows.js';
 import type { WriteBatcher } from './write-batcher.js';
-import { checkTrace, type IngestBodyShape, type PreparedBody } from './prepare-body.js';
-import type { IngestResult, Trace } from './schemas.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Set on the native ingest routes: their JSON bodies are prepared on the ingest thread (`prepareOnThread`). */
-    ingestBody?: IngestBodyShape;
-  }
-}
-
-/** Bodies the ingest thread prepared, by request, for the handler (`ingestRequest`). */
-const preparedBodies = new WeakMap<FastifyRequest, Extract<PreparedBody, { kind: 'prepared' }>>();
-
-/**
- * Has the ingest thread (ingest-thread.ts) parse, validate and make the rows of a native
- * body's text, in place of fastify's parser: true once it did, for the handler to store.
- * False when the thread is not ready, or the body is not JSON of the right outer shape: the
- * caller then parses it as usual, and the handler validates it on the service's thread.
- */
-export async function prepareOnThread(
-  writer: WriteBatcher,
-  request: FastifyRequest,
-  text: string,
-  shape: IngestBodyShape,
-): Promise<boolean> {
-  const workspaceId = request.auth.workspaceId;
-  let prices;
-  try {
-    prices = await spanPricesFor(writer.clickhouse, workspaceId);
-  } catch {
-    // The prices could not be read: the service thread's path reads them again and answers the error.
-    return false;
-  }
-  const prepared = await ingestThread.prepare(text, shape, workspaceId, prices);
-  if (prepared) preparedBodies.set(request, prepared);
-  return prepared !== undefined;
-}
-
-/** A native ingest request: its body as the ingest thread prepared it, else validated here (`ingestTraces`). */
-export async function ingestRequest(writer: WriteBatcher, request: FastifyRequest, traces: unknown[]): Promise<IngestResult> {
-  const prepared = preparedBodies.get(request);
-  if (!prepared) return ingestTraces(writer, request.auth.workspaceId, traces);
-  if (prepared.rows.length > 0) await writer.write(request.auth.workspaceId, prepared.rows, prepared.traceIds, prepared.texts);
-  return prepared.result;
-}
+import { limits, traceSchema, type IngestResult, type Trace } from './schemas.js';
 
 /**
  * Validates every trace on its own: valid ones are stored, invalid ones are reported by
@@ -62,8 +18,17 @@ export async function ingestTraces(writer: WriteBatcher, workspaceId: string, tr
   await ingestTurns.take();
   for (const [index, candidate] of traces.entries()) {
     await ingestTurns.pause();
-    const trace = checkTrace(candidate, index, errors);
-    if (trace) valid.push(trace);
+    // Text no UTF-8 store can hold (a lone surrogate) is repaired to U+FFFD, never stored as is.
+    const parsed = traceSchema.safeParse(repairLoneSurrogates(candidate));
+    if (parsed.success) {
+      valid.push(parsed.data);
+      continue;
+    }
+    const traceId =
+      typeof (candidate as { traceId?: unknown } | null)?.traceId === 'string' ? (candidate as { traceId: string }).traceId : null;
+    for (const issue of firstIssuePerPath(parsed.error.issues).slice(0, limits.issuesPerTrace)) {
+      errors.push({ index, traceId, path: issuePath(`traces.${index}`, issue.path), message: issue.message });
+    }
   }
   await storeTraces(writer, workspaceId, valid);
   return { accepted: valid.length, rejected: traces.length - valid.length, errors };

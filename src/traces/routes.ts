@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
-import { ingestRequest, prepareOnThread } from './ingest.js';
+import { ingestTraces } from './ingest.js';
 import { ingestTurns } from '../http/turns.js';
 import type { WriteBatcher } from './write-batcher.js';
 import { deleteTrace, getSpan, getTrace, getTraceTree } from './read.js';
@@ -35,19 +35,13 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
   { clickhouse, writer, config },
 ) => {
   const limits = queryLimitsOf(config);
-  // Bodies are parsed in the thread's ingest turns (http/turns.ts), as fastify parses JSON. A
-  // native ingest body goes to the ingest thread instead (ingest-thread.ts), which checks its
-  // outer shape with the route's own schema: fastify then validates an empty list of traces,
-  // and the handler stores the rows the thread made.
+  // Bodies are parsed in the thread's ingest turns (http/turns.ts), as fastify parses JSON.
   const parseJson = app.getDefaultJsonParser(
     app.initialConfig.onProtoPoisoning ?? 'error',
     app.initialConfig.onConstructorPoisoning ?? 'error',
   );
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const inTurn = () => void ingestTurns.take().then(() => parseJson(request, body as string, done));
-    const shape = request.routeOptions.config.ingestBody;
-    if (shape === undefined) return inTurn();
-    void prepareOnThread(writer, request, body as string, shape).then((prepared) => (prepared ? done(null, { traces: [] }) : inTurn()));
+    void ingestTurns.take().then(() => parseJson(request, body as string, done));
   });
   const ingest = {
     summary: 'Ingest traces with their spans (idempotent upsert by trace and span id)',
@@ -57,14 +51,12 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
 
   app.post('/', {
     schema: { ...ingest, body: ingestBodySchema },
-    config: { ingestBody: 'traces' },
-    handler: async (request, reply) => sendData(request, reply, await ingestRequest(writer, request, request.body.traces)),
+    handler: async (request, reply) => sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
   });
 
   app.post('/batch', {
     schema: { ...ingest, summary: 'Ingest up to 100 traces', body: batchIngestBodySchema },
-    config: { ingestBody: 'batch' },
-    handler: async (request, reply) => sendData(request, reply, await ingestRequest(writer, request, request.body.traces)),
+    handler: async (request, reply) => sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
   });
 
   app.get('/', {

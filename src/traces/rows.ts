@@ -50,19 +50,7 @@ export interface SpanRow {
 }
 
 let lastVersion = 0n;
-let versionOrigin = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
-
-/**
- * The clock's origin, for another thread of the process to take (`adoptVersionOrigin`): the
- * monotonic clock is the process's, so with one origin the threads' versions share one clock.
- */
-export function versionClockOrigin(): bigint {
-  return versionOrigin;
-}
-
-export function adoptVersionOrigin(origin: bigint): void {
-  versionOrigin = origin;
-}
+const versionOrigin = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
 
 /**
  * Row versions: nanoseconds since the epoch on a monotonic clock, bumped by one when two

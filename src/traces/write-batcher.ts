@@ -93,9 +93,9 @@ export class WriteBatcher {
   /**
    * Stores one request's span rows and recomputes its traces' summaries, with the writes of
    * concurrent requests. Resolves once the write is durable: in the log, or without a log in
-   * the engine. `texts`: the rows' JSON, when the caller encoded them already.
+   * the engine.
    */
-  async write(workspaceId: string, rows: SpanRow[], traceIds: string[], texts?: string[]): Promise<void> {
+  async write(workspaceId: string, rows: SpanRow[], traceIds: string[]): Promise<void> {
     if (!this.log) {
       return new Promise((resolve, reject) => {
         this.counts.writes += 1;
@@ -109,11 +109,11 @@ export class WriteBatcher {
       await this.backlog.room();
     }
     this.counts.writes += 1;
-    // Encoded once, for the log line and for the insert: a flush then joins its writes' lines
-    // instead of encoding thousands of rows at once while requests wait.
-    const lines = texts ?? rows.map((row) => JSON.stringify(row));
-    const { seq, durable } = this.log.append({ workspaceId, traceIds, rows }, lines);
-    this.enqueue({ seq, workspaceId, rows, texts: lines, traceIds });
+    // Encoded once, here, for the log line and for the insert: a flush then joins its writes'
+    // lines instead of encoding thousands of rows at once while requests wait.
+    const texts = rows.map((row) => JSON.stringify(row));
+    const { seq, durable } = this.log.append({ workspaceId, traceIds, rows }, texts);
+    this.enqueue({ seq, workspaceId, rows, texts, traceIds });
     try {
       await durable;
     } catch (error) {

@@ -11,7 +11,6 @@ import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
 import { WriteBatcher } from '../../src/traces/write-batcher.js';
 import type { WriteBatcherOptions } from '../../src/traces/write-batcher-types.js';
 import { IngestLog } from '../../src/traces/ingest-log.js';
-import { ingestThread } from '../../src/traces/ingest-thread.js';
 import { openTestStores, type TestStores } from './stores.js';
 
 export interface Tenant {
@@ -66,8 +65,6 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
       : {}),
     ...options.deps,
   });
-  // Native bodies go through the ingest thread, as in a service that is up (traces/ingest-thread.ts).
-  await ingestThread.whenReady();
   return {
     ...stores,
     app,

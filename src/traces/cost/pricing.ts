@@ -80,18 +80,13 @@ export function ingestPricingOf(clickhouse: ClickHouseClient): IngestPricing {
   return attached.get(clickhouse) ?? { enabled: true };
 }
 
-/** The workspace's prices at ingest, or undefined when pricing is off. */
-export async function spanPricesFor(clickhouse: ClickHouseClient, workspaceId: string): Promise<WorkspacePriceIndex | undefined> {
-  const pricing = ingestPricingOf(clickhouse);
-  if (!pricing.enabled) return undefined;
-  return pricing.book ? await pricing.book.forWorkspace(workspaceId) : emptyPriceIndex;
-}
-
 /** The function that prices the workspace's spans at ingest, or undefined when pricing is off. */
 export async function spanPricerFor(
   clickhouse: ClickHouseClient,
   workspaceId: string,
 ): Promise<((span: PricedFields) => SpanCost) | undefined> {
-  const prices = await spanPricesFor(clickhouse, workspaceId);
-  return prices && ((span) => priceSpan(span, prices));
+  const pricing = ingestPricingOf(clickhouse);
+  if (!pricing.enabled) return undefined;
+  const prices = pricing.book ? await pricing.book.forWorkspace(workspaceId) : emptyPriceIndex;
+  return (span) => priceSpan(span, prices);
 }
