@@ -75,6 +75,13 @@ export const serviceGet = (url: string, key: string) => (path: string) => async 
   await res.arrayBuffer();
 };
 
+/** How many traces the workspace holds, as the list's first page counts them. */
+export async function workspaceTraces(url: string, key: string): Promise<number> {
+  const res = await fetch(`${url}/api/traces?limit=1`, { headers: { 'x-api-key': key } });
+  if (res.status !== 200) throw new Error(`/api/traces answered ${res.status}`);
+  return ((await res.json()) as { meta: { pagination: { total: number } } }).meta.pagination.total;
+}
+
 /**
  * A list then a trace read, a pair every `interval` ms (at once after a slower pair; 0: back to
  * back), until `stop()` says so: every read's time.

@@ -17,7 +17,8 @@
  *      GET /api/traces/:id, a pair every `--read-every` ms (500; 0: back to back), as a few
  *      people's consoles would (against their idle figures, taken before: 30 of each back to
  *      back, the goal's figures; then, for comparison only, the same pairs paced as under load
- *      for 15 s with nothing else running); with
+ *      for 15 s with nothing else running, and 30 of each once the 16-client shape ended, over
+ *      the workspace it grew); with
  *      `--compare-readers`, a second 16-client shape times the same reads from this process,
  *      the load generator's, as the benchmark did before;
  *    - OpenTelemetry batch: 512 spans over 64 traces a request as OTLP protobuf, 8 clients,
@@ -41,7 +42,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fillTraceIds, makeBodyTemplate, makeTrace } from './ingest-data.js';
-import { median, percentile, readPairs, sampleReads, serviceGet, type LoadResult } from './ingest-load.js';
+import { median, percentile, readPairs, sampleReads, serviceGet, workspaceTraces, type LoadResult } from './ingest-load.js';
 import { child } from './ingest-child.js';
 import { parseOptions, type Options } from './ingest-options.js';
 import { rawRole } from './ingest-raw.js';
@@ -114,8 +115,13 @@ export async function run(args: string[]) {
         const reads = await readPairs({ list: get('/api/traces'), detail: get(`/api/traces/${traceId}`) }, options.readEvery, () => done);
         return { load: await load, ...medians(reads) };
       };
+      const tracesBefore = await workspaceTraces(server.url, server.key);
       const c16 = await underLoad(16, options.seconds);
       settled.push(await server.settle());
+      // The list reads every summary of the workspace (its count), which the shape grew: the
+      // same reads once it ended tell growth from contention (not the goal's figure).
+      const tracesAfter = await workspaceTraces(server.url, server.key);
+      const idleAfter = await reader.sample(30);
       let c16Inline: Awaited<ReturnType<typeof underLoad>> | undefined;
       if (idleInline) {
         c16Inline = await underLoad(16, options.seconds, true);
@@ -148,6 +154,9 @@ export async function run(args: string[]) {
               `  idle, paced as under load for 15 s (not the goal's figure): list ${ms(idlePaced.list)} (${(c16.list / idlePaced.list).toFixed(1)}x), trace ${ms(idlePaced.detail)} (${(c16.detail / idlePaced.detail).toFixed(1)}x)`,
             ]
           : []),
+      );
+      lines.push(
+        `  idle after the shape, the workspace grown from ${tracesBefore} to ${tracesAfter} traces (not the goal's figure): list ${ms(idleAfter.list)} (${(c16.list / idleAfter.list).toFixed(1)}x), trace ${ms(idleAfter.detail)} (${(c16.detail / idleAfter.detail).toFixed(1)}x)`,
       );
       if (idleInline && c16Inline)
         lines.push(
