@@ -15,14 +15,12 @@ import { createTestContext, type Tenant, type TestContext } from '../support/app
 
 let ctx: TestContext;
 let tenant: Tenant;
-const dirs: string[] = [];
 beforeAll(async () => {
   ctx = await createTestContext();
   tenant = await ctx.tenant();
 });
 afterAll(async () => {
   await ctx?.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 const start = Date.parse('2026-07-01T10:00:00Z');
@@ -124,23 +122,26 @@ describe('first summaries from the written rows', () => {
 
   it('reads back the spans of a write replayed from the log: a flush may have stored them before the process stopped', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'loupe-first-summaries-'));
-    dirs.push(dir);
-    // The last process logged the write, and a flush of it stored the trace's spans but stopped
-    // before its summary; the store holds spans the replayed write does not carry (`d`, `e`).
-    const first = IngestLog.open(dir).log;
-    const logged = toSpanRows(tenant.workspaceId, [trace('fs-replayed', ['a', 'b'], true) as never]);
-    await first.append({ workspaceId: tenant.workspaceId, traceIds: ['fs-replayed'], rows: logged }).durable;
-    await first.close(false);
-    await insertSpanRows(ctx.writeClient, toSpanRows(tenant.workspaceId, [trace('fs-replayed', ['a', 'b', 'd', 'e'], true) as never]));
+    try {
+      // The last process logged the write, and a flush of it stored the trace's spans but stopped
+      // before its summary; the store holds spans the replayed write does not carry (`d`, `e`).
+      const first = IngestLog.open(dir).log;
+      const logged = toSpanRows(tenant.workspaceId, [trace('fs-replayed', ['a', 'b'], true) as never]);
+      await first.append({ workspaceId: tenant.workspaceId, traceIds: ['fs-replayed'], rows: logged }).durable;
+      await first.close(false);
+      await insertSpanRows(ctx.writeClient, toSpanRows(tenant.workspaceId, [trace('fs-replayed', ['a', 'b', 'd', 'e'], true) as never]));
 
-    const { log, recovered } = IngestLog.open(dir);
-    expect(recovered.writes).toHaveLength(1);
-    const writer = new WriteBatcher(ctx.writeClient, { log });
-    writer.replay(recovered.writes);
-    await writer.settled();
-    await writer.close();
-    const [summary] = await summaries(['fs-replayed']);
-    // Taken from the replayed write alone, it would count 3 spans.
-    expect(summary).toMatchObject({ span_count: 5, input_tokens: 100 + 101 + 102 + 103 });
+      const { log, recovered } = IngestLog.open(dir);
+      expect(recovered.writes).toHaveLength(1);
+      const writer = new WriteBatcher(ctx.writeClient, { log });
+      writer.replay(recovered.writes);
+      await writer.settled();
+      await writer.close();
+      const [summary] = await summaries(['fs-replayed']);
+      // Taken from the replayed write alone, it would count 3 spans.
+      expect(summary).toMatchObject({ span_count: 5, input_tokens: 100 + 101 + 102 + 103 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
