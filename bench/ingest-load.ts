@@ -14,6 +14,8 @@ export interface LoadResult {
   flushes?: { count: number; rows: number; ms: number; insertMs: number };
   /** The service thread's event loop delay during the shape, in ms. */
   loopDelay?: { p50: number; p99: number };
+  /** The service's thread during the shape: its requests' own times and its collections (ingest-server.ts). */
+  service?: import('./ingest-server.js').ThreadFigures;
   /** The write-ahead log's writes and syncs during the shape: how many, their mean ms. */
   logSyncs?: { count: number; ms: number };
 }

@@ -1,8 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { Session } from 'node:inspector';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { child } from './ingest-child.js';
+import { percentile } from './ingest-load.js';
 import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
 
 /**
@@ -42,6 +44,7 @@ export async function serverRole() {
   // How long the service's thread keeps a ready callback waiting, per shape (reset at each 'applied').
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
+  const thread = watchThread(app.server);
   const onMessage = async (message: { type: string }) => {
     if (message.type === 'applied') {
       // Answered is not applied with the log: a shape ends when its last write is in the store.
@@ -49,12 +52,14 @@ export async function serverRole() {
       await writer.settled();
       const delay = { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6 };
       loopDelay.reset();
+      const service = thread.take();
       process.send!({
         type: 'applied',
         seconds: (performance.now() - started) / 1000,
         counts: writer.counts,
         log: writer.log?.counts,
         delay,
+        service,
       });
     } else if (message.type === 'settle') {
       process.send!({ type: 'settled', seconds: await settleMerges(clickhouse) });
@@ -77,6 +82,57 @@ export async function serverRole() {
     }
   };
   process.on('message', (message: { type: string }) => void onMessage(message));
+}
+
+/** What the service's thread did since the last `take`: its ingest requests' times and its garbage collections. */
+export interface ThreadFigures {
+  /** POST requests as the service saw them, from their headers read to their answer written, in ms. */
+  requests: { count: number; p50: number; p99: number };
+  /** Young-generation collections (scavenges): how many, their total, median and longest pause in ms. */
+  scavenges: { count: number; ms: number; p50: number; max: number };
+  /** Full collections (mark-compact): how many, their longest pause in ms. */
+  full: { count: number; max: number };
+}
+
+/**
+ * Watches the service's thread: each POST from its 'request' event to its answer's 'finish'
+ * (the time the service holds a request, without the wait before its headers are read), and
+ * each garbage collection's pause. Tells the service's part of a client's latency from the rest.
+ */
+function watchThread(server: HttpServer) {
+  let requests: number[] = [];
+  let scavenges: number[] = [];
+  let full: number[] = [];
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST') return;
+    const started = performance.now();
+    res.once('finish', () => requests.push(performance.now() - started));
+  });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) scavenges.push(entry.duration);
+      else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) full.push(entry.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return {
+    take(): ThreadFigures {
+      const figures = {
+        requests: { count: requests.length, p50: percentile(requests, 50), p99: percentile(requests, 99) },
+        scavenges: {
+          count: scavenges.length,
+          ms: scavenges.reduce((sum, ms) => sum + ms, 0),
+          p50: percentile(scavenges, 50),
+          max: Math.max(0, ...scavenges),
+        },
+        full: { count: full.length, max: Math.max(0, ...full) },
+      };
+      requests = [];
+      scavenges = [];
+      full = [];
+      return figures;
+    },
+  };
 }
 
 /** A CPU profile of this thread over the next `ms`, written to `file`. */
@@ -110,6 +166,8 @@ export interface Server {
     counts: { flushes: number; flushedRows: number; flushMs: number; insertMs: number };
     /** The service thread's event loop delay since the last call, in ms. */
     delay: { p50: number; p99: number };
+    /** The service thread's requests and collections since the last call. */
+    service: ThreadFigures;
     /** The write-ahead log's counts so far, if the writer has one. */
     log?: { appends: number; syncs: number; syncMs: number };
   }>;

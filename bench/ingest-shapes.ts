@@ -45,13 +45,14 @@ async function untilApplied(server: Server, load: Promise<LoadResult>): Promise<
   const { counts: beforeCounts, log: beforeLog } = await server.applied();
   const before = { ...beforeCounts, log: beforeLog };
   const result = await load;
-  const { seconds, counts, delay, log } = await server.applied();
+  const { seconds, counts, delay, log, service } = await server.applied();
   const flushes = counts.flushes - before.flushes;
   return {
     ...result,
     seconds: result.seconds + seconds,
     applyingSeconds: seconds,
     loopDelay: delay,
+    service,
     ...(log &&
       before.log && {
         logSyncs: { count: log.syncs - before.log.syncs, ms: (log.syncMs - before.log.syncMs) / (log.syncs - before.log.syncs) },

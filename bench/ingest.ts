@@ -32,6 +32,9 @@
  *    With `--cpu-profile <file>`, the service's thread is profiled over the first 15 s of the
  *    16-client shape and the profile written to the file (`.cpuprofile`, for DevTools or any
  *    reader of V8 profiles).
+ *    Each shape's line also gives the service's own part: its POSTs' times from their headers
+ *    read to their answer written (a client's latency less the wait before the service reads
+ *    it, and the network), and its thread's garbage collections (scavenges, full collections).
  *    The server's peak RSS is read from /proc (VmHWM).
  *
  * Each process runs this file in its role (ingest-child.ts): the store's fill and the raw
@@ -47,11 +50,15 @@ import { child } from './ingest-child.js';
 import { parseOptions, type Options } from './ingest-options.js';
 import { rawRole } from './ingest-raw.js';
 import { medians, readerRole, startReader } from './ingest-reader.js';
-import { serverRole, startServerChild } from './ingest-server.js';
+import { serverRole, startServerChild, type ThreadFigures } from './ingest-server.js';
 import { nativeLoad, otelLoad, post } from './ingest-shapes.js';
 
 const rate = (r: LoadResult) => r.spans / r.seconds;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+/** The service's own part of a shape: its POSTs from headers read to answer written, and its thread's collections. */
+const serviceFigures = (f: ThreadFigures) =>
+  `; in the service p50 ${ms(f.requests.p50)}, p99 ${ms(f.requests.p99)}; ${f.scavenges.count} scavenges, ${f.scavenges.ms.toFixed(0)} ms (p50 ${ms(f.scavenges.p50)}, max ${ms(f.scavenges.max)}), ${f.full.count} full collections (max ${ms(f.full.max)})`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 
@@ -131,7 +138,7 @@ export async function run(args: string[]) {
       settled.push(await server.settle());
       const otel = await otelLoad(server, options);
       const shape = (name: string, r: LoadResult) =>
-        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each (span insert ${r.flushes.insertMs.toFixed(0)})` : ''}${r.loopDelay ? `; service event loop delay p50 ${ms(r.loopDelay.p50)}, p99 ${ms(r.loopDelay.p99)}` : ''}${r.logSyncs ? `; ${r.logSyncs.count} log syncs of ${ms(r.logSyncs.ms)}` : ''})`;
+        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each (span insert ${r.flushes.insertMs.toFixed(0)})` : ''}${r.loopDelay ? `; service event loop delay p50 ${ms(r.loopDelay.p50)}, p99 ${ms(r.loopDelay.p99)}` : ''}${r.logSyncs ? `; ${r.logSyncs.count} log syncs of ${ms(r.logSyncs.ms)}` : ''}${r.service ? serviceFigures(r.service) : ''})`;
       lines.push(
         `raw engine insert, bulk rows, 4 writers:    ${String(Math.round(rawRate)).padStart(7)} spans/s  (${raw.spans} spans, ${raw.seconds.toFixed(0)} s)`,
         ...(raw.small
