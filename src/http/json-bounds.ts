@@ -28,30 +28,45 @@ export interface JsonProblem {
   message: string;
 }
 
+/** A value on the walk's stack: its parent and its key there make its path, only for a problem found. */
+interface Entry {
+  value: unknown;
+  depth: number;
+  parent: Entry | undefined;
+  key: string | number;
+}
+
+function pathOf(entry: Entry | undefined, last?: string): (string | number)[] {
+  const path: (string | number)[] = last === undefined ? [] : [last];
+  for (let at = entry; at?.parent; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
 /**
  * The first problem of a JSON value: nesting deeper than `maxDepth`, or (with `noNul`) a NUL
  * in a key or a string. Containers count as one level each; scalars add none.
  */
 export function jsonProblem(value: unknown, options: { maxDepth?: number; noNul?: boolean } = {}): JsonProblem | undefined {
   const maxDepth = options.maxDepth ?? maxJsonDepth;
-  const stack: Array<{ value: unknown; depth: number; path: (string | number)[] }> = [{ value, depth: 0, path: [] }];
+  const stack: Entry[] = [{ value, depth: 0, parent: undefined, key: '' }];
   while (stack.length > 0) {
-    const { value: current, depth, path } = stack.pop()!;
+    const entry = stack.pop()!;
+    const { value: current, depth } = entry;
     if (typeof current === 'string') {
-      if (options.noNul && current.includes('\u0000')) return { path, message: noNulMessage };
+      if (options.noNul && current.includes('\u0000')) return { path: pathOf(entry), message: noNulMessage };
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    if (depth + 1 > maxDepth) return { path, message: `nests deeper than ${maxDepth} levels` };
+    if (depth + 1 > maxDepth) return { path: pathOf(entry), message: `nests deeper than ${maxDepth} levels` };
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], depth: depth + 1, path: [...path, i] });
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], depth: depth + 1, parent: entry, key: i });
       continue;
     }
     const keys = Object.keys(current);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
-      if (options.noNul && key.includes('\u0000')) return { path: [...path, key], message: `key ${noNulMessage}` };
-      stack.push({ value: (current as Record<string, unknown>)[key], depth: depth + 1, path: [...path, key] });
+      if (options.noNul && key.includes('\u0000')) return { path: pathOf(entry, key), message: `key ${noNulMessage}` };
+      stack.push({ value: (current as Record<string, unknown>)[key], depth: depth + 1, parent: entry, key });
     }
   }
   return undefined;

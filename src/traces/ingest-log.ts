@@ -104,7 +104,7 @@ export class IngestLog {
   append(write: Omit<LoggedWrite, 'seq'>, rowTexts?: readonly string[]): { seq: number; durable: Promise<void> } {
     const seq = ++this.seq;
     this.counts.appends += 1;
-    this.queued.push(Buffer.from(encode({ seq, ...write }, rowTexts), 'utf8'));
+    this.queued.push(encode({ seq, ...write }, rowTexts));
     const durable = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
     this.kick();
     return { seq, durable };
@@ -201,14 +201,21 @@ export class IngestLog {
 /**
  * A line: its CRC-32, then the write as a JSON array. With `rowTexts` (each row's
  * JSON.stringify, which the writer keeps for its insert) the rows are joined from them: the
- * same text as stringifying them again, once less.
+ * same text as stringifying them again, once less. The text is encoded to UTF-8 once, for both
+ * the checksum and the line.
  */
-function encode(write: LoggedWrite, rowTexts?: readonly string[]): string {
+function encode(write: LoggedWrite, rowTexts?: readonly string[]): Buffer {
   const json =
     rowTexts === undefined
       ? JSON.stringify([write.seq, write.workspaceId, write.traceIds, write.rows])
       : `[${write.seq},${JSON.stringify(write.workspaceId)},${JSON.stringify(write.traceIds)},[${rowTexts.join(',')}]]`;
-  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+  const body = Buffer.from(json, 'utf8');
+  const line = Buffer.allocUnsafe(body.length + 10);
+  line.write(crc32(body).toString(16).padStart(8, '0'), 0, 'latin1');
+  line[8] = 0x20;
+  body.copy(line, 9);
+  line[line.length - 1] = 0x0a;
+  return line;
 }
 
 function decode(line: string): LoggedWrite | undefined {

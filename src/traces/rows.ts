@@ -129,37 +129,49 @@ export function storedSpanOf(
   cost: SpanCost = {},
 ): StoredSpan {
   const costUsd = span.costUsd ?? cost.costUsd;
-  return {
-    spanId: span.spanId,
-    ...(span.parentSpanId !== undefined && { parentSpanId: span.parentSpanId }),
-    name: span.name,
-    kind: span.kind,
-    ...(span.input !== undefined && { input: span.input }),
-    ...(span.output !== undefined && { output: span.output }),
-    startTime: fromStoredTime(startTime),
-    endTime: fromStoredTime(endTime),
-    durationMs: span.durationMs,
-    ...(span.model !== undefined && { model: span.model }),
-    ...(span.provider !== undefined && { provider: span.provider }),
-    ...(span.inputTokens !== undefined && { inputTokens: span.inputTokens }),
-    ...(span.outputTokens !== undefined && { outputTokens: span.outputTokens }),
-    ...(span.totalTokens !== undefined && { totalTokens: span.totalTokens }),
-    ...(span.cacheReadTokens !== undefined && { cacheReadTokens: span.cacheReadTokens }),
-    ...(span.cacheWriteTokens !== undefined && { cacheWriteTokens: span.cacheWriteTokens }),
-    ...(span.reasoningTokens !== undefined && { reasoningTokens: span.reasoningTokens }),
-    ...(costUsd !== undefined && { costUsd }),
-    ...(cost.costSource !== undefined && { costSource: cost.costSource }),
-    ...(cost.pricing !== undefined && { pricing: cost.pricing }),
-    ...(span.ttftMs !== undefined && { ttftMs: span.ttftMs }),
-    status: span.status,
-    ...(span.statusMessage !== undefined && { statusMessage: span.statusMessage }),
-    ...(span.attributes !== undefined && { attributes: span.attributes }),
-    ...(span.events !== undefined && { events: span.events }),
-    ...(span.droppedEvents !== undefined && { droppedEvents: span.droppedEvents }),
-    ...(span.metadata !== undefined && { metadata: span.metadata }),
-    ...(span.promptName !== undefined && { promptName: span.promptName }),
-    ...(span.promptVersion !== undefined && { promptVersion: span.promptVersion }),
-  };
+  // Set one by one in the table's order (the JSON keeps it): neither spread from temporary
+  // objects nor copied in a loop over the keys, each measured slower on ingest's hot path.
+  const stored: Record<string, unknown> = { spanId: span.spanId };
+  if (span.parentSpanId !== undefined) stored.parentSpanId = span.parentSpanId;
+  stored.name = span.name;
+  stored.kind = span.kind;
+  if (span.input !== undefined) stored.input = span.input;
+  if (span.output !== undefined) stored.output = span.output;
+  stored.startTime = shownTime(span.startTime, startTime);
+  stored.endTime = shownTime(span.endTime, endTime);
+  stored.durationMs = span.durationMs;
+  if (span.model !== undefined) stored.model = span.model;
+  if (span.provider !== undefined) stored.provider = span.provider;
+  if (span.inputTokens !== undefined) stored.inputTokens = span.inputTokens;
+  if (span.outputTokens !== undefined) stored.outputTokens = span.outputTokens;
+  if (span.totalTokens !== undefined) stored.totalTokens = span.totalTokens;
+  if (span.cacheReadTokens !== undefined) stored.cacheReadTokens = span.cacheReadTokens;
+  if (span.cacheWriteTokens !== undefined) stored.cacheWriteTokens = span.cacheWriteTokens;
+  if (span.reasoningTokens !== undefined) stored.reasoningTokens = span.reasoningTokens;
+  if (costUsd !== undefined) stored.costUsd = costUsd;
+  if (cost.costSource !== undefined) stored.costSource = cost.costSource;
+  if (cost.pricing !== undefined) stored.pricing = cost.pricing;
+  if (span.ttftMs !== undefined) stored.ttftMs = span.ttftMs;
+  stored.status = span.status;
+  if (span.statusMessage !== undefined) stored.statusMessage = span.statusMessage;
+  if (span.attributes !== undefined) stored.attributes = span.attributes;
+  if (span.events !== undefined) stored.events = span.events;
+  if (span.droppedEvents !== undefined) stored.droppedEvents = span.droppedEvents;
+  if (span.metadata !== undefined) stored.metadata = span.metadata;
+  if (span.promptName !== undefined) stored.promptName = span.promptName;
+  if (span.promptVersion !== undefined) stored.promptVersion = span.promptVersion;
+  return stored as StoredSpan;
+}
+
+/**
+ * A time as the API returns it (`fromStoredTime` of its stored form). A UTC time sent to the
+ * millisecond, as most clients send it, is returned as sent: no round trip through the stored
+ * form.
+ */
+function shownTime(sent: string, stored: string): string {
+  return sent.length === 24 && sent.charCodeAt(23) === 90 && sent.charCodeAt(19) === 46 && stored.endsWith('000')
+    ? sent
+    : fromStoredTime(stored);
 }
 
 /**
