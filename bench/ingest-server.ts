@@ -70,9 +70,12 @@ export async function serverRole() {
         query: `SELECT table, count() AS parts FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('spans', 'traces') GROUP BY table`,
         format: 'JSONEachRow',
       });
+      const memory = process.memoryUsage();
       process.send!({
         type: 'parts',
         parts: Object.fromEntries((await result.json<{ table: string; parts: number }>()).map((r) => [r.table, Number(r.parts)])),
+        // The process's resident memory now, and what of it is the JS heap and buffers outside it (the rest is mostly the engine's).
+        memory: { rss: memory.rss, heap: memory.heapTotal, external: memory.external },
       });
     } else {
       await app.close();
@@ -158,7 +161,8 @@ export interface Server {
   url: string;
   key: string;
   proc: ChildProcess;
-  parts(): Promise<Record<string, number>>;
+  /** The active parts of `spans` and `traces`, and the service process's memory now (bytes). */
+  parts(): Promise<{ parts: Record<string, number>; memory: { rss: number; heap: number; external: number } }>;
   settle(): Promise<number>;
   /** Waits until every answered write is applied: its seconds, and the writer's counts then. */
   applied(): Promise<{
@@ -175,7 +179,7 @@ export interface Server {
 
 export function startServerChild(dir: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const waiting: Array<(parts: Record<string, number>) => void> = [];
+    const waiting: Array<(sample: Awaited<ReturnType<Server['parts']>>) => void> = [];
     const settling: Array<(seconds: number) => void> = [];
     const applying: Array<(applied: Awaited<ReturnType<Server['applied']>>) => void> = [];
     const proc = child('server', { BENCH_DIR: dir }, (message, p) => {
@@ -200,7 +204,7 @@ export function startServerChild(dir: string): Promise<Server> {
               p.send({ type: 'applied' });
             }),
         });
-      } else if (message.type === 'parts') waiting.shift()?.(message.parts);
+      } else if (message.type === 'parts') waiting.shift()?.({ parts: message.parts, memory: message.memory });
       else if (message.type === 'settled') settling.shift()?.(message.seconds);
       else if (message.type === 'applied') applying.shift()?.(message);
     });

@@ -24,7 +24,8 @@
  *    - OpenTelemetry batch: 512 spans over 64 traces a request as OTLP protobuf, 8 clients,
  *      `--spans` spans or `--seconds`, whichever comes first;
  *    - with `--sustain N`: the 16-client shape for N seconds, the active parts of `spans` and
- *      `traces` read from system.parts every 15 s.
+ *      `traces` read from system.parts every 15 s, with the service's resident memory then and
+ *      what of it is the JS heap and the buffers outside it.
  *    The native shapes' traces start as they are sent, as real clients' do (the newest traces
  *    are the ones being written); with `--fixed-start-times`, at one past date whatever the
  *    time, as the benchmark sent them before 2026-11-26 (new traces then never lead the
@@ -179,11 +180,18 @@ export async function run(args: string[]) {
         let done = false;
         const load = nativeLoad(server, 1, 16, Infinity, options.sustain, options.fixedStartTimes).finally(() => (done = true));
         while (!done) {
-          const parts = await server.parts();
-          samples.push(`${Math.round((performance.now() - started) / 1000)}s spans=${parts.spans ?? 0} traces=${parts.traces ?? 0}`);
+          const { parts, memory } = await server.parts();
+          const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+          samples.push(
+            `${Math.round((performance.now() - started) / 1000)}s spans=${parts.spans ?? 0} traces=${parts.traces ?? 0} ` +
+              `rss=${mb(memory.rss)} heap=${mb(memory.heap)} external=${mb(memory.external)}`,
+          );
           await new Promise((r) => setTimeout(r, 15_000));
         }
-        lines.push(shape(`sustained ${options.sustain} s, 16 clients:`, await load), `active parts over time: ${samples.join(', ')}`);
+        lines.push(
+          shape(`sustained ${options.sustain} s, 16 clients:`, await load),
+          `active parts and the service's memory (MiB) over time: ${samples.join(', ')}`,
+        );
       }
       reader.close();
       lines.push(`server peak RSS: ${mib(peakRss(server.proc.pid!))} (goal < 1536 MiB)`);
