@@ -16,6 +16,9 @@ export interface LoadResult {
   loopDelay?: { p50: number; p99: number };
   /** The service's thread during the shape: its requests' own times and its collections (ingest-server.ts). */
   service?: import('./ingest-server.js').ThreadFigures;
+  /** The service's peak resident set and JS heap size during the shape, until its writes were applied, in bytes. */
+  peakRss?: number;
+  peakHeap?: number;
   /** The write-ahead log's writes and syncs during the shape: how many, their mean ms. */
   logSyncs?: { count: number; ms: number };
 }

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { Session } from 'node:inspector';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -45,6 +45,7 @@ export async function serverRole() {
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
   const thread = watchThread(app.server);
+  const peaks = memoryPeaks();
   const onMessage = async (message: { type: string }) => {
     if (message.type === 'applied') {
       // Answered is not applied with the log: a shape ends when its last write is in the store.
@@ -60,6 +61,7 @@ export async function serverRole() {
         log: writer.log?.counts,
         delay,
         service,
+        ...peaks.take(),
       });
     } else if (message.type === 'settle') {
       process.send!({ type: 'settled', seconds: await settleMerges(clickhouse) });
@@ -85,6 +87,25 @@ export async function serverRole() {
     }
   };
   process.on('message', (message: { type: string }) => void onMessage(message));
+}
+
+/**
+ * This process's peak resident set and JS heap (its size, sampled every 100 ms) since the last
+ * `take`, in bytes; each `take` starts the next stretch.
+ */
+function memoryPeaks() {
+  let heap = 0;
+  setInterval(() => (heap = Math.max(heap, process.memoryUsage().heapTotal)), 100).unref();
+  return {
+    take(): { peakRss: number; peakHeap: number } {
+      const peakRss = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+      // Writing 5 to clear_refs resets the peak to the present resident set (Linux).
+      writeFileSync('/proc/self/clear_refs', '5');
+      const peakHeap = Math.max(heap, process.memoryUsage().heapTotal);
+      heap = 0;
+      return { peakRss, peakHeap };
+    },
+  };
 }
 
 /** What the service's thread did since the last `take`: its ingest requests' times and its garbage collections. */
@@ -174,7 +195,12 @@ export interface Server {
     service: ThreadFigures;
     /** The write-ahead log's counts so far, if the writer has one. */
     log?: { appends: number; syncs: number; syncMs: number };
+    /** The service's peak resident set and JS heap size since the last call, in bytes. */
+    peakRss: number;
+    peakHeap: number;
   }>;
+  /** The service's peak resident set over its whole life so far, in bytes. */
+  peakRss(): number;
 }
 
 export function startServerChild(dir: string): Promise<Server> {
@@ -182,6 +208,8 @@ export function startServerChild(dir: string): Promise<Server> {
     const waiting: Array<(sample: Awaited<ReturnType<Server['parts']>>) => void> = [];
     const settling: Array<(seconds: number) => void> = [];
     const applying: Array<(applied: Awaited<ReturnType<Server['applied']>>) => void> = [];
+    // The service resets its peak at each 'applied' (takePeakRss): the whole life's is the largest of the stretches.
+    let peakSoFar = 0;
     const proc = child('server', { BENCH_DIR: dir }, (message, p) => {
       if (message.type === 'ready') {
         resolve({
@@ -203,10 +231,15 @@ export function startServerChild(dir: string): Promise<Server> {
               applying.push(done);
               p.send({ type: 'applied' });
             }),
+          peakRss: () =>
+            Math.max(peakSoFar, Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024),
         });
       } else if (message.type === 'parts') waiting.shift()?.({ parts: message.parts, memory: message.memory });
       else if (message.type === 'settled') settling.shift()?.(message.seconds);
-      else if (message.type === 'applied') applying.shift()?.(message);
+      else if (message.type === 'applied') {
+        peakSoFar = Math.max(peakSoFar, message.peakRss);
+        applying.shift()?.(message);
+      }
     });
     proc.on('exit', (code) => code !== 0 && reject(new Error(`server exited with ${code}`)));
   });

@@ -45,7 +45,7 @@ async function untilApplied(server: Server, load: Promise<LoadResult>): Promise<
   const { counts: beforeCounts, log: beforeLog } = await server.applied();
   const before = { ...beforeCounts, log: beforeLog };
   const result = await load;
-  const { seconds, counts, delay, log, service } = await server.applied();
+  const { seconds, counts, delay, log, service, peakRss, peakHeap } = await server.applied();
   const flushes = counts.flushes - before.flushes;
   return {
     ...result,
@@ -53,6 +53,8 @@ async function untilApplied(server: Server, load: Promise<LoadResult>): Promise<
     applyingSeconds: seconds,
     loopDelay: delay,
     service,
+    peakRss,
+    peakHeap,
     ...(log &&
       before.log && {
         logSyncs: { count: log.syncs - before.log.syncs, ms: (log.syncMs - before.log.syncMs) / (log.syncs - before.log.syncs) },

@@ -36,13 +36,14 @@
  *    Each shape's line also gives the service's own part: its POSTs' times from their headers
  *    read to their answer written (a client's latency less the wait before the service reads
  *    it, and the network), and its thread's garbage collections (scavenges, full collections).
- *    The server's peak RSS is read from /proc (VmHWM).
+ *    The server's peak RSS is read from /proc (VmHWM), each shape's (with its JS heap's largest
+ *    size) and its whole life's.
  *
  * Each process runs this file in its role (ingest-child.ts): the store's fill and the raw
  * baseline in ingest-raw.ts, the service in ingest-server.ts, the reader in ingest-reader.ts;
  * the shapes' requests are in ingest-shapes.ts.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fillTraceIds, makeBodyTemplate, makeTrace } from './ingest-data.js';
@@ -61,7 +62,6 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 const serviceFigures = (f: ThreadFigures) =>
   `; in the service p50 ${ms(f.requests.p50)}, p99 ${ms(f.requests.p99)}; ${f.scavenges.count} scavenges, ${f.scavenges.ms.toFixed(0)} ms (p50 ${ms(f.scavenges.p50)}, max ${ms(f.scavenges.max)}), ${f.full.count} full collections (max ${ms(f.full.max)})`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 
 export async function run(args: string[]) {
   if (args.includes('--cost-compare')) return (await import('./ingest-cost.js')).run(args.filter((a) => a !== '--cost-compare'));
@@ -139,7 +139,7 @@ export async function run(args: string[]) {
       settled.push(await server.settle());
       const otel = await otelLoad(server, options);
       const shape = (name: string, r: LoadResult) =>
-        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each (span insert ${r.flushes.insertMs.toFixed(0)})` : ''}${r.loopDelay ? `; service event loop delay p50 ${ms(r.loopDelay.p50)}, p99 ${ms(r.loopDelay.p99)}` : ''}${r.logSyncs ? `; ${r.logSyncs.count} log syncs of ${ms(r.logSyncs.ms)}` : ''}${r.service ? serviceFigures(r.service) : ''})`;
+        `${name.padEnd(44)} ${String(Math.round(rate(r))).padStart(7)} spans/s  p50 ${ms(percentile(r.latenciesMs, 50))}  p99 ${ms(percentile(r.latenciesMs, 99))}  (${r.spans} spans, ${r.seconds.toFixed(0)} s${r.applyingSeconds === undefined ? '' : `, the last applied ${r.applyingSeconds.toFixed(1)} s after its answer`}${r.flushes ? `; ${r.flushes.count} flushes of ${r.flushes.rows.toFixed(0)} spans, ${r.flushes.ms.toFixed(0)} ms each (span insert ${r.flushes.insertMs.toFixed(0)})` : ''}${r.loopDelay ? `; service event loop delay p50 ${ms(r.loopDelay.p50)}, p99 ${ms(r.loopDelay.p99)}` : ''}${r.logSyncs ? `; ${r.logSyncs.count} log syncs of ${ms(r.logSyncs.ms)}` : ''}${r.service ? serviceFigures(r.service) : ''}${r.peakRss ? `; peak RSS ${mib(r.peakRss)} (JS heap ${mib(r.peakHeap ?? 0)})` : ''})`;
       lines.push(
         `raw engine insert, bulk rows, 4 writers:    ${String(Math.round(rawRate)).padStart(7)} spans/s  (${raw.spans} spans, ${raw.seconds.toFixed(0)} s)`,
         ...(raw.small
@@ -194,7 +194,7 @@ export async function run(args: string[]) {
         );
       }
       reader.close();
-      lines.push(`server peak RSS: ${mib(peakRss(server.proc.pid!))} (goal < 1536 MiB)`);
+      lines.push(`server peak RSS: ${mib(server.peakRss())} (goal < 1536 MiB)`);
     } finally {
       server.proc.send({ type: 'stop' });
       await new Promise((resolve) => server.proc.once('exit', resolve));
