@@ -89,6 +89,10 @@ export async function serverRole() {
   process.on('message', (message: { type: string }) => void onMessage(message));
 }
 
+/** A process's peak resident set since its start or the last reset (VmHWM), in bytes. */
+const peakResidentSet = (pid: number | 'self') =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+
 /**
  * This process's peak resident set and JS heap (its size, sampled every 100 ms) since the last
  * `take`, in bytes; each `take` starts the next stretch.
@@ -98,7 +102,7 @@ function memoryPeaks() {
   setInterval(() => (heap = Math.max(heap, process.memoryUsage().heapTotal)), 100).unref();
   return {
     take(): { peakRss: number; peakHeap: number } {
-      const peakRss = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+      const peakRss = peakResidentSet('self');
       // Writing 5 to clear_refs resets the peak to the present resident set (Linux).
       writeFileSync('/proc/self/clear_refs', '5');
       const peakHeap = Math.max(heap, process.memoryUsage().heapTotal);
@@ -208,7 +212,7 @@ export function startServerChild(dir: string): Promise<Server> {
     const waiting: Array<(sample: Awaited<ReturnType<Server['parts']>>) => void> = [];
     const settling: Array<(seconds: number) => void> = [];
     const applying: Array<(applied: Awaited<ReturnType<Server['applied']>>) => void> = [];
-    // The service resets its peak at each 'applied' (takePeakRss): the whole life's is the largest of the stretches.
+    // The service resets its peak at each 'applied' (memoryPeaks): the whole life's is the largest of the stretches.
     let peakSoFar = 0;
     const proc = child('server', { BENCH_DIR: dir }, (message, p) => {
       if (message.type === 'ready') {
@@ -231,8 +235,7 @@ export function startServerChild(dir: string): Promise<Server> {
               applying.push(done);
               p.send({ type: 'applied' });
             }),
-          peakRss: () =>
-            Math.max(peakSoFar, Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024),
+          peakRss: () => Math.max(peakSoFar, peakResidentSet(p.pid!)),
         });
       } else if (message.type === 'parts') waiting.shift()?.({ parts: message.parts, memory: message.memory });
       else if (message.type === 'settled') settling.shift()?.(message.seconds);
