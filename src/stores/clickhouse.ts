@@ -60,12 +60,24 @@ export interface ClickhouseOptions {
 let embeddedPath: string | undefined;
 
 /**
- * The shared settings, once per embedded session. A session whose parameters are bound here
- * sends their values in the text (a flush's key read names up to 10,000 traces): the text may
- * be longer than the engine's default 256 KiB.
+ * The service's own sessions, embedded: their statements' text may be long, and their answers
+ * are short, so the engine formats them in the statement's thread.
+ *
+ * A session whose parameters are bound here sends their values in the text (a flush's key read
+ * names up to 10,000 traces): the text may be longer than the engine's default 256 KiB. The
+ * engine formats an answer in threads of its pool by default, a hand-off to another thread and
+ * back for every statement: a key read's answer is a few kilobytes, and under a busy writer
+ * each hand-off waits for a core (docs/benchmarks.md, eleventh pass). Callers' SQL (the SQL
+ * endpoint's session) keeps the engine's default for its larger answers.
  */
+const ownSessionSettings: Record<string, number> = {
+  max_query_size: 64 * 1024 * 1024,
+  output_format_parallel_formatting: 0,
+};
+
+/** The shared settings, once per embedded session, with the service's own where `bindHere`. */
 async function setShared(client: ClickHouseClient, bindHere: boolean) {
-  const settings = { ...sharedSettings, ...(bindHere && { max_query_size: 64 * 1024 * 1024 }) };
+  const settings = { ...sharedSettings, ...(bindHere && ownSessionSettings) };
   for (const [name, value] of Object.entries(settings)) {
     await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
   }
