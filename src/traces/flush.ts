@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { inApplyOrder, type SpanRow } from './rows.js';
+import { flushLines } from './pending-lines.js';
+import { inApplyOrder, type PendingRow } from './rows.js';
 import { recomputeTraceSummaries } from './recompute.js';
 import { insertSpanLines } from './spans-table.js';
 
@@ -8,9 +9,9 @@ export interface PendingWrite {
   /** Its number: in the log's order, or the writer's own without a log. */
   seq: number;
   workspaceId: string;
-  rows: SpanRow[];
-  /** Each row's JSON, encoded as the write was taken (for the log and the insert); absent for writes replayed from the log. */
-  texts?: string[];
+  rows: PendingRow[];
+  /** Its rows' JSON, one a line, encoded as the write was taken or replayed (pending-lines.ts): what the insert sends. */
+  lines: Buffer;
   traceIds: string[];
   /**
    * Its rows may be in the store already without their traces' summaries: replayed from the log
@@ -47,7 +48,7 @@ async function applyWrites(
   clickhouse: ClickHouseClient,
   batch: PendingWrite[],
   floor: bigint,
-  applying: (rows: SpanRow[], floor: bigint) => void,
+  applying: (rows: PendingRow[], floor: bigint) => void,
   /** Hears, per workspace and before their summaries are written, the traces the store held nothing of before this flush. */
   fresh: (workspaceId: string, traceIds: string[]) => void = () => {},
 ): Promise<{ version: bigint; rows: number; insertMs: number }> {
@@ -57,7 +58,7 @@ async function applyWrites(
     floor,
   );
   applying(raised.rows, raised.floor);
-  await insertSpanLines(clickhouse, lines(batch, raised.rows));
+  await insertSpanLines(clickhouse, flushLines(batch, raised.rows));
   const insertMs = performance.now() - started;
   const traceIds = new Map<string, Set<string>>();
   const readBack = new Set<string>();
@@ -83,21 +84,4 @@ async function applyWrites(
     if (newest > version) version = newest;
   }
   return { version, rows: raised.rows.length, insertMs };
-}
-
-/**
- * The JSONEachRow lines of a flush's rows (`rows`, the batch's rows in apply order): each
- * write's own encoding where its flush kept the row as it was taken, a new one where it raised
- * the row's version (or the write was replayed from the log).
- */
-function lines(batch: PendingWrite[], rows: SpanRow[]): string {
-  const out: string[] = [];
-  let i = 0;
-  for (const w of batch) {
-    for (let j = 0; j < w.rows.length; j += 1, i += 1) {
-      const row = rows[i]!;
-      out.push(row === w.rows[j] && w.texts ? w.texts[j]! : JSON.stringify(row));
-    }
-  }
-  return out.join('\n');
 }

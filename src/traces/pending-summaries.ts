@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { inApplyOrder, type SpanRow } from './rows.js';
+import { inApplyOrder, type PendingRow } from './rows.js';
 import { selectSummarySpans } from './spans-table.js';
 import {
   earliestStart,
@@ -187,8 +187,8 @@ async function replay(
 }
 
 /** For each trace the queued writes touch, the one write carrying it; none when several do or the statement under way does. */
-function soleWrites({ applying, queued }: UnappliedWrites): Map<string, readonly SpanRow[] | undefined> {
-  const sole = new Map<string, readonly SpanRow[] | undefined>();
+function soleWrites({ applying, queued }: UnappliedWrites): Map<string, readonly PendingRow[] | undefined> {
+  const sole = new Map<string, readonly PendingRow[] | undefined>();
   for (const rows of queued) {
     for (const row of rows) {
       const held = sole.get(row.trace_id);
@@ -201,7 +201,7 @@ function soleWrites({ applying, queued }: UnappliedWrites): Map<string, readonly
 }
 
 /** Summaries computed from one write's rows alone, by the rows' identity (a queued write's, kept until it is applied). */
-const writeSummaries = new WeakMap<readonly SpanRow[], Map<string, TraceSummaryRow>>();
+const writeSummaries = new WeakMap<readonly PendingRow[], Map<string, TraceSummaryRow>>();
 
 /**
  * The summaries of the traces of one write, for traces the store does not hold and no other
@@ -211,7 +211,7 @@ const writeSummaries = new WeakMap<readonly SpanRow[], Map<string, TraceSummaryR
  * so it is computed once per write instead of at every read. A trace whose rows carry several
  * versions (the same trace twice in one request) gets none here: it is replayed.
  */
-function summariesOfWrite(workspaceId: string, rows: readonly SpanRow[] | undefined): Map<string, TraceSummaryRow> | undefined {
+function summariesOfWrite(workspaceId: string, rows: readonly PendingRow[] | undefined): Map<string, TraceSummaryRow> | undefined {
   if (!rows) return undefined;
   let summaries = writeSummaries.get(rows);
   if (!summaries) {
@@ -234,5 +234,5 @@ function previousOf(row: TraceSummaryRow): PreviousSummary {
   return { trace_id, version, name, session_id, environment, service, user_id, tags };
 }
 
-/** A span row as the key read's rows are kept: live (the span row holds every column the summary reads). */
-const factsOf = (row: SpanRow): StoredFacts => ({ ...row, is_deleted: 0 });
+/** A pending row as the key read's rows are kept: live (the pending row holds every column the summary reads). */
+const factsOf = (row: PendingRow): StoredFacts => ({ ...row, is_deleted: 0 });

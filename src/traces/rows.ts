@@ -1,5 +1,6 @@
 import type { SpanCost } from './cost/pricing.js';
 import type { Span, StoredSpan, Trace } from './schemas.js';
+import type { SpanFacts } from './summary-rows.js';
 
 /**
  * Conversion from the wire shapes to the rows of `spans` (clickhouse/0001, 0003, 0004). Optional
@@ -49,6 +50,45 @@ export interface SpanRow {
   version: string;
 }
 
+/**
+ * A span row as a write keeps it until its flush (write-batcher.ts): the columns the summaries
+ * and the reads over unapplied writes use (SpanFacts) and its workspace. The rest (`detail`, the
+ * attribute maps, the status message: most of a row's bytes) only the insert reads, and the
+ * write's encoded lines hold it (pending-lines.ts); the row whole would be kept twice.
+ */
+export type PendingRow = SpanFacts & { workspace_id: string };
+
+/** The pending row of a span row, field by field (no rest spread: one of these per span ingested). */
+export function pendingRowOf(row: SpanRow): PendingRow {
+  return {
+    workspace_id: row.workspace_id,
+    trace_id: row.trace_id,
+    span_id: row.span_id,
+    version: row.version,
+    trace_name: row.trace_name,
+    session_id: row.session_id,
+    environment: row.environment,
+    service: row.service,
+    user_id: row.user_id,
+    tags: row.tags,
+    source: row.source,
+    parent_span_id: row.parent_span_id,
+    status: row.status,
+    kind: row.kind,
+    start_time: row.start_time,
+    end_time: row.end_time,
+    duration_ms: row.duration_ms,
+    model: row.model,
+    provider: row.provider,
+    input_tokens: row.input_tokens,
+    output_tokens: row.output_tokens,
+    total_tokens: row.total_tokens,
+    cost_usd: row.cost_usd,
+    cost_source: row.cost_source,
+    ttft_ms: row.ttft_ms,
+  };
+}
+
 let lastVersion = 0n;
 const versionOrigin = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
 
@@ -76,8 +116,8 @@ export function nextVersion(): bigint {
  * never overrides what came after it (a later write, a delete, a repricing: those take the
  * clock, far above). Returns the rows and the new floor.
  */
-export function inApplyOrder(writes: readonly SpanRow[][], floor: bigint): { rows: SpanRow[]; floor: bigint } {
-  const rows: SpanRow[] = [];
+export function inApplyOrder<Row extends { version: string }>(writes: readonly Row[][], floor: bigint): { rows: Row[]; floor: bigint } {
+  const rows: Row[] = [];
   for (const write of writes) {
     const raised = new Map<string, string>();
     for (const row of write) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ClickHouseClient } from '../stores/clickhouse.js';
+import { insertJsonLines, type ClickHouseClient } from '../stores/clickhouse.js';
 import { defineQuery } from '../stores/clickhouse-query.js';
 import type { PromptFiguresReader } from '../contract/prompt-figures.js';
 import { toStoredTime, type SpanRow } from './rows.js';
@@ -33,13 +33,12 @@ export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow
 }
 
 /**
- * The same insert from rows already encoded, one JSON object a line (the writer encodes each
- * request's rows as it takes them: write-batcher.ts). The data follows the statement, as a
- * server reads an INSERT's data after FORMAT (not counted in max_query_size).
+ * The same insert from rows already encoded, one JSON object a line, as UTF-8 bytes (the writer
+ * encodes each request's rows as it takes them: write-batcher.ts, pending-lines.ts), handed to
+ * the engine as they are (clickhouse.ts insertJsonLines).
  */
-export async function insertSpanLines(clickhouse: ClickHouseClient, lines: string): Promise<void> {
-  if (lines.length === 0) return;
-  await clickhouse.command({ query: `INSERT INTO spans FORMAT JSONEachRow\n${lines}` });
+export async function insertSpanLines(clickhouse: ClickHouseClient, lines: Buffer): Promise<void> {
+  await insertJsonLines(clickhouse, 'spans', lines);
 }
 
 const spanFacts = z.object({

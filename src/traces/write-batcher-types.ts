@@ -1,4 +1,4 @@
-import type { SpanRow } from './rows.js';
+import type { PendingRow } from './rows.js';
 import type { IngestLog } from './ingest-log.js';
 
 /** The ingest writer's options (write-batcher.ts), and what it tells reads of the writes it has not applied. */
@@ -6,9 +6,9 @@ import type { IngestLog } from './ingest-log.js';
 /** A workspace's writes not yet applied (`WriteBatcher.unapplied`). */
 export interface UnappliedWrites {
   /** The rows of the statement under way, with the versions it applies them at. */
-  applying: SpanRow[];
+  applying: PendingRow[];
   /** The other writes' rows, in the order they will be applied, versions not yet raised. */
-  queued: SpanRow[][];
+  queued: PendingRow[][];
   /** The newest version applied so far (the statement under way's included). */
   floor: bigint;
   /**

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import type { SpanRow } from './rows.js';
+import type { PendingRow, SpanRow } from './rows.js';
+import { pendingOf, wholeRows } from './pending-lines.js';
 import { flushWrites, type PendingWrite } from './flush.js';
 import { FlushTiming } from './flush-timing.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
@@ -56,7 +57,7 @@ export class WriteBatcher {
   private inFlight = 0;
   /** The writes of the flush under way; those of its statement under way (all, or one when isolating), and their rows as applied. */
   private inFlightBatch: PendingWrite[] = [];
-  private applying: { writes: PendingWrite[]; rows: SpanRow[]; fresh: Map<string, Set<string>> } | undefined;
+  private applying: { writes: PendingWrite[]; rows: PendingRow[]; fresh: Map<string, Set<string>> } | undefined;
   /** The newest version this writer applied: of a span, or of the summaries it computed. */
   private appliedVersion = 0n;
 
@@ -85,7 +86,8 @@ export class WriteBatcher {
     this.applied.reopenFrom(writes[0]!.seq);
     for (const write of writes) {
       // A flush may have stored its rows before the process stopped: its traces are read back.
-      this.enqueue({ ...write, maybeStored: true });
+      const { rows, ...rest } = write;
+      this.enqueue({ ...rest, ...pendingOf(rows), maybeStored: true });
       this.applied.answered(write);
     }
   }
@@ -99,7 +101,7 @@ export class WriteBatcher {
     if (!this.log) {
       return new Promise((resolve, reject) => {
         this.counts.writes += 1;
-        this.enqueue({ seq: ++this.seq, workspaceId, rows, traceIds, caller: { resolve, reject } });
+        this.enqueue({ seq: ++this.seq, workspaceId, ...pendingOf(rows), traceIds, caller: { resolve, reject } });
       });
     }
     if (this.closing) throw unavailable('The service is shutting down; retry shortly');
@@ -113,7 +115,7 @@ export class WriteBatcher {
     // lines instead of encoding thousands of rows at once while requests wait.
     const texts = rows.map((row) => JSON.stringify(row));
     const { seq, durable } = this.log.append({ workspaceId, traceIds, rows }, texts);
-    this.enqueue({ seq, workspaceId, rows, texts, traceIds });
+    this.enqueue({ seq, workspaceId, ...pendingOf(rows, texts), traceIds });
     try {
       await durable;
     } catch (error) {
@@ -156,7 +158,7 @@ export class WriteBatcher {
     const through = this.applied.appliedThrough;
     const applying = this.applying?.rows.filter((row) => row.workspace_id === workspaceId) ?? [];
     const underWay = new Set(this.applying?.writes);
-    const queued: SpanRow[][] = [];
+    const queued: PendingRow[][] = [];
     for (const w of [...this.inFlightBatch, ...this.queue]) {
       if (w.workspaceId === workspaceId && w.seq > through && !underWay.has(w)) queued.push(w.rows);
     }
@@ -283,7 +285,11 @@ export class WriteBatcher {
 
   private refuse(w: PendingWrite, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
-    const keptIn = keepRefused(this.log!.dir, { seq: w.seq, workspaceId: w.workspaceId, traceIds: w.traceIds, rows: w.rows }, message);
+    const keptIn = keepRefused(
+      this.log!.dir,
+      { seq: w.seq, workspaceId: w.workspaceId, traceIds: w.traceIds, rows: wholeRows(w) },
+      message,
+    );
     this.counts.refused += 1;
     this.onRefused?.({ seq: w.seq, workspaceId: w.workspaceId, rows: w.rows.length, error: message, keptIn });
     this.done([w]);
