@@ -154,8 +154,8 @@ export async function run(args: string[]) {
         `bulk / raw engine:            ${((100 * rate(bulk)) / rawRate).toFixed(0)}% (goal >= 50%)`,
         `16 clients / bulk:            ${((100 * rate(c16.load)) / rate(bulk)).toFixed(0)}% (goal >= 50%), p99 ${ms(percentile(c16.load.latenciesMs, 99))} (goal <= 100 ms)`,
         `64 clients / 16 clients:      ${((100 * rate(c64.load)) / rate(c16.load)).toFixed(0)}% (goal >= 100%)`,
-        `GET /api/traces median:       idle ${ms(idle.list)}, under 16 clients ${ms(c16.list)} (${(c16.list / idle.list).toFixed(1)}x, goal <= 2x)`,
-        `GET /api/traces/:id median:   idle ${ms(idle.detail)}, under 16 clients ${ms(c16.detail)} (${(c16.detail / idle.detail).toFixed(1)}x, goal <= 2x)`,
+        `GET /api/traces median:       idle ${ms(idle.list)}, under 16 clients ${ms(c16.list)} (${(c16.list / idle.list).toFixed(2)}x, goal <= 2x)`,
+        `GET /api/traces/:id median:   idle ${ms(idle.detail)}, under 16 clients ${ms(c16.detail)} (${(c16.detail / idle.detail).toFixed(2)}x, goal <= 2x)`,
         `  (reads timed from a process of their own, a list then a trace ${options.readEvery > 0 ? `every ${options.readEvery} ms` : 'back to back'}, for the whole shape)`,
         ...(idlePaced
           ? [
