@@ -1,4 +1,5 @@
 import type { PendingWrite } from './flush.js';
+import type { LoggedWrite } from './ingest-log.js';
 import { pendingRowOf, type PendingRow, type SpanRow } from './rows.js';
 
 /**
@@ -24,14 +25,16 @@ export function pendingOf(rows: readonly SpanRow[], texts: readonly string[] = r
 /** A JSON text holds no raw line break (JSON.stringify escapes it), so a line is a row. */
 const rowTexts = (lines: Buffer): string[] => lines.toString('utf8').split('\n');
 
+const versionKey = '"version":"';
+
 /**
  * A row's line at another version. A row's text ends with its version (toSpanRow writes it last):
  * that ending is replaced; a text that does not end so (a log line of another layout) is decoded
  * and encoded again.
  */
 export function withVersion(text: string, from: string, to: string): string {
-  const ending = `"version":"${from}"}`;
-  if (text.endsWith(ending)) return `${text.slice(0, -ending.length)}"version":"${to}"}`;
+  const ending = `${versionKey}${from}"}`;
+  if (text.endsWith(ending)) return `${text.slice(0, -ending.length)}${versionKey}${to}"}`;
   return JSON.stringify({ ...(JSON.parse(text) as SpanRow), version: to });
 }
 
@@ -79,7 +82,12 @@ function raisedLines(w: PendingWrite, rows: readonly PendingRow[]): Buffer {
   return out;
 }
 
-const versionKey = '"version":"';
-
-/** A write's rows whole, from its lines: for the file of refused writes, which keeps them as sent. */
-export const wholeRows = (w: PendingWrite): SpanRow[] => rowTexts(w.lines).map((text) => JSON.parse(text) as SpanRow);
+/** A waiting write as the log holds it, its rows whole from its lines: for the file of refused writes, which keeps them as sent. */
+export function loggedWriteOf(w: PendingWrite): LoggedWrite {
+  return {
+    seq: w.seq,
+    workspaceId: w.workspaceId,
+    traceIds: w.traceIds,
+    rows: rowTexts(w.lines).map((text) => JSON.parse(text) as SpanRow),
+  };
+}

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { PendingRow, SpanRow } from './rows.js';
-import { pendingOf, wholeRows } from './pending-lines.js';
+import { loggedWriteOf, pendingOf } from './pending-lines.js';
 import { flushWrites, type PendingWrite } from './flush.js';
 import { FlushTiming } from './flush-timing.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
@@ -285,11 +285,7 @@ export class WriteBatcher {
 
   private refuse(w: PendingWrite, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
-    const keptIn = keepRefused(
-      this.log!.dir,
-      { seq: w.seq, workspaceId: w.workspaceId, traceIds: w.traceIds, rows: wholeRows(w) },
-      message,
-    );
+    const keptIn = keepRefused(this.log!.dir, loggedWriteOf(w), message);
     this.counts.refused += 1;
     this.onRefused?.({ seq: w.seq, workspaceId: w.workspaceId, rows: w.rows.length, error: message, keptIn });
     this.done([w]);

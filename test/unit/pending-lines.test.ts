@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PendingWrite } from '../../src/traces/flush.js';
-import { flushLines, pendingOf, wholeRows, withVersion } from '../../src/traces/pending-lines.js';
+import { flushLines, loggedWriteOf, pendingOf, withVersion } from '../../src/traces/pending-lines.js';
 import { inApplyOrder, pendingRowOf, toSpanRows, type SpanRow } from '../../src/traces/rows.js';
 import type { SpanFacts } from '../../src/traces/summary-rows.js';
 import type { Trace } from '../../src/traces/schemas.js';
@@ -34,11 +34,18 @@ const write = (seq: number, rows: SpanRow[]): PendingWrite => ({
   ...pendingOf(rows),
 });
 
+/** The batch's rows at the versions a flush from the first floor gives them. */
+const inOrder = (batch: PendingWrite[]) =>
+  inApplyOrder(
+    batch.map((w) => w.rows),
+    0n,
+  );
+
 describe('the lines a waiting write keeps', () => {
   it('keeps each row whole in its line, and of the row only the columns its summaries and reads use', () => {
     const rows = toSpanRows('ws', [trace('t1'), trace('t2', 2)]);
     const w = write(1, rows);
-    expect(wholeRows(w)).toEqual(rows);
+    expect(loggedWriteOf(w)).toEqual({ seq: 1, workspaceId: 'ws', traceIds: ['t1', 't2'], rows });
     expect(w.lines.toString('utf8').split('\n')).toEqual(rows.map((row) => JSON.stringify(row)));
     const facts: Array<keyof SpanFacts | 'workspace_id'> = [
       'workspace_id',
@@ -75,10 +82,7 @@ describe('the lines a waiting write keeps', () => {
     const first = toSpanRows('ws', [trace('t1')]);
     const second = toSpanRows('ws', [trace('t2')]);
     const batch = [write(1, first), write(2, second)];
-    const raised = inApplyOrder(
-      batch.map((w) => w.rows),
-      0n,
-    );
+    const raised = inOrder(batch);
     expect(raised.rows.every((row, i) => row === [...batch[0]!.rows, ...batch[1]!.rows][i])).toBe(true);
     expect(flushLines(batch, raised.rows).toString('utf8')).toBe([...first, ...second].map((row) => JSON.stringify(row)).join('\n'));
   });
@@ -88,10 +92,7 @@ describe('the lines a waiting write keeps', () => {
     const later = toSpanRows('ws', [trace('t2')]);
     // Parsed after the other, applied first: the second write is raised above the first.
     const batch = [write(1, later), write(2, earlier)];
-    const raised = inApplyOrder(
-      batch.map((w) => w.rows),
-      0n,
-    );
+    const raised = inOrder(batch);
     const newVersion = raised.rows.at(-1)!.version;
     expect(BigInt(newVersion)).toBeGreaterThan(BigInt(earlier[0]!.version));
     const expected = [...later, ...earlier.map((row) => ({ ...row, version: newVersion }))].map((row) => JSON.stringify(row));
