@@ -101,10 +101,10 @@ export class IngestLog {
    * Numbers the write at once (the order of calls is the order of the log) and returns its
    * number with a promise that settles once the write is on disk.
    */
-  append(write: Omit<LoggedWrite, 'seq'>, rowTexts?: readonly string[]): { seq: number; durable: Promise<void> } {
+  append(write: Omit<LoggedWrite, 'seq'>, rowLines?: Buffer): { seq: number; durable: Promise<void> } {
     const seq = ++this.seq;
     this.counts.appends += 1;
-    this.queued.push(encode({ seq, ...write }, rowTexts));
+    this.queued.push(encode({ seq, ...write }, rowLines));
     const durable = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
     this.kick();
     return { seq, durable };
@@ -199,21 +199,34 @@ export class IngestLog {
 }
 
 /**
- * A line: its CRC-32, then the write as a JSON array. With `rowTexts` (each row's
- * JSON.stringify, which the writer keeps for its insert) the rows are joined from them: the
- * same text as stringifying them again, once less. The text is encoded to UTF-8 once, for both
- * the checksum and the line.
+ * A line: its CRC-32, then the write as a JSON array. With `rowLines` (its rows' JSON, one a
+ * line, as UTF-8: the bytes the writer keeps for its insert, pending-lines.ts) the array's rows
+ * are those bytes, each line break made the comma between two rows (a JSON text holds no raw
+ * line break): the same bytes as stringifying the rows again, with no second encoding.
  */
-function encode(write: LoggedWrite, rowTexts?: readonly string[]): Buffer {
-  const json =
-    rowTexts === undefined
-      ? JSON.stringify([write.seq, write.workspaceId, write.traceIds, write.rows])
-      : `[${write.seq},${JSON.stringify(write.workspaceId)},${JSON.stringify(write.traceIds)},[${rowTexts.join(',')}]]`;
-  const body = Buffer.from(json, 'utf8');
-  const line = Buffer.allocUnsafe(body.length + 10);
-  line.write(crc32(body).toString(16).padStart(8, '0'), 0, 'latin1');
+function encode(write: LoggedWrite, rowLines?: Buffer): Buffer {
+  if (rowLines === undefined) {
+    const body = Buffer.from(JSON.stringify([write.seq, write.workspaceId, write.traceIds, write.rows]), 'utf8');
+    const line = Buffer.allocUnsafe(body.length + 10);
+    body.copy(line, 9);
+    return sealed(line);
+  }
+  const head = `[${write.seq},${JSON.stringify(write.workspaceId)},${JSON.stringify(write.traceIds)},[`;
+  const rowsAt = 9 + Buffer.byteLength(head, 'utf8');
+  const line = Buffer.allocUnsafe(rowsAt + rowLines.length + 3);
+  line.write(head, 9, 'utf8');
+  const rows = line.subarray(rowsAt, rowsAt + rowLines.length);
+  rowLines.copy(rows);
+  for (let at = rows.indexOf(0x0a); at !== -1; at = rows.indexOf(0x0a, at + 1)) rows[at] = 0x2c;
+  line.write(']]', rowsAt + rowLines.length, 'latin1');
+  return sealed(line);
+}
+
+/** Writes a line's frame around its body (from byte 9 to the last): the body's checksum, a space, the closing line break. */
+function sealed(line: Buffer): Buffer {
+  const checksum = crc32(line.subarray(9, line.length - 1));
+  line.write(checksum.toString(16).padStart(8, '0'), 0, 'latin1');
   line[8] = 0x20;
-  body.copy(line, 9);
   line[line.length - 1] = 0x0a;
   return line;
 }

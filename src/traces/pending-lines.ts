@@ -4,7 +4,7 @@ import { pendingRowOf, type PendingRow, type SpanRow } from './rows.js';
 
 /**
  * A write's rows as its flush inserts them: each row's JSON (JSONEachRow), one a line, encoded
- * once when the write is taken (the log's line joins the same texts). Kept as bytes outside the
+ * once when the write is taken (the log's line is made of the same bytes). Kept as bytes outside the
  * JS heap while the write waits for its flush, beside its pending rows (rows.ts PendingRow): the
  * service's thread collects its young objects every few hundred milliseconds under ingest, and
  * each collection copies what is still alive; waiting writes held as strings and whole rows were
@@ -15,11 +15,11 @@ export function linesOf(texts: readonly string[]): Buffer {
 }
 
 /**
- * What a write keeps of its rows until its flush: the pending rows and their lines, from `texts`
- * when the rows are already encoded (for the log's line).
+ * What a write keeps of its rows until its flush: the pending rows and their lines, each row
+ * encoded once (the log's line is made from the same bytes: ingest-log.ts).
  */
-export function pendingOf(rows: readonly SpanRow[], texts: readonly string[] = rows.map((row) => JSON.stringify(row))) {
-  return { rows: rows.map(pendingRowOf), lines: linesOf(texts) };
+export function pendingOf(rows: readonly SpanRow[]) {
+  return { rows: rows.map(pendingRowOf), lines: linesOf(rows.map((row) => JSON.stringify(row))) };
 }
 
 /** A JSON text holds no raw line break (JSON.stringify escapes it), so a line is a row. */

@@ -86,8 +86,7 @@ export class WriteBatcher {
     this.applied.reopenFrom(writes[0]!.seq);
     for (const write of writes) {
       // A flush may have stored its rows before the process stopped: its traces are read back.
-      const { rows, ...rest } = write;
-      this.enqueue({ ...rest, ...pendingOf(rows), maybeStored: true });
+      this.enqueue({ ...write, ...pendingOf(write.rows), maybeStored: true });
       this.applied.answered(write);
     }
   }
@@ -113,9 +112,9 @@ export class WriteBatcher {
     this.counts.writes += 1;
     // Encoded once, here, for the log line and for the insert: a flush then joins its writes'
     // lines instead of encoding thousands of rows at once while requests wait.
-    const texts = rows.map((row) => JSON.stringify(row));
-    const { seq, durable } = this.log.append({ workspaceId, traceIds, rows }, texts);
-    this.enqueue({ seq, workspaceId, ...pendingOf(rows, texts), traceIds });
+    const pending = pendingOf(rows);
+    const { seq, durable } = this.log.append({ workspaceId, traceIds, rows }, pending.lines);
+    this.enqueue({ seq, workspaceId, ...pending, traceIds });
     try {
       await durable;
     } catch (error) {

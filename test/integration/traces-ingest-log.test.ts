@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, openWriter } from '../../src/server.js';
 import { IngestLog } from '../../src/traces/ingest-log.js';
+import { linesOf } from '../../src/traces/pending-lines.js';
 import { toSpanRows } from '../../src/traces/rows.js';
 import { WriteBatcher } from '../../src/traces/write-batcher.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
@@ -135,10 +136,10 @@ describe('the ingest write-ahead log', () => {
     // Text that JSON escapes, and a row of every field type.
     const rows = toSpanRows(w, [{ ...trace('text-1', 3), name: 'quote " slash \\ line\n tab\t é 😀', tags: ['a', 'b'] } as never]);
     const lines: string[] = [];
-    for (const texts of [undefined, rows.map((row) => JSON.stringify(row))]) {
+    for (const rowLines of [undefined, linesOf(rows.map((row) => JSON.stringify(row)))]) {
       const dir = newDir();
       const log = IngestLog.open(dir).log;
-      await log.append({ workspaceId: w, traceIds: ['text-1'], rows }, texts).durable;
+      await log.append({ workspaceId: w, traceIds: ['text-1'], rows }, rowLines).durable;
       await log.close(false);
       lines.push(
         readdirSync(dir)
