@@ -126,8 +126,12 @@ export const configSchema = z.object({
   LOUPE_SQL_MAX_BYTES_TO_READ: optionalInt(1, 2 ** 50).transform((v) => v ?? 10 * 1024 ** 3),
   LOUPE_SQL_MAX_RESULT_ROWS: optionalInt(1, 2 ** 40).transform((v) => v ?? 100_000),
   LOUPE_SQL_MAX_RESULT_BYTES: optionalInt(1, 2 ** 50).transform((v) => v ?? 100 * 1024 ** 2),
-  /** SQL queries one organization may run at once on one instance; more answer 429. */
+  /** SQL queries one organization may run at once on one instance; more wait their turn (LOUPE_SQL_MAX_WAIT_MS). */
   LOUPE_SQL_MAX_CONCURRENT: optionalInt(1, 1000).transform((v) => v ?? 2),
+  /** SQL queries of all organizations running at once on one instance (embedded: engine sessions). */
+  LOUPE_SQL_MAX_RUNNING: optionalInt(1, 1000).transform((v) => v ?? 4),
+  /** Longest wait of a SQL query for its turn before it answers 429 with Retry-After. */
+  LOUPE_SQL_MAX_WAIT_MS: optionalInt(0, 600_000).transform((v) => v ?? 5_000),
   /** `npx loupe sql`: the service to ask and the key to ask with. */
   LOUPE_URL: optionalUrl(['http:', 'https:']).transform((v) => v ?? 'http://127.0.0.1:3000'),
   LOUPE_API_KEY: optionalString,

@@ -96,35 +96,3 @@ export function limitError(type: string | undefined, message: string, config: Co
     },
   );
 }
-
-/**
- * Queries running at once per organization, on this instance. Over the limit a request is
- * refused at once (429) rather than queued: a queue would hold connections for the length of
- * other tenants' queries.
- */
-export class SqlConcurrency {
-  readonly #running = new Map<string, number>();
-
-  constructor(private readonly limit: number) {}
-
-  acquire(organizationId: string): () => void {
-    const running = this.#running.get(organizationId) ?? 0;
-    if (running >= this.limit) {
-      throw new AppError(
-        'RATE_LIMITED',
-        `${running} SQL queries of this organization are running (LOUPE_SQL_MAX_CONCURRENT = ${this.limit}); retry when one has finished`,
-        { limit: 'concurrency', variable: 'LOUPE_SQL_MAX_CONCURRENT', value: this.limit },
-        { 'retry-after': '1' },
-      );
-    }
-    this.#running.set(organizationId, running + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.#running.get(organizationId) ?? 1) - 1;
-      if (left <= 0) this.#running.delete(organizationId);
-      else this.#running.set(organizationId, left);
-    };
-  }
-}

@@ -1,20 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { AppError } from '../http/errors.js';
 import { checkConfinement, ConfinementError, parseExplainAst } from './confine.js';
 import { limitError, limitSettings } from './limits.js';
+import { bindParameters, quoteString } from '../stores/embedded-parameters.js';
 import type { SqlBody, SqlResult, SqlStatistics } from './schemas.js';
 import type { SqlSession } from './session.js';
 
 /**
- * One caller's query, from text to answer, in four engine calls' worth of steps:
- * 1. the engine formats it (`formatQuerySingleLine`, the text passed as a bound parameter):
+ * One caller's query, from text to answer, in four engine calls' worth of steps (decision 040):
+ * 1. the engine formats it (`formatQuerySingleLine`, the text passed as a string literal):
  *    a syntax error or a second statement stops here, and what goes on is the engine's own
  *    rendering of exactly one statement, comments gone;
- * 2. the engine parses that (`EXPLAIN AST`, which never runs it) and confine.ts checks the tree;
+ * 2. the caller's parameters are written into that as typed literals, the engine parses the
+ *    result (`EXPLAIN AST`, which never runs it) and confine.ts checks the tree;
  * 3. it runs inside a statement the service writes: the views `spans`, `traces`, `sessions` and `users` as CTEs over
- *    the parameterized views of clickhouse/0008, bound to the caller's workspace by a query
- *    parameter, the caller's query as a subquery, and the limits with readonly = 1;
+ *    the parameterized views of clickhouse/0008, bound to the caller's workspace, the caller's
+ *    query as a subquery, and the limits with readonly = 1;
  * 4. in a session whose current database is empty (session.ts), so a bare name reaches only
  *    those CTEs or the query's own.
  */
@@ -22,9 +25,6 @@ import type { SqlSession } from './session.js';
 /** The views a query may read, by the name callers use, and the parameterized view behind each. */
 export const sqlViews = { spans: 'sql_spans', traces: 'sql_traces', sessions: 'sql_sessions', users: 'sql_users' } as const;
 const viewNames = Object.keys(sqlViews);
-
-/** The workspace parameter: callers' parameter names cannot start with an underscore (schemas.ts). */
-const workspaceParameter = '__loupe_workspace';
 
 const exportFormats = { csv: 'CSVWithNames', jsonl: 'JSONEachRow', parquet: 'Parquet' } as const;
 export type ExportFormat = keyof typeof exportFormats;
@@ -66,46 +66,85 @@ function toAppError(error: unknown, config: Config): unknown {
   return new AppError('VALIDATION_ERROR', `The query failed: ${message}`, { engineError: engine.type ?? engine.code });
 }
 
-/** Steps 1 and 2: the engine's single-statement rendering of the query, checked. */
+/**
+ * The caller's parameters written into the engine's rendering of its query, each placeholder
+ * as the typed literal the engine itself would put there (`_CAST(<literal>, '<Type>')`,
+ * src/stores/embedded-parameters.ts). The embedded engine's library runs every statement it
+ * binds parameters for one after another across the whole process, so a query bound there
+ * waited behind every other organization's (decision 084); a statement bound here runs beside
+ * them, and what the confinement check parses is exactly what runs.
+ */
+function bindCallerParameters(text: string, parameters: Record<string, unknown>): string {
+  try {
+    return bindParameters(text, parameters, { identifiers: true });
+  } catch (error) {
+    const message = error instanceof Error ? error.message.replace('The statement parameter', 'The query parameter') : 'cannot be bound';
+    throw new ConfinementError(message, 'invalid');
+  }
+}
+
+/** Steps 1 and 2: the engine's single-statement rendering of the query, its parameters bound, checked. */
 async function confinedText(client: ClickHouseClient, body: SqlBody): Promise<string> {
   const formatted = await client.query({
-    query: 'SELECT formatQuerySingleLine({query:String}) AS text',
-    query_params: { query: body.query },
+    query: bindParameters('SELECT formatQuerySingleLine({query:String}) AS text', { query: body.query }),
     format: 'JSONEachRow',
   });
   const [row] = await formatted.json<{ text: string }>();
-  const text = row?.text ?? '';
-  if (!/^(SELECT|WITH|\()\s/i.test(`${text} `)) {
+  const rendered = row?.text ?? '';
+  if (!/^(SELECT|WITH|\()\s/i.test(`${rendered} `)) {
     throw new ConfinementError('Only a SELECT (or WITH … SELECT) query is allowed', 'forbidden');
   }
+  const text = bindCallerParameters(rendered, body.parameters ?? {});
   // EXPLAIN in a subquery: its output gets this statement's format, and an output clause of
   // the caller's (FORMAT, INTO OUTFILE) is refused by the engine itself.
-  const explained = await client.query({
-    query: `SELECT explain FROM (EXPLAIN AST ${text})`,
-    query_params: body.parameters ?? {},
-    format: 'JSONEachRow',
-  });
+  const explained = await client.query({ query: `SELECT explain FROM (EXPLAIN AST ${text})`, format: 'JSONEachRow' });
   const lines = (await explained.json<{ explain: string }>()).map((r) => r.explain);
   checkConfinement(parseExplainAst(lines), { views: viewNames });
   return text;
 }
 
-/** Step 3: the statement that runs. The database name is the configuration's plain identifier. */
-function confinedStatement(text: string, config: Config, format: SqlBody['format'], engineSettings: string): string {
+/**
+ * Step 3: the statement that runs. The database name is the configuration's plain identifier;
+ * `tag` (a UUID of the service's) names the statement in the engine's process list, so it can
+ * be stopped when its client goes away (session.ts, cancel).
+ */
+function confinedStatement(
+  text: string,
+  workspaceId: string,
+  config: Config,
+  format: SqlBody['format'],
+  engineSettings: string,
+  tag: string,
+): string {
   const views = Object.entries(sqlViews)
-    .map(([name, view]) => `${name} AS (SELECT * FROM ${config.CLICKHOUSE_DATABASE}.${view}(workspace = {${workspaceParameter}:String}))`)
+    .map(([name, view]) => `${name} AS (SELECT * FROM ${config.CLICKHOUSE_DATABASE}.${view}(workspace = {workspace:String}))`)
     .join(', ');
   // Parquet compressed with Snappy, which every Parquet reader reads (the engine's default, ZSTD, is not).
   const output = format === 'parquet' ? ", output_format_parquet_compression_method = 'snappy'" : '';
-  return `WITH ${views} SELECT * FROM (${text}) SETTINGS ${limitSettings(config)}${engineSettings}${output}`;
+  const settings = `${limitSettings(config)}${engineSettings}${output}, log_comment = ${quoteString(tag)}`;
+  return `WITH ${bindParameters(views, { workspace: workspaceId })} SELECT * FROM (${text}) SETTINGS ${settings}`;
 }
 
-async function prepare(client: ClickHouseClient, session: SqlSession, workspaceId: string, body: SqlBody, config: Config) {
+async function prepare(client: ClickHouseClient, session: SqlSession, workspaceId: string, body: SqlBody, config: Config, tag: string) {
   const text = await confinedText(client, body);
-  return {
-    query: confinedStatement(text, config, body.format, session.engineSettings),
-    params: { ...body.parameters, [workspaceParameter]: workspaceId },
-  };
+  return confinedStatement(text, workspaceId, config, body.format, session.engineSettings, tag);
+}
+
+/**
+ * Runs `statement` with a tag of its own; when `signal` aborts (the client went away) while it
+ * runs, the engine is told to stop it. A statement stopped so fails, and its error is the
+ * caller's to drop: nobody is left to answer.
+ */
+async function cancellable<T>(session: SqlSession, signal: AbortSignal | undefined, statement: (tag: string) => Promise<T>): Promise<T> {
+  const tag = `loupe-sql ${randomUUID()}`;
+  const onAbort = () => void session.cancel(tag).catch(() => undefined);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (signal?.aborted) throw signal.reason;
+    return await statement(tag);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
 }
 
 /**
@@ -127,13 +166,16 @@ export async function runSqlQuery(
   workspaceId: string,
   body: SqlBody,
   config: Config,
+  signal?: AbortSignal,
 ): Promise<{ result: SqlResult; statistics: SqlStatistics }> {
   // Opening the session is the service's business: its failures are not the query's (no 400).
   const client = await session.client();
   try {
-    const { query, params } = await prepare(client, session, workspaceId, body, config);
-    const resultSet = await client.query({ query, query_params: params, format: 'JSONCompact', clickhouse_settings: endOfQuery });
-    const answer = (await resultSet.json()) as unknown as JsonCompact;
+    const answer = await cancellable(session, signal, async (tag) => {
+      const query = await prepare(client, session, workspaceId, body, config, tag);
+      const resultSet = await client.query({ query, format: 'JSONCompact', clickhouse_settings: endOfQuery });
+      return (await resultSet.json()) as unknown as JsonCompact;
+    });
     return {
       result: { columns: answer.meta.map(({ name, type }) => ({ name, type })), rows: answer.data },
       statistics: {
@@ -153,18 +195,21 @@ export async function exportSqlQuery(
   workspaceId: string,
   body: SqlBody & { format: ExportFormat },
   config: Config,
+  signal?: AbortSignal,
 ): Promise<{ file: Buffer; statistics: SqlStatistics }> {
   const client = await session.client();
   try {
-    const { query, params } = await prepare(client, session, workspaceId, body, config);
     const started = performance.now();
-    const result = await client.exec({
-      query: `${query} FORMAT ${exportFormats[body.format]}`,
-      query_params: params,
-      clickhouse_settings: endOfQuery,
+    const { result, chunks } = await cancellable(session, signal, async (tag) => {
+      const query = await prepare(client, session, workspaceId, body, config, tag);
+      const result = await client.exec({
+        query: `${query} FORMAT ${exportFormats[body.format]}`,
+        clickhouse_settings: endOfQuery,
+      });
+      const chunks: Buffer[] = [];
+      for await (const chunk of result.stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+      return { result, chunks };
     });
-    const chunks: Buffer[] = [];
-    for await (const chunk of result.stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
     const summary = (result as { summary?: { read_rows?: string; read_bytes?: string; elapsed_ns?: string } }).summary;
     return {
       file: Buffer.concat(chunks),

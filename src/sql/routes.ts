@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
-import { SqlConcurrency } from './limits.js';
+import { SqlAdmission } from './admission.js';
 import { exportSqlQuery, runSqlQuery, type ExportFormat } from './query.js';
 import { sqlBodySchema, sqlMetaSchema, sqlResultSchema, type SqlStatistics } from './schemas.js';
 import { SqlSession } from './session.js';
@@ -31,13 +31,21 @@ function statisticsHeaders(statistics: SqlStatistics): Record<string, string> {
   };
 }
 
+/** Queries of one organization that may wait for their turn at once; more answer 429 at once. */
+const maxWaitingPerOrganization = 16;
+
 /**
  * POST /api/sql: one read-only query over the caller's workspace (query.ts). Inside the
  * authenticated scope, so it counts against the plan's rate limit like every other request.
  */
 export const sqlRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse, config }) => {
   const session = new SqlSession(config, clickhouse);
-  const concurrency = new SqlConcurrency(config.LOUPE_SQL_MAX_CONCURRENT);
+  const admission = new SqlAdmission({
+    perOrganization: config.LOUPE_SQL_MAX_CONCURRENT,
+    total: config.LOUPE_SQL_MAX_RUNNING,
+    maxWaitMs: config.LOUPE_SQL_MAX_WAIT_MS,
+    maxWaitingPerOrganization: maxWaitingPerOrganization,
+  });
   app.addHook('onClose', async () => session.close());
 
   app.post('/', {
@@ -52,14 +60,19 @@ export const sqlRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; co
       tags: ['sql'],
     },
     handler: async (request, reply) => {
-      const release = concurrency.acquire(request.auth.organizationId);
+      // The client went away before its answer: its query leaves the queue, or the engine stops it.
+      const gone = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) gone.abort(new Error('The client closed the connection'));
+      });
+      const release = await admission.admit(request.auth.organizationId, gone.signal);
       try {
         const { format, ...rest } = request.body;
         if (format === 'json') {
-          const { result, statistics } = await runSqlQuery(session, request.auth.workspaceId, { ...rest, format }, config);
+          const { result, statistics } = await runSqlQuery(session, request.auth.workspaceId, { ...rest, format }, config, gone.signal);
           return sendData(request, reply, result, { meta: { statistics, rowCount: result.rows.length } });
         }
-        const { file, statistics } = await exportSqlQuery(session, request.auth.workspaceId, { ...rest, format }, config);
+        const { file, statistics } = await exportSqlQuery(session, request.auth.workspaceId, { ...rest, format }, config, gone.signal);
         // A Buffer is sent as it is, past the response schema's serializer.
         return reply
           .code(200)

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonProblem } from '../http/json-bounds.js';
 
 /** Wire shapes of POST /api/sql. */
 
@@ -8,10 +9,40 @@ export const maxQueryLength = 100_000;
 /** `{name:Type}` placeholders; names with two leading underscores are the service's own. */
 const parameterName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be a letter then up to 63 letters, digits or _');
 
+/** Integers a JSON number holds exactly; a larger one (a UInt64 past 2^53) is sent as a string. */
+const exactNumber = z
+  .number()
+  .refine(
+    (n) => !Number.isInteger(n) || Number.isSafeInteger(n),
+    'is an integer beyond ±2^53, which a JSON number cannot hold exactly: send it as a string ("18446744073709551615")',
+  );
+
 // Named, so the OpenAPI document carries it as a component its recursive $refs resolve to.
 const parameterValue: z.ZodType<unknown> = z
-  .lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(parameterValue), z.record(z.string(), parameterValue)]))
+  .lazy(() => z.union([z.string(), exactNumber, z.boolean(), z.null(), z.array(parameterValue), z.record(z.string(), parameterValue)]))
   .meta({ id: 'SqlParameterValue' });
+
+/** Levels of arrays and objects a parameter may nest (a Map of Arrays is 2). */
+export const maxParameterDepth = 8;
+
+/**
+ * The parameters, refused before the recursive schema walks them when one nests deeper than
+ * `maxParameterDepth` (the walk is json-bounds.ts's, with an explicit stack: no depth overflows it).
+ */
+const parameters = z.preprocess(
+  (value, ctx) => {
+    if (value === null || typeof value !== 'object') return value;
+    for (const [name, item] of Object.entries(value)) {
+      const problem = jsonProblem(item, { maxDepth: maxParameterDepth });
+      if (problem) {
+        ctx.addIssue({ code: 'custom', message: problem.message, path: [name, ...problem.path], input: item });
+        return {};
+      }
+    }
+    return value;
+  },
+  z.record(parameterName, parameterValue),
+);
 
 export const sqlFormats = ['json', 'csv', 'jsonl', 'parquet'] as const;
 
@@ -22,8 +53,7 @@ export const sqlBodySchema = z.object({
     .min(1, 'is empty')
     .max(maxQueryLength, `is longer than ${maxQueryLength} characters`)
     .describe('One SELECT (or WITH … SELECT) over the views spans and traces; {name:Type} placeholders take `parameters`'),
-  parameters: z
-    .record(parameterName, parameterValue)
+  parameters: parameters
     .optional()
     .describe("Values of the query's {name:Type} placeholders, bound by the engine, never pasted into the text"),
   format: z.enum(sqlFormats).default('json').describe('json (the envelope); csv, jsonl or parquet answer the file itself, for export'),

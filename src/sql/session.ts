@@ -6,6 +6,11 @@ import { openClickhouseSession, type ClickHouseClient, type ClickhouseStore } fr
  * empty and kept empty: a bare table name in a query then resolves to one of the endpoint's
  * views (CTEs over the parameterized views of clickhouse/0008) or to nothing, never to a table
  * of the service. Opened on the first SQL request, closed with the app.
+ *
+ * Embedded, it is a pool of `LOUPE_SQL_MAX_RUNNING` engine sessions, one statement each at a
+ * time, and a session whose statement failed is closed (src/stores/statement-sessions.ts): the
+ * engine would otherwise hand the failed statement's partial output to the next statement,
+ * which may be another organization's.
  */
 export class SqlSession {
   #store: Promise<ClickhouseStore> | undefined;
@@ -51,7 +56,19 @@ export class SqlSession {
         dataDir: this.config.LOUPE_DATA_DIR,
       },
       this.sandbox,
+      { sessions: this.config.LOUPE_SQL_MAX_RUNNING },
     );
+  }
+
+  /**
+   * Stops the statement whose SETTINGS carry `log_comment = tag` (its client went away), on the
+   * service's own client: the engine stops it between blocks, and its session is then closed.
+   */
+  async cancel(tag: string): Promise<void> {
+    await this.main.command({
+      query: "KILL QUERY WHERE Settings['log_comment'] = {tag:String} ASYNC",
+      query_params: { tag },
+    });
   }
 
   async close(): Promise<void> {

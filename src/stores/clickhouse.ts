@@ -7,6 +7,7 @@ import { createClient, parseError, type ClickHouseClient, type ClickHouseSetting
 import { readMigrations } from './postgres.js';
 import { renderClickhouseMigration, splitStatements, type DdlOptions } from './clickhouse-ddl.js';
 import { bindParameters } from './embedded-parameters.js';
+import { StatementSessions, type EngineConnection, type EngineSession, type RawInsertParams } from './statement-sessions.js';
 
 export type { ClickHouseClient };
 
@@ -77,17 +78,24 @@ const ownSessionSettings: Record<string, number> = {
   output_format_parallel_formatting: 0,
 };
 
-/** The shared settings, once per embedded session, with the service's own where `bindHere`. */
-async function setShared(client: ClickHouseClient, bindHere: boolean) {
+/**
+ * The statements that set up a new embedded session: its current database (the embedded
+ * connection does not pass the client's `database` on to the engine, and a session keeps its
+ * USE, so unqualified names resolve as on a server), then the shared settings, with the service's
+ * own where `bindHere`, then anything of the caller's (an OS priority).
+ */
+function sessionSetup(database: string, bindHere: boolean, extra: string[] = []): string[] {
   const settings = { ...sharedSettings, ...(bindHere && ownSessionSettings) };
-  for (const [name, value] of Object.entries(settings)) {
-    await client.command({ query: `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}` });
-  }
+  return [
+    `USE ${database}`,
+    ...Object.entries(settings).map(([name, value]) => `SET ${name} = ${typeof value === 'string' ? `'${value}'` : String(value)}`),
+    ...extra,
+  ];
 }
 
-type EmbeddedConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
+type EmbeddedConnection = EngineConnection;
 
-type RawInsert = (params: { table: string; values: Buffer; format: 'JSONEachRow' }) => Promise<unknown>;
+type RawInsert = (params: RawInsertParams) => Promise<unknown>;
 
 /** The embedded clients' raw inserts (the engine's library takes a statement's rows as bytes, as they are). */
 const rawInserts = new WeakMap<ClickHouseClient, RawInsert>();
@@ -125,11 +133,17 @@ function withRawInsert(client: ClickHouseClient, connection: EmbeddedConnection)
 }
 
 /**
- * A session of the embedded engine. With `bindHere`, its statements' parameters are bound before
- * the engine sees them (embedded-parameters.ts, decision 084): the engine's library runs every
- * statement with parameters of the process one after another, all sessions together.
+ * A connection to the embedded engine whose statements each get a session of their own
+ * (statement-sessions.ts: a failed statement's session is closed, so its leftover output never
+ * reaches another statement), every session set up by `setup` when opened. With `bindHere`, its
+ * statements' parameters are bound before the engine sees them (embedded-parameters.ts, decision
+ * 084): the engine's library runs every statement with parameters of the process one after
+ * another, all sessions together.
  */
-async function createEmbeddedConnection(dir: string, bindHere: boolean): Promise<EmbeddedConnection> {
+async function createEmbeddedConnection(
+  dir: string,
+  options: { bindHere: boolean; setup: string[]; sessions: number },
+): Promise<EmbeddedConnection> {
   // The engine binds one data directory per process; a second one is a programming error.
   if (embeddedPath !== undefined && embeddedPath !== dir) {
     throw new Error(`The embedded ClickHouse engine is bound to ${embeddedPath} in this process; cannot open ${dir}`);
@@ -137,9 +151,19 @@ async function createEmbeddedConnection(dir: string, bindHere: boolean): Promise
   embeddedPath = dir;
   mkdirSync(dir, { recursive: true });
   const { createChdbConnection } = await import('chdb/connection');
-  // chdb types its Connection against its own copy of @clickhouse/client-common; the shape is the same.
-  const connection = createChdbConnection({ path: dir }) as unknown as EmbeddedConnection & object;
-  if (!bindHere) return connection;
+  const openSession = async (): Promise<EngineSession> => {
+    // chdb types its Connection against its own copy of @clickhouse/client-common; the shape is the same.
+    const session = createChdbConnection({ path: dir }) as unknown as EngineSession;
+    try {
+      for (const query of options.setup) await session.command({ query });
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    return session;
+  };
+  const connection = new StatementSessions(openSession, options.sessions);
+  if (!options.bindHere) return connection;
   type Params = { query: string; query_params?: Record<string, unknown> };
   const bound = <T extends Params>(params: T): T =>
     params.query_params && Object.keys(params.query_params).length > 0
@@ -174,21 +198,22 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
     return { client, writeClient: client, database: options.database, embedded: false, close: () => client.close() };
   }
   const dir = path.resolve(options.dataDir, 'clickhouse');
-  const connection = await createEmbeddedConnection(dir, true);
+  // The configured database is made before any session's USE names it (one statement of the
+  // first session, which then sets itself up as every later one does).
+  const nice = options.readNice ? [`SET os_thread_priority = ${Math.trunc(options.readNice)}`] : [];
+  const connection = await createEmbeddedConnection(dir, {
+    bindHere: true,
+    setup: [`CREATE DATABASE IF NOT EXISTS ${options.database}`, ...sessionSetup(options.database, true, nice)],
+    sessions: 1,
+  });
   const client = withRawInsert(createClient({ connection, database: options.database }), connection);
-  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
-  // The embedded connection does not pass the client's `database` on to the engine; its
-  // session does keep a USE, so unqualified names resolve in the configured database as
-  // they do on a server.
-  await client.command({ query: `USE ${options.database}` });
-  await setShared(client, true);
-  if (options.readNice) await client.command({ query: `SET os_thread_priority = ${Math.trunc(options.readNice)}` });
-  const writer = await openClickhouseSession(options, options.database, true);
+  // Opens the first session now: it makes the database that the writer's sessions USE.
+  await client.command({ query: 'SELECT 1' });
   // The writer's statements run at a lower OS priority than reads and than the service's own
   // thread, which answers requests: on a few cores a flush then yields to them, and the flushes
   // grow larger instead (docs/benchmarks.md, 2026-11-23). The engine applies it only with
   // CAP_SYS_NICE (root, or a container granted it); elsewhere it is ignored.
-  await writer.client.command({ query: 'SET os_thread_priority = 19' });
+  const writer = await openClickhouseSession(options, options.database, { bindHere: true, setup: ['SET os_thread_priority = 19'] });
   return {
     client,
     writeClient: writer.client,
@@ -210,8 +235,14 @@ export async function openClickhouse(options: ClickhouseOptions): Promise<Clickh
 export async function openClickhouseSession(
   options: ClickhouseOptions,
   database: string,
-  /** The service's own statements (the writer's): parameters bound before the embedded engine sees them. Callers' SQL: false. */
-  bindHere = false,
+  session: {
+    /** The service's own statements (the writer's): parameters bound before the embedded engine sees them. Callers' SQL: false. */
+    bindHere?: boolean;
+    /** Statements that set up each embedded session after the shared ones (an OS priority). */
+    setup?: string[];
+    /** Embedded sessions that may run statements at once (one statement each); 1 runs them in order. */
+    sessions?: number;
+  } = {},
 ): Promise<ClickhouseStore> {
   if (options.url) {
     const client = createClient({
@@ -223,10 +254,15 @@ export async function openClickhouseSession(
     });
     return { client, writeClient: client, database, embedded: false, close: () => client.close() };
   }
-  const connection = await createEmbeddedConnection(path.resolve(options.dataDir, 'clickhouse'), bindHere);
+  const bindHere = session.bindHere ?? false;
+  const connection = await createEmbeddedConnection(path.resolve(options.dataDir, 'clickhouse'), {
+    bindHere,
+    setup: sessionSetup(database, bindHere, session.setup),
+    sessions: session.sessions ?? 1,
+  });
   const client = withRawInsert(createClient({ connection, database }), connection);
-  await client.command({ query: `USE ${database}` });
-  await setShared(client, bindHere);
+  // The first session opens here, so a database that does not exist fails the open, not a later statement.
+  await client.command({ query: 'SELECT 1' });
   return { client, writeClient: client, database, embedded: true, close: () => client.close() };
 }
 

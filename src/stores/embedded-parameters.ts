@@ -32,7 +32,7 @@ export function quoteString(value: string): string {
   return `'${value.replace(/[\\'\0\b\f\n\r\t]/g, (c) => escapes[c]!)}'`;
 }
 
-/** A value as a ClickHouse literal: strings, numbers, bigints, booleans, dates, null and arrays of them. */
+/** A value as a ClickHouse literal: strings, numbers, bigints, booleans, dates, null, and arrays and maps (plain objects) of them. */
 export function literalOf(value: unknown): string {
   if (value === null) return 'NULL';
   if (typeof value === 'string') return quoteString(value);
@@ -46,6 +46,11 @@ export function literalOf(value: unknown): string {
   // 'YYYY-MM-DD hh:mm:ss.mmm' in UTC, as the engine reads a time.
   if (value instanceof Date) return quoteString(value.toISOString().slice(0, 23).replace('T', ' '));
   if (Array.isArray(value)) return `[${value.map(literalOf).join(', ')}]`;
+  // A JSON object, for a Map parameter: map(key, value, …).
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const entries = Object.entries(value as Record<string, unknown>).flatMap(([key, item]) => [quoteString(key), literalOf(item)]);
+    return `map(${entries.join(', ')})`;
+  }
   throw new Error(`A statement parameter of type ${typeof value} cannot be bound here`);
 }
 
@@ -88,11 +93,24 @@ function endOfQuoted(sql: string, at: number, quote: string): number {
 }
 
 /**
+ * A name as back-quoted ClickHouse identifiers (`\` and the back quote escaped), each part of a
+ * compound name (`db.table`) on its own, as the engine reads an Identifier parameter's value.
+ */
+export function quoteIdentifier(name: string): string {
+  return name
+    .split('.')
+    .map((part) => `\`${part.replace(/[\\`]/g, (c) => `\\${c}`)}\``)
+    .join('.');
+}
+
+/**
  * The statement with every placeholder replaced by its value, typed as the engine types a
  * bound parameter. Placeholders in string literals, quoted names and comments are text, as
- * they are to the engine. A placeholder without a value, or of the type `Identifier`, fails.
+ * they are to the engine. A placeholder without a value fails; so does one of the type
+ * `Identifier`, unless `identifiers` (callers' SQL, whose names the confinement check then
+ * sees), where its string value becomes a quoted name.
  */
-export function bindParameters(sql: string, params: Record<string, unknown>): string {
+export function bindParameters(sql: string, params: Record<string, unknown>, options: { identifiers?: boolean } = {}): string {
   let out = '';
   let from = 0;
   for (let i = 0; i < sql.length; i++) {
@@ -111,8 +129,15 @@ export function bindParameters(sql: string, params: Record<string, unknown>): st
       if (!placeholder) continue;
       const { name, type, end } = placeholder;
       if (!Object.hasOwn(params, name) || params[name] === undefined) throw new Error(`The statement parameter ${name} has no value`);
-      if (type === 'Identifier') throw new Error(`The statement parameter ${name} is an identifier, which is not bound here`);
-      out += `${sql.slice(from, i)}_CAST(${literalOf(params[name])}, ${quoteString(type)})`;
+      const value = params[name];
+      if (type === 'Identifier') {
+        if (!options.identifiers) throw new Error(`The statement parameter ${name} is an identifier, which is not bound here`);
+        if (typeof value !== 'string' || value === '')
+          throw new Error(`The statement parameter ${name} is an identifier: its value must be a name`);
+        out += `${sql.slice(from, i)}${quoteIdentifier(value)}`;
+      } else {
+        out += `${sql.slice(from, i)}_CAST(${literalOf(value)}, ${quoteString(type)})`;
+      }
       from = end;
       i = end - 1;
     }

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
 import type { Tenant, TestContext } from '../support/app.js';
 import { fixtureTraces, sendTraces } from './analytics-fixtures.js';
 
@@ -43,4 +45,20 @@ export async function sqlRows(app: FastifyInstance, who: Tenant, query: string, 
   expect(res.statusCode, `${query}\n${res.body}`).toBe(200);
   const { columns, rows } = res.json().data as { columns: Array<{ name: string }>; rows: unknown[][] };
   return rows.map((row) => Object.fromEntries(columns.map((c, i) => [c.name, row[i]])));
+}
+
+/** Apps over a test context's stores, each with some settings of its own; closed together. */
+export function appsWithSettings(ctx: () => TestContext) {
+  const apps: FastifyInstance[] = [];
+  return {
+    /** The same stores behind an app whose configuration sets some limits. */
+    async with(settings: Partial<Config>) {
+      const app = await buildApp({ config: { ...ctx().config, ...settings }, sql: ctx().sql, clickhouse: ctx().clickhouse });
+      apps.push(app);
+      return app;
+    },
+    async close() {
+      for (const app of apps.splice(0)) await app.close();
+    },
+  };
 }

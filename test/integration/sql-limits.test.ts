@@ -1,22 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import type { Config } from '../../src/config.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
-import { loadSqlFixtures, sql } from './sql-fixtures.js';
+import { appsWithSettings, loadSqlFixtures, sql } from './sql-fixtures.js';
 
-/** Tiny limits answer 422 QUERY_TOO_EXPENSIVE naming the limit; concurrency 429; every query counts against the plan. */
+/** Tiny limits answer 422 QUERY_TOO_EXPENSIVE naming the limit; a query waiting for a place too long 429; every query counts against the plan. */
 let ctx: TestContext;
 let tenant: Tenant;
 let other: Tenant;
-const apps: FastifyInstance[] = [];
-
-/** The same stores behind an app whose configuration sets some limits. */
-async function appWith(limits: Partial<Config>) {
-  const app = await buildApp({ config: { ...ctx.config, ...limits }, sql: ctx.sql, clickhouse: ctx.clickhouse });
-  apps.push(app);
-  return app;
-}
+const apps = appsWithSettings(() => ctx);
+const appWith = (settings: Parameters<typeof apps.with>[0]) => apps.with(settings);
 
 beforeAll(async () => {
   ctx = await createTestContext({ rateLimits: true });
@@ -25,7 +17,7 @@ beforeAll(async () => {
   await loadSqlFixtures(ctx, tenant, other);
 });
 afterAll(async () => {
-  for (const app of apps) await app.close();
+  await apps.close();
   await ctx?.close();
 });
 
@@ -93,8 +85,8 @@ describe('limits of one query', () => {
 });
 
 describe('limits per organization', () => {
-  it('runs at most LOUPE_SQL_MAX_CONCURRENT queries of one organization at once', async () => {
-    const app = await appWith({ LOUPE_SQL_MAX_CONCURRENT: 1 });
+  it('runs at most LOUPE_SQL_MAX_CONCURRENT queries of one organization at once; one waiting past LOUPE_SQL_MAX_WAIT_MS answers 429', async () => {
+    const app = await appWith({ LOUPE_SQL_MAX_CONCURRENT: 1, LOUPE_SQL_MAX_WAIT_MS: 50 });
     const slow = { query: 'SELECT sum(sleepEachRow(0.1)) FROM spans' };
     const answers = await Promise.all([sql(app, tenant, slow), sql(app, tenant, slow), sql(app, other, { query: 'SELECT 1' })]);
     expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 200, 429]);

@@ -6,6 +6,7 @@ import { loadSqlFixtures, sql, sqlRows } from './sql-fixtures.js';
 let ctx: TestContext;
 let tenant: Tenant;
 let other: Tenant;
+const app_sql = (body: Record<string, unknown>) => sql(ctx.app, tenant, body);
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -166,7 +167,35 @@ describe('POST /api/sql', () => {
     expect(llm.metadata).toEqual({ team: 'support' });
   });
 
-  it('binds parameters in the engine', async () => {
+  it('answers 400 naming the parameter for numbers JSON cannot hold exactly and for nesting too deep', async () => {
+    const huge = await app_sql({ query: 'SELECT {n:UInt64} AS n', parameters: { n: 18446744073709551616 } });
+    expect(huge.statusCode, huge.body).toBe(400);
+    expect(huge.json().error.details.issues ?? huge.json().error.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: expect.stringContaining('parameters.n') })]),
+    );
+    const inf = await app_sql({ query: 'SELECT {n:UInt64} AS n', parameters: { n: 1e308 } });
+    expect(inf.statusCode, inf.body).toBe(400);
+    expect(inf.body).toContain('send it as a string');
+    // As a string, the engine reads the whole integer.
+    expect(await sqlRows(ctx.app, tenant, 'SELECT toString({n:UInt64}) AS n', { n: '18446744073709551615' })).toEqual([
+      { n: '18446744073709551615' },
+    ]);
+    // Written as text: JSON.stringify itself would overflow on it.
+    const deep = `${'['.repeat(100_000)}1${']'.repeat(100_000)}`;
+    const nested = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/sql',
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      payload: `{"query":"SELECT {a:Array(UInt8)} AS a","parameters":{"a":${deep}}}`,
+    });
+    expect(nested.statusCode, nested.body.slice(0, 300)).toBe(400);
+    expect(nested.body).toContain('nests deeper than 8 levels');
+    expect(nested.body).toContain('parameters.a');
+    // A Map parameter, from a JSON object.
+    expect(await sqlRows(ctx.app, tenant, "SELECT {m:Map(String, UInt8)}['b'] AS v", { m: { a: 1, b: 2 } })).toEqual([{ v: 2 }]);
+  });
+
+  it('binds parameters as typed values', async () => {
     const rows = await sqlRows(
       ctx.app,
       tenant,

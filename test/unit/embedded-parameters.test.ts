@@ -22,7 +22,8 @@ describe('statement parameters bound before the embedded engine', () => {
     expect(literalOf(new Date('2026-03-01T10:03:04.005Z'))).toBe("'2026-03-01 10:03:04.005'");
     expect(literalOf(['a', "b'c"])).toBe("['a', 'b\\'c']");
     expect(literalOf([])).toBe('[]');
-    expect(() => literalOf({ a: 1 })).toThrow(/cannot be bound/);
+    expect(literalOf({ a: 1, "b'": ['x'] })).toBe("map('a', 1, 'b\\'', ['x'])");
+    expect(() => literalOf(new Map())).toThrow(/cannot be bound/);
   });
 
   it('replaces each placeholder by the typed value the engine would bind', () => {
@@ -55,6 +56,11 @@ describe('statement parameters bound before the embedded engine', () => {
     expect(() => bindParameters('SELECT {a:String}', {})).toThrow(/a has no value/);
     expect(() => bindParameters('SELECT {a:String}', { a: undefined })).toThrow(/a has no value/);
     expect(() => bindParameters('SELECT * FROM {t:Identifier}', { t: 'spans' })).toThrow(/identifier/);
+    // Callers' SQL: a name, each part of a compound one quoted, as the engine reads the value.
+    expect(bindParameters('SELECT * FROM {t:Identifier}', { t: 'system.ta`bles' }, { identifiers: true })).toBe(
+      'SELECT * FROM `system`.`ta\\`bles`',
+    );
+    expect(() => bindParameters('SELECT {t:Identifier}', { t: 1 }, { identifiers: true })).toThrow(/must be a name/);
     expect(() => bindParameters("SELECT 'open", {})).toThrow(/unterminated/);
     expect(() => bindParameters('SELECT 1 /* open', {})).toThrow(/unterminated/);
   });

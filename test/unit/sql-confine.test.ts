@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { checkConfinement, ConfinementError, parseExplainAst } from '../../src/sql/confine.js';
-import { limitError, limitSettings, SqlConcurrency } from '../../src/sql/limits.js';
+import { limitError, limitSettings } from '../../src/sql/limits.js';
 import { cleanEngineMessage } from '../../src/sql/query.js';
 import { stringMapOf } from '../../src/traces/rows.js';
 
@@ -126,18 +126,6 @@ describe('limits', () => {
     );
     expect(limitError('MEMORY_LIMIT_EXCEEDED', 'x', config)?.status).toBe(422);
     expect(limitError('SYNTAX_ERROR', 'x', config)).toBeUndefined();
-  });
-
-  it('count queries per organization and free a slot once', () => {
-    const concurrency = new SqlConcurrency(2);
-    const a = concurrency.acquire('org');
-    concurrency.acquire('org');
-    expect(() => concurrency.acquire('org')).toThrow(/LOUPE_SQL_MAX_CONCURRENT/);
-    expect(() => concurrency.acquire('other')).not.toThrow();
-    a();
-    a();
-    expect(() => concurrency.acquire('org')).not.toThrow();
-    expect(() => concurrency.acquire('org')).toThrow();
   });
 });
 
