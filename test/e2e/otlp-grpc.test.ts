@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { connect as connectHttp2 } from 'node:http2';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -25,7 +26,13 @@ import * as tenancy from '../../src/tenancy/store.js';
 import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
 import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
 import { WriteBatcher } from '../../src/traces/write-batcher.js';
-import { logsExportPath, startOtlpGrpcServer, traceExportPath, type OtlpGrpcServer } from '../../src/traces/otlp/grpc/server.js';
+import {
+  logsExportPath,
+  startOtlpGrpcServer,
+  streamWindowBytes,
+  traceExportPath,
+  type OtlpGrpcServer,
+} from '../../src/traces/otlp/grpc/server.js';
 import { retryDelayOf } from '../../src/traces/otlp/grpc/status.js';
 import { decodeProtobufResponse, encodeProtobufRequest } from '../../src/traces/otlp/protobuf.js';
 import { openTestStores, type TestStores } from '../support/stores.js';
@@ -395,6 +402,20 @@ describe('OTLP/gRPC with the real OpenTelemetry exporters', () => {
 });
 
 describe('OTLP/gRPC answers', () => {
+  it('offers exporters a receive window that takes an ordinary export at once, not 64 KiB at a time', async () => {
+    const session = connectHttp2(`http://127.0.0.1:${grpc.port}`);
+    try {
+      const settings = await new Promise<{ initialWindowSize?: number }>((resolve, reject) => {
+        session.once('remoteSettings', resolve);
+        session.once('error', reject);
+      });
+      expect(settings.initialWindowSize).toBe(streamWindowBytes);
+      expect(streamWindowBytes).toBeGreaterThanOrEqual(512 * 1024);
+    } finally {
+      session.destroy();
+    }
+  });
+
   it('answers an ExportTraceServiceResponse, and INVALID_ARGUMENT to bytes that are not one', async () => {
     const metadata = keyMetadata({ 'x-api-key': a.key });
     const empty = await rawExport(traceExportPath, Buffer.alloc(0), metadata);

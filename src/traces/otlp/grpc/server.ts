@@ -1,4 +1,5 @@
 import { Metadata, Server, ServerCredentials, type MethodDefinition, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import type { Http2Server } from 'node:http2';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../../http/errors.js';
 import { ingestTurns } from '../../../http/turns.js';
@@ -53,6 +54,16 @@ export interface OtlpGrpcServer {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * The HTTP/2 receive windows: per call, and per connection (the calls of one exporter share it).
+ * Node's default, 64 KiB for both, makes an export of 512 spans (about 250 KiB) wait for a
+ * WINDOW_UPDATE four times, each sent only when this busy thread comes round: OTLP/gRPC then
+ * took 63% of OTLP/HTTP's spans per second (docs/decisions/092-otlp-grpc.md); with these, 100%
+ * and more. Bounded anyway by the message size limit, which grpc-js applies as data arrives.
+ */
+export const streamWindowBytes = 1024 * 1024;
+const connectionWindowBytes = 4 * 1024 * 1024;
+
 /** Exports in flight on this listener before exporters are asked to come back (UNAVAILABLE). */
 const maxExportsInFlight = 16;
 
@@ -75,6 +86,25 @@ const bytesMethod = (path: string): MethodDefinition<Buffer, Buffer> => ({
 function peerAddress(peer: string): string {
   const colon = peer.lastIndexOf(':');
   return colon > 0 && /^\d+$/.test(peer.slice(colon + 1)) ? peer.slice(0, colon) : peer;
+}
+
+/**
+ * Raises the receive windows of the HTTP/2 servers under a grpc-js Server, which offers no
+ * option for it yet: new connections get the larger per-call window in their first SETTINGS,
+ * and a larger connection window. Reaches into grpc-js's `http2Servers` (its listeners); a test
+ * (test/e2e/otlp-grpc.test.ts) reads the window a client is offered, so an upgrade that moves it
+ * is caught.
+ */
+function widenReceiveWindows(server: Server, log: FastifyBaseLogger) {
+  const listeners = (server as unknown as { http2Servers?: unknown }).http2Servers;
+  if (!(listeners instanceof Map)) {
+    log.warn('OTLP/gRPC keeps the default HTTP/2 receive window: this grpc-js has no http2Servers to widen');
+    return;
+  }
+  for (const listener of listeners.keys() as Iterable<Http2Server>) {
+    listener.updateSettings({ initialWindowSize: streamWindowBytes });
+    listener.on('session', (session) => session.setLocalWindowSize(connectionWindowBytes));
+  }
 }
 
 function callerOf(call: ServerUnaryCall<Buffer, Buffer>, log: FastifyBaseLogger): GrpcCaller {
@@ -104,6 +134,8 @@ export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promi
   const { writer, admit, log } = options;
   const server = new Server({
     'grpc.max_receive_message_length': options.maxMessageBytes,
+    // Read by grpc-js servers from the release that takes it (grpc/grpc-node#3058); until then see widenReceiveWindows.
+    'grpc-node.flow_control_window': streamWindowBytes,
     // Exporters keep one connection open; a ping now and then finds one that died quietly.
     'grpc.keepalive_time_ms': 60_000,
   });
@@ -159,6 +191,8 @@ export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promi
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
   });
+
+  widenReceiveWindows(server, log);
 
   return {
     port,
