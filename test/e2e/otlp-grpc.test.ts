@@ -449,6 +449,19 @@ describe('OTLP/gRPC answers', () => {
     expect(delay).toBeLessThanOrEqual(60);
   });
 
+  it('names LOUPE_OTLP_GRPC_PORT when its port is taken (a local Collector listens on 4317 too)', async () => {
+    const keys = credentialCacheFor(stores.sql, stores.config, log);
+    const taken = startOtlpGrpcServer({
+      host: '127.0.0.1',
+      port: grpc.port,
+      maxMessageBytes: bodyLimit,
+      writer,
+      admit: createGrpcAdmission({ sql: stores.sql, keys }),
+      log,
+    });
+    await expect(taken).rejects.toThrow(/Cannot listen for OTLP\/gRPC on 127\.0\.0\.1:\d+ .*set LOUPE_OTLP_GRPC_PORT to a free port, or 0/);
+  });
+
   it('slows an address that keeps failing, as HTTP does, while a valid key still passes', async () => {
     const keys = credentialCacheFor(stores.sql, stores.config, log);
     const failing = await startOtlpGrpcServer({

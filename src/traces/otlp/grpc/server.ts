@@ -189,7 +189,18 @@ export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promi
 
   const address = options.host.includes(':') ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => {
+      if (!error) return resolve(bound);
+      // Often a local OpenTelemetry Collector, which listens on 4317 too.
+      reject(
+        new Error(
+          `Cannot listen for OTLP/gRPC on ${address} (${error.message}): set LOUPE_OTLP_GRPC_PORT to a free port, or 0 to serve none`,
+          {
+            cause: error,
+          },
+        ),
+      );
+    });
   });
 
   widenReceiveWindows(server, log);
