@@ -30,7 +30,7 @@ RUN mkdir -p /var/lib/loupe/ingest-log && chown -R node:node /var/lib/loupe
 USER node
 ENV HOST=0.0.0.0 PORT=3000 LOUPE_DATA_DIR=/tmp/loupe LOUPE_INGEST_LOG_DIR=/var/lib/loupe/ingest-log
 VOLUME /var/lib/loupe
-EXPOSE 3000
+EXPOSE 3000 4317
 # node directly (not npm) so SIGTERM reaches the service and it shuts down gracefully.
 # The V8 flags of src/node-flags.ts, as npm start passes them.
 CMD ["node", "--max-semi-space-size=32", "--import", "tsx", "src/main.ts", "start"]

@@ -60,7 +60,9 @@ export async function run(args: string[]) {
   const adminToken = 'bench-admin-token-0123456789';
   const { loadConfig } = await import('../src/config.js');
   const { startServer } = await import('../src/server.js');
-  const server = await startServer(loadConfig({ LOUPE_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent', LOUPE_ADMIN_TOKEN: adminToken }));
+  const server = await startServer(
+    loadConfig({ LOUPE_DATA_DIR: dir, PORT: '0', LOUPE_OTLP_GRPC_PORT: '0', LOG_LEVEL: 'silent', LOUPE_ADMIN_TOKEN: adminToken }),
+  );
   try {
     const admin = async (url: string, body: unknown) => {
       const res = await fetch(`${server.url}${url}`, {

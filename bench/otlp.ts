@@ -1,14 +1,17 @@
 /**
  * OTLP bridge benchmark: `npm run bench -- otlp [--spans N] [--clients 4] [--rounds 8]`.
  *
- * A child process runs the service (embedded stores in a temp LOUPE_DATA_DIR).
- * The same spans (512 per request: 64 traces of 8 GenAI spans) go in twice, under different
- * trace ids: as native JSON to POST /api/traces and as OTLP protobuf exports to
- * POST /api/traces/otlp/v1/traces, each from N concurrent clients, in alternating rounds.
- * Bodies are built before the clock starts, so both rates measure the server.
+ * A child process runs the service (embedded stores in a temp LOUPE_DATA_DIR, the service's
+ * write path: acknowledged once in the write-ahead log). The same spans (512 per request: 64
+ * traces of 8 GenAI spans) go in three times, under different trace ids: as native JSON to
+ * POST /api/traces, as OTLP protobuf exports to POST /api/traces/otlp/v1/traces, and as
+ * OTLP/gRPC exports (TraceService/Export), each from N concurrent clients (for gRPC, N
+ * channels, as N exporters hold), in alternating rounds.
+ * Bodies are built before the clock starts, so the rates measure the server.
  * With `--cpu`, no service: the CPU time of each stage per export, in this process (otlp-cpu.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { credentials, makeGenericClientConstructor, Metadata, type Client } from '@grpc/grpc-js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -18,6 +21,7 @@ import { normalizeExport } from '../src/traces/otlp/normalize.js';
 import { exportRequest, spansPerRequest, spansPerTrace, tracesPerRequest } from './otlp-data.js';
 import { runCpu } from './otlp-cpu.js';
 import { serviceNodeFlags } from '../src/node-flags.js';
+import { traceExportPath } from '../src/traces/otlp/grpc/server.js';
 import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
 
 const self = fileURLToPath(import.meta.url);
@@ -27,17 +31,32 @@ const self = fileURLToPath(import.meta.url);
  * key of an enterprise organization whose limits are far above what the run sends.
  */
 async function serverRole() {
-  const { buildApp } = await import('../src/app.js');
+  const { buildApp, credentialCacheFor } = await import('../src/app.js');
+  const { openWriter } = await import('../src/server.js');
+  const { createGrpcAdmission } = await import('../src/grpc-access.js');
+  const { startOtlpGrpcServer } = await import('../src/traces/otlp/grpc/server.js');
   const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
   const { config, log, stores } = await openBenchStores(process.env.BENCH_DIR);
   const sql = stores.postgres.sql;
-  const app = await buildApp({ config, sql, clickhouse: stores.clickhouse.client, log, admit: createRateLimiter(sql).admit });
+  // As startServer wires them: one writer, key cache and rate limiter for both listeners.
+  const writer = openWriter(config, stores.clickhouse.writeClient, log);
+  const keys = credentialCacheFor(sql, config, log);
+  const limiter = createRateLimiter(sql);
+  const app = await buildApp({ config, sql, clickhouse: stores.clickhouse.client, writer, keys, log, admit: limiter.admit });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const grpc = await startOtlpGrpcServer({
+    host: '127.0.0.1',
+    port: 0,
+    maxMessageBytes: config.LOUPE_BODY_LIMIT,
+    writer,
+    admit: createGrpcAdmission({ sql, keys, limiter }),
+    log,
+  });
   const key = await benchWorkspaceKey(sql, 'bench-otlp');
-  process.send!({ url, key });
+  process.send!({ url, grpcPort: grpc.port, key });
   process.once('message', () => {
-    void app
-      .close()
+    void Promise.all([app.close(), grpc.stop()])
+      .then(() => writer.close())
       .then(() => stores.close())
       .then(() => process.exit(0));
   });
@@ -70,6 +89,7 @@ export async function run(args: string[]) {
   const requests = Math.ceil(spans / spansPerRequest);
 
   const protobufBodies = Array.from({ length: requests }, (_, r) => encodeProtobufRequest(exportRequest(1, r)));
+  const grpcBodies = Array.from({ length: requests }, (_, r) => encodeProtobufRequest(exportRequest(2, r)));
   // The native bodies hold exactly the spans the bridge makes of the same export.
   const nativeBodies = Array.from({ length: requests }, (_, r) =>
     Buffer.from(JSON.stringify({ traces: normalizeExport(decodeProtobufRequest(encodeProtobufRequest(exportRequest(0, r)))).traces })),
@@ -82,7 +102,7 @@ export async function run(args: string[]) {
     stdio: 'inherit',
   });
   try {
-    const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+    const { url, grpcPort, key } = await new Promise<{ url: string; grpcPort: number; key: string }>((resolve, reject) => {
       proc.once('message', (m: any) => resolve(m));
       proc.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
     });
@@ -106,25 +126,58 @@ export async function run(args: string[]) {
       if (res.status !== 200 || answer.partialSuccess?.rejectedSpans)
         throw new Error(`OTLP export failed: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
     };
-    // Rounds alternate the two paths, so background merges and a warming engine weigh on both alike.
+    // One channel per client, as each exporter holds its own (a local subchannel pool: no sharing).
+    const GrpcClient = makeGenericClientConstructor({}, 'TraceService');
+    const channels: Client[] = Array.from(
+      { length: clients },
+      () => new GrpcClient(`127.0.0.1:${grpcPort}`, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }),
+    );
+    const metadata = new Metadata();
+    metadata.set('x-api-key', key);
+    let nextChannel = 0;
+    const sendGrpc = (body: Buffer) =>
+      new Promise<void>((resolve, reject) => {
+        const channel = channels[nextChannel++ % clients]!;
+        channel.makeUnaryRequest(
+          traceExportPath,
+          (m: Buffer) => m,
+          (m: Buffer) => m,
+          body,
+          metadata,
+          (error, answer) => {
+            if (error) return reject(new Error(`OTLP/gRPC export failed: ${error.code} ${error.details}`));
+            const decoded = decodeProtobufResponse(answer!);
+            if (decoded.partialSuccess?.rejectedSpans)
+              return reject(new Error(`OTLP/gRPC export rejected spans: ${JSON.stringify(decoded)}`));
+            resolve();
+          },
+        );
+      });
+    // Rounds alternate the three paths, so background merges and a warming engine weigh on all alike.
     let nativeSeconds = 0;
     let otlpSeconds = 0;
+    let grpcSeconds = 0;
     const perRound = Math.ceil(requests / rounds);
     for (let r = 0; r < rounds; r++) {
       const slice = [r * perRound, Math.min(requests, (r + 1) * perRound)] as const;
       nativeSeconds += await drive(nativeBodies.slice(...slice), clients, sendNative);
       otlpSeconds += await drive(protobufBodies.slice(...slice), clients, sendOtlp);
+      grpcSeconds += await drive(grpcBodies.slice(...slice), clients, sendGrpc);
     }
+    for (const channel of channels) channel.close();
     const total = requests * spansPerRequest;
     const nativeRate = total / nativeSeconds;
     const otlpRate = total / otlpSeconds;
+    const grpcRate = total / grpcSeconds;
     console.log(
       [
         `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`,
         `requests: ${requests} of ${spansPerRequest} spans (${tracesPerRequest} traces x ${spansPerTrace} GenAI spans), ${clients} concurrent clients`,
         `native JSON  POST /api/traces:                ${total} spans in ${nativeSeconds.toFixed(1)} s = ${Math.round(nativeRate)} spans/s`,
         `OTLP protobuf POST /api/traces/otlp/v1/traces: ${total} spans in ${otlpSeconds.toFixed(1)} s = ${Math.round(otlpRate)} spans/s`,
+        `OTLP/gRPC TraceService/Export:                 ${total} spans in ${grpcSeconds.toFixed(1)} s = ${Math.round(grpcRate)} spans/s`,
         `ratio OTLP / native: ${((100 * otlpRate) / nativeRate).toFixed(0)}% (goal >= 80%)`,
+        `ratio OTLP/gRPC / OTLP/HTTP protobuf: ${((100 * grpcRate) / otlpRate).toFixed(0)}% (goal >= 100%)`,
       ].join('\n'),
     );
   } finally {

@@ -122,6 +122,7 @@ export async function run(args: string[]) {
   const config = loadConfig({
     LOUPE_DATA_DIR: dir,
     PORT: '0',
+    LOUPE_OTLP_GRPC_PORT: '0',
     LOG_LEVEL: 'warn',
     LOUPE_BOOTSTRAP_API_KEY: apiKey,
     LOUPE_ADMIN_TOKEN: adminToken,

@@ -60,7 +60,7 @@ export async function run(args: string[]) {
     output = '';
     child = spawn(process.execPath, [...serviceNodeFlags, '--import', 'tsx', 'src/main.ts', 'start'], {
       cwd: root,
-      env: { ...process.env, LOUPE_DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      env: { ...process.env, LOUPE_DATA_DIR: dir, PORT: String(port), LOUPE_OTLP_GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (c: Buffer) => (output += c.toString()));

@@ -88,7 +88,13 @@ export async function run(args: string[]) {
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
   const { storeTraces } = await import('../src/traces/ingest.js');
   const { WriteBatcher } = await import('../src/traces/write-batcher.js');
-  const config = loadConfig({ LOUPE_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn', LOUPE_BOOTSTRAP_API_KEY: apiKey });
+  const config = loadConfig({
+    LOUPE_DATA_DIR: dir,
+    PORT: '0',
+    LOUPE_OTLP_GRPC_PORT: '0',
+    LOG_LEVEL: 'warn',
+    LOUPE_BOOTSTRAP_API_KEY: apiKey,
+  });
   const server = await startServer(config);
   const store = await openClickhouse({ database: config.CLICKHOUSE_DATABASE, dataDir: dir });
   try {

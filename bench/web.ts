@@ -92,7 +92,14 @@ export async function run(args: string[]) {
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-web-'));
   const { loadConfig } = await import('../src/config.js');
   const { startServer } = await import('../src/server.js');
-  const config = loadConfig({ LOUPE_DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOUPE_BOOTSTRAP_API_KEY: apiKey });
+  const config = loadConfig({
+    LOUPE_DATA_DIR: dir,
+    PORT: '0',
+    LOUPE_OTLP_GRPC_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    LOUPE_BOOTSTRAP_API_KEY: apiKey,
+  });
   const server = await startServer(config);
   const browser = await launchBrowser();
   try {

@@ -14,7 +14,7 @@ import { createAuthenticator, type BearerVerifier } from './tenancy/auth.js';
 import { registerAuthenticatedScope, type AdmitRequest } from './tenancy/authenticated.js';
 import type { FailedAuthLimiter } from './tenancy/failed-auth.js';
 import { createKeyDirectory } from './tenancy/key-directory.js';
-import { createCredentialCache } from './tenancy/credential-cache.js';
+import { createCredentialCache, type CredentialCache } from './tenancy/credential-cache.js';
 import { adminRoutes } from './tenancy/admin-routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
@@ -52,8 +52,18 @@ export interface AppDeps {
   admit?: AdmitRequest;
   /** Failed-authentication limit per client address (API, bearer and admin credentials); absent means none. */
   failedAuth?: FailedAuthLimiter;
+  /** API keys kept in memory, shared with the OTLP/gRPC listener (server.ts); without it the app makes its own. */
+  keys?: CredentialCache;
   /** The built web console to serve at `/`; default web/dist, `false` for none. */
   consoleDir?: string | false;
+}
+
+/** The API keys one process keeps in memory (credential-cache.ts), at the configured freshness. */
+export function credentialCacheFor(sql: Sql, config: Config, log: FastifyBaseLogger): CredentialCache {
+  return createCredentialCache(sql, {
+    ttlMs: config.LOUPE_CREDENTIAL_CACHE_MS,
+    onListenError: (error) => log.warn({ err: error }, 'cannot LISTEN for credential changes: API keys are read on every request'),
+  });
 }
 
 /** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
@@ -106,10 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ingestPricing = { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook };
   attachIngestPricing(deps.clickhouse, ingestPricing);
   attachIngestPricing(writer.clickhouse, ingestPricing);
-  const keys = createCredentialCache(deps.sql, {
-    ttlMs: deps.config.LOUPE_CREDENTIAL_CACHE_MS,
-    onListenError: (error) => app.log.warn({ err: error }, 'cannot LISTEN for credential changes: API keys are read on every request'),
-  });
+  const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
   const authenticate = createAuthenticator(deps.sql, { verifyBearer: deps.verifyBearer, keys });
   await app.register(async (api) => {
     registerAuthenticatedScope(api, {

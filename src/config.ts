@@ -30,6 +30,8 @@ export type Plan = z.infer<typeof planSchema>;
 export const configSchema = z.object({
   PORT: optionalInt(0, 65535).transform((v) => v ?? 3000),
   HOST: optionalString.transform((v) => v ?? '127.0.0.1'),
+  /** OTLP/gRPC (trace and logs Export) on this port of HOST, beside the HTTP listener; 0 serves none. */
+  LOUPE_OTLP_GRPC_PORT: optionalInt(0, 65535).transform((v) => v ?? 4317),
   LOUPE_DATA_DIR: optionalString.transform((v) => v ?? './data'),
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   CLICKHOUSE_URL: optionalUrl(['http:', 'https:']),

@@ -3,7 +3,9 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
-import { buildApp, secretLogPaths } from './app.js';
+import { buildApp, credentialCacheFor, secretLogPaths } from './app.js';
+import { createGrpcAdmission } from './grpc-access.js';
+import { startOtlpGrpcServer, type OtlpGrpcServer } from './traces/otlp/grpc/server.js';
 import { migratePostgres, openPostgres, withMigrationLock, type PostgresStore } from './stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from './stores/clickhouse.js';
 import { bootstrap, type BootstrapResult } from './tenancy/bootstrap.js';
@@ -85,6 +87,8 @@ export async function prepareStores(config: Config, stores: Stores) {
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
+  /** The OTLP/gRPC listener's port; undefined when LOUPE_OTLP_GRPC_PORT is 0. */
+  grpcPort: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -95,6 +99,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   let app: FastifyInstance | undefined;
   let writer: WriteBatcher | undefined;
   let webhooks: WebhookWorker | undefined;
+  let grpc: OtlpGrpcServer | undefined;
   try {
     const { applied, first } = await prepareStores(config, stores);
     if (applied.postgres.length + applied.clickhouse.length > 0) log.info({ applied }, 'migrations applied');
@@ -110,32 +115,57 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const sql = stores.postgres.sql;
     raiseRequestPriority(config, log);
     writer = openWriter(config, stores.clickhouse.writeClient, log);
+    // One of each per process, shared by HTTP and OTLP/gRPC: a key, a budget, a failure count.
+    const verifyBearer = oauthVerifierFromConfig(sql, config);
+    const limiter = createRateLimiter(sql);
+    const failedAuth = createFailedAuthLimiter();
+    const keys = credentialCacheFor(sql, config, log);
     app = await buildApp({
       config,
       sql,
       clickhouse: stores.clickhouse.client,
       writer,
       log,
-      verifyBearer: oauthVerifierFromConfig(sql, config),
-      admit: createRateLimiter(sql).admit,
-      failedAuth: createFailedAuthLimiter(),
+      verifyBearer,
+      admit: limiter.admit,
+      failedAuth,
+      keys,
     });
     const url = await app.listen({ port: config.PORT, host: config.HOST });
+    if (config.LOUPE_OTLP_GRPC_PORT !== 0) {
+      grpc = await startOtlpGrpcServer({
+        host: config.HOST,
+        port: config.LOUPE_OTLP_GRPC_PORT,
+        maxMessageBytes: config.LOUPE_BODY_LIMIT,
+        writer,
+        admit: createGrpcAdmission({ sql, keys, verifyBearer, limiter, failedAuth }),
+        log,
+      });
+    }
     // Every replica runs one: deliveries are claimed row by row, so workers never collide.
     webhooks = createWebhookWorker({ sql, allowPrivate: config.LOUPE_WEBHOOK_ALLOW_PRIVATE, log });
     webhooks.start();
     const worker = webhooks;
     log.info(
-      { url, embeddedPostgres: stores.postgres.embedded, embeddedClickhouse: stores.clickhouse.embedded, startupMs: Date.now() - started },
+      {
+        url,
+        otlpGrpcPort: grpc?.port,
+        embeddedPostgres: stores.postgres.embedded,
+        embeddedClickhouse: stores.clickhouse.embedded,
+        startupMs: Date.now() - started,
+      },
       'loupe is listening',
     );
     const server = app;
     const ingest = writer;
+    const otlpGrpc = grpc;
     return {
       app: server,
       url,
+      grpcPort: otlpGrpc?.port,
       stop: async () => {
-        await server.close(); // stops accepting, waits for requests in flight
+        // Both listeners stop accepting and wait for their requests in flight.
+        await Promise.all([server.close(), otlpGrpc?.stop()]);
         await closeWriter(ingest, log); // applies what the log holds; what it cannot stays for the next start
         await worker.stop(); // waits for deliveries in flight; the undelivered stay in the outbox
         await stores.close();
@@ -143,6 +173,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     };
   } catch (error) {
     await app?.close().catch(() => {});
+    await grpc?.stop(0).catch(() => {});
     if (writer) await closeWriter(writer, log).catch(() => {});
     await webhooks?.stop().catch(() => {});
     await stores.close().catch(() => {});

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Plan } from '../config.js';
 import type { Sql } from '../stores/postgres.js';
 import type { KeyScope } from './schemas.js';
@@ -17,6 +17,17 @@ export interface AuthContext {
   principal: { kind: 'apiKey'; keyId: string; scope: KeyScope; userId: string | null } | { kind: 'oauth'; userId: string; subject: string };
 }
 
+/**
+ * What authentication reads of a request: its headers, path, client address and logger. A
+ * fastify request is one; so is a gRPC call, its metadata as headers (traces/otlp/grpc/).
+ */
+export interface CredentialRequest {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly url: string;
+  readonly ip: string;
+  readonly log: FastifyBaseLogger;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext;
@@ -27,13 +38,13 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 /** last_used_at is refreshed at most this often, so a busy key does not write on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export function headerValue(request: FastifyRequest, name: string): string | undefined {
+export function headerValue(request: CredentialRequest, name: string): string | undefined {
   const value = request.headers[name];
   const first = Array.isArray(value) ? value[0] : value;
   return first === undefined || first.trim() === '' ? undefined : first.trim();
 }
 
-function requireUuidHeader(request: FastifyRequest, name: string, why: string): string {
+function requireUuidHeader(request: CredentialRequest, name: string, why: string): string {
   const value = headerValue(request, name);
   if (value === undefined) {
     throw new AppError('VALIDATION_ERROR', `Header ${name} is required ${why}`, {
@@ -54,7 +65,7 @@ const outsideReach = (what: string) => new AppError('FORBIDDEN', `The ${what} is
  * A header a key does not need may still be sent; when it is, it must name what the key
  * already reaches, so a caller never silently works in another workspace than it asked for.
  */
-function requireOptionalMatch(request: FastifyRequest, name: string, expected: string, what: string) {
+function requireOptionalMatch(request: CredentialRequest, name: string, expected: string, what: string) {
   if (headerValue(request, name) === undefined) return;
   if (requireUuidHeader(request, name, '') !== expected) throw outsideReach(what);
 }
@@ -64,7 +75,7 @@ function requireOptionalMatch(request: FastifyRequest, name: string, expected: s
  * must belong to the organization named by x-organization-id, and the workspace named by
  * x-workspace-id must be one of that organization's.
  */
-export async function resolveUserWorkspace(sql: Sql, request: FastifyRequest, userId: string) {
+export async function resolveUserWorkspace(sql: Sql, request: CredentialRequest, userId: string) {
   const organizationId = requireUuidHeader(request, 'x-organization-id', 'for a user credential');
   const workspaceId = requireUuidHeader(request, 'x-workspace-id', 'for a user credential');
   const row = await membershipOf(sql, userId, organizationId, workspaceId);
@@ -80,7 +91,7 @@ export async function resolveUserWorkspace(sql: Sql, request: FastifyRequest, us
 
 export async function authenticateApiKey(
   sql: Sql,
-  request: FastifyRequest,
+  request: CredentialRequest,
   key: string,
   keys: Pick<CredentialCache, 'keysByPrefix'> = { keysByPrefix: (prefix) => keysByPrefix(sql, prefix) },
 ): Promise<AuthContext> {
@@ -131,22 +142,27 @@ export function basicSecret(encoded: string): string | undefined {
 /** Paths served for Langfuse SDKs, where Basic credentials are accepted. */
 const basicAuthPrefix = '/api/public/';
 
-export type BearerVerifier = (request: FastifyRequest, token: string) => Promise<AuthContext>;
+export type BearerVerifier = (request: CredentialRequest, token: string) => Promise<AuthContext>;
 
 export interface AuthenticatorOptions {
   verifyBearer?: BearerVerifier | undefined;
   /** Keys kept in memory (credential-cache.ts); without it every request reads PostgreSQL. */
   keys?: CredentialCache | undefined;
+  /**
+   * Basic credentials on every path, not only the Langfuse SDKs' (`/api/public/`): for a
+   * listener that serves nothing else, such as OTLP/gRPC, where a Langfuse user's exporter sends them.
+   */
+  basicOnEveryPath?: boolean | undefined;
 }
 
-export function createAuthenticator(sql: Sql, { verifyBearer, keys }: AuthenticatorOptions = {}) {
-  return async function authenticate(request: FastifyRequest): Promise<AuthContext> {
+export function createAuthenticator(sql: Sql, { verifyBearer, keys, basicOnEveryPath = false }: AuthenticatorOptions = {}) {
+  return async function authenticate(request: CredentialRequest): Promise<AuthContext> {
     const key = headerValue(request, 'x-api-key');
     if (key !== undefined) return await authenticateApiKey(sql, request, key, keys);
     const authorization = headerValue(request, 'authorization');
     if (authorization !== undefined) {
       const basic = /^Basic\s+(\S+)$/i.exec(authorization);
-      if (basic && request.url.startsWith(basicAuthPrefix)) {
+      if (basic && (basicOnEveryPath || request.url.startsWith(basicAuthPrefix))) {
         const secret = basicSecret(basic[1]!);
         if (secret === undefined) {
           throw new AppError('UNAUTHORIZED', 'Basic credentials must be base64(publicKey:secretKey) with a Loupe API key as the secret', {

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { headerValue, type AuthContext } from './auth.js';
+import { headerValue, type AuthContext, type CredentialRequest } from './auth.js';
 import type { KeyDirectory } from './key-directory.js';
 import { AppError } from '../http/errors.js';
 import type { FailedAuthLimiter } from './failed-auth.js';
 
-export type Authenticate = (request: FastifyRequest) => Promise<AuthContext>;
+export type Authenticate = (request: CredentialRequest) => Promise<AuthContext>;
 /** Runs after authentication; throws (429) when the organization is over its limit. */
 export type AdmitRequest = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -17,7 +17,7 @@ export type AdmitRequest = (request: FastifyRequest, reply: FastifyReply) => Pro
  * database anyway (an admin token, a JWT's signature) need none.
  */
 export async function guardedAuthentication<T>(
-  request: FastifyRequest,
+  request: CredentialRequest,
   failedAuth: FailedAuthLimiter | undefined,
   authenticate: () => T | Promise<T>,
   screen?: () => Promise<boolean>,
@@ -38,27 +38,33 @@ export async function guardedAuthentication<T>(
   }
 }
 
+export interface CallerAuthentication {
+  authenticate: Authenticate;
+  failedAuth?: FailedAuthLimiter | undefined;
+  /** Known live keys, to refuse guesses from an address over the limit without database work. */
+  keys?: KeyDirectory | undefined;
+}
+
+/**
+ * The caller's credentials checked behind the failed-attempt limit, whatever the protocol:
+ * the routes' hook below, and OTLP/gRPC calls (src/grpc-access.ts).
+ */
+export async function authenticateCaller(request: CredentialRequest, options: CallerAuthentication): Promise<AuthContext> {
+  const key = headerValue(request, 'x-api-key');
+  const keys = options.keys;
+  const screen = key !== undefined && keys ? () => keys.mayBeValid(key) : undefined;
+  return await guardedAuthentication(request, options.failedAuth, () => options.authenticate(request), screen);
+}
+
 /**
  * Every route registered inside runs only for an authenticated caller, with `request.auth`
  * naming the one workspace it may touch. Authentication runs on `onRequest`, before any
  * body is read, so an anonymous client cannot make the server parse a large body.
  */
-export function registerAuthenticatedScope(
-  app: FastifyInstance,
-  options: {
-    authenticate: Authenticate;
-    admit?: AdmitRequest | undefined;
-    failedAuth?: FailedAuthLimiter | undefined;
-    /** Known live keys, to refuse guesses from an address over the limit without database work. */
-    keys?: KeyDirectory | undefined;
-  },
-) {
+export function registerAuthenticatedScope(app: FastifyInstance, options: CallerAuthentication & { admit?: AdmitRequest | undefined }) {
   app.decorateRequest('auth', null as unknown as AuthContext);
-  const keys = options.keys;
   app.addHook('onRequest', async (request, reply) => {
-    const key = headerValue(request, 'x-api-key');
-    const screen = key !== undefined && keys ? () => keys.mayBeValid(key) : undefined;
-    request.auth = await guardedAuthentication(request, options.failedAuth, () => options.authenticate(request), screen);
+    request.auth = await authenticateCaller(request, options);
     if (options.admit) await options.admit(request, reply);
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { CredentialRequest } from './auth.js';
 import { AppError } from '../http/errors.js';
 
 export interface FailedAuthOptions {
@@ -12,11 +12,11 @@ export interface FailedAuthOptions {
 
 export interface FailedAuthLimiter {
   /** The 429 for a client address that failed too often in the current window, else undefined. */
-  limited(request: FastifyRequest): AppError | undefined;
+  limited(request: Pick<CredentialRequest, 'ip'>): AppError | undefined;
   /** Throws limited(request), if any. */
-  check(request: FastifyRequest): void;
+  check(request: Pick<CredentialRequest, 'ip'>): void;
   /** Records one failed attempt (an unknown key or token, a wrong admin token). */
-  record(request: FastifyRequest): void;
+  record(request: Pick<CredentialRequest, 'ip'>): void;
 }
 
 /**
@@ -47,7 +47,7 @@ export function createFailedAuthLimiter(options: FailedAuthOptions = {}): Failed
     }
   }
 
-  function limited(request: FastifyRequest): AppError | undefined {
+  function limited(request: Pick<CredentialRequest, 'ip'>): AppError | undefined {
     const window = windows.get(request.ip);
     if (!window) return undefined;
     const elapsed = now() - window.start;

@@ -1,8 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import { ConfigError, type Config } from '../config.js';
 import type { Sql } from '../stores/postgres.js';
-import { resolveUserWorkspace, type AuthContext, type BearerVerifier } from './auth.js';
+import { resolveUserWorkspace, type AuthContext, type BearerVerifier, type CredentialRequest } from './auth.js';
 import { AppError } from '../http/errors.js';
 import { userBySubject } from './credentials-sql.js';
 
@@ -30,7 +29,7 @@ export interface OAuthOptions {
 const unauthorized = (reason: string, message: string) => new AppError('UNAUTHORIZED', message, { reason });
 
 /** Maps a verification failure to a reason code; never echoes the token. */
-function rejection(error: unknown, request: FastifyRequest): AppError {
+function rejection(error: unknown, request: CredentialRequest): AppError {
   if (error instanceof errors.JWTExpired) return unauthorized('token_expired', 'The bearer token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.reason === 'missing') return unauthorized('missing_claim', `The bearer token has no "${error.claim}" claim`);

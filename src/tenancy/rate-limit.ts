@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthContext } from './auth.js';
 import type { Sql } from '../stores/postgres.js';
 import { AppError } from '../http/errors.js';
 import { MINUTE_MS, decide, leaseSize, limitsFor, windowsAt, type Counts, type Limits, type Windows } from './rate-limit-rules.js';
@@ -28,8 +29,13 @@ export interface RateLimiterOptions {
 }
 
 export interface RateLimiter {
-  // this: void: both are handed around alone (`admit: limiter.admit`) and use no `this`.
+  // this: void: these are handed around alone (`admit: limiter.admit`) and use no `this`.
   admit(this: void, request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * Counts one request of the caller's organization, whatever the protocol: answers the
+   * RateLimit-* headers to send, or throws the 429 (RATE_LIMITED) that carries them.
+   */
+  count(this: void, auth: AuthContext, log: FastifyBaseLogger): Promise<Record<string, string>>;
   prune(this: void): Promise<number>;
 }
 
@@ -90,32 +96,37 @@ export function createRateLimiter(sql: Sql, options: RateLimiterOptions = {}): R
     }
   }
 
+  async function count(auth: AuthContext, log: FastifyBaseLogger): Promise<Record<string, string>> {
+    const nowMs = now();
+    if (nowMs - lastPrune >= pruneEveryMs) {
+      lastPrune = nowMs;
+      prune().catch((error: unknown) => log.warn({ err: error }, 'could not prune rate-limit windows'));
+    }
+    const { organizationId, plan, customLimits } = auth;
+    const limits = limitsFor(plan, customLimits);
+    const windows = windowsAt(nowMs);
+    const decision = decide(await take(organizationId, limits, windows), limits, windows, nowMs);
+    const headers = {
+      'ratelimit-limit': String(decision.limit),
+      'ratelimit-remaining': String(decision.remaining),
+      'ratelimit-reset': String(decision.resetSeconds),
+    };
+    if (!decision.allowed) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `The organization's ${decision.window} limit of ${decision.limit} requests is used up; retry in ${decision.resetSeconds} s`,
+        { window: decision.window, limit: decision.limit, retryAfterSeconds: decision.resetSeconds },
+        { ...headers, 'retry-after': String(decision.resetSeconds) },
+      );
+    }
+    return headers;
+  }
+
   return {
     prune,
+    count,
     async admit(request, reply) {
-      const nowMs = now();
-      if (nowMs - lastPrune >= pruneEveryMs) {
-        lastPrune = nowMs;
-        prune().catch((error: unknown) => request.log.warn({ err: error }, 'could not prune rate-limit windows'));
-      }
-      const { organizationId, plan, customLimits } = request.auth;
-      const limits = limitsFor(plan, customLimits);
-      const windows = windowsAt(nowMs);
-      const decision = decide(await take(organizationId, limits, windows), limits, windows, nowMs);
-      const headers = {
-        'ratelimit-limit': String(decision.limit),
-        'ratelimit-remaining': String(decision.remaining),
-        'ratelimit-reset': String(decision.resetSeconds),
-      };
-      reply.headers(headers);
-      if (!decision.allowed) {
-        throw new AppError(
-          'RATE_LIMITED',
-          `The organization's ${decision.window} limit of ${decision.limit} requests is used up; retry in ${decision.resetSeconds} s`,
-          { window: decision.window, limit: decision.limit, retryAfterSeconds: decision.resetSeconds },
-          { ...headers, 'retry-after': String(decision.resetSeconds) },
-        );
-      }
+      reply.headers(await count(request.auth, request.log));
     },
   };
 }

@@ -18,7 +18,8 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
   let output = '';
   const child = spawn('npm', ['start', '--silent'], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    // OTLP/gRPC off unless a test asks for it: other test processes run at the same time, and its default port is fixed.
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOUPE_OTLP_GRPC_PORT: '0', ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -7,6 +7,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       PORT: 3000,
       HOST: '127.0.0.1',
+      LOUPE_OTLP_GRPC_PORT: 4317,
       LOUPE_DATA_DIR: './data',
       CLICKHOUSE_DATABASE: 'loupe',
       LOUPE_BOOTSTRAP_PLAN: 'pro',
@@ -24,9 +25,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: ' ' })).toMatchObject({ PORT: 3000, DATABASE_URL: undefined });
   });
 
+  it('turns OTLP/gRPC off with LOUPE_OTLP_GRPC_PORT=0', () => {
+    expect(loadConfig({ LOUPE_OTLP_GRPC_PORT: '0' }).LOUPE_OTLP_GRPC_PORT).toBe(0);
+    expect(loadConfig({ LOUPE_OTLP_GRPC_PORT: '14317' }).LOUPE_OTLP_GRPC_PORT).toBe(14317);
+  });
+
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
+    ['LOUPE_OTLP_GRPC_PORT', '65536'],
+    ['LOUPE_OTLP_GRPC_PORT', 'grpc'],
     ['DATABASE_URL', 'mysql://x'],
     ['CLICKHOUSE_URL', 'not a url'],
     ['CLICKHOUSE_DATABASE', 'a-b; drop'],

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { ingestTurns } from '../../http/turns.js';
-import { storeUnavailable } from '../write-errors.js';
 import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from './json.js';
 import {
   decodeProtobufLogsRequest,
@@ -13,8 +12,8 @@ import {
   encodeProtobufResponse,
   ProtobufDecodeError,
 } from './protobuf.js';
-import { ExportGate, exportSpans, summarizeRejections } from './export.js';
-import { normalizeLogs, storeLogRecords } from './log-records.js';
+import { ExportGate, exportSpans } from './export.js';
+import { exportLogs } from './export-logs.js';
 import type { PlainExportRequest, PlainLogsRequest } from './model.js';
 import type { WriteBatcher } from '../write-batcher.js';
 
@@ -172,26 +171,21 @@ export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async
   // GenAI content on the logs signal (log-records.ts): attached to its span, whichever comes first.
   const logsHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as OtlpBody | undefined;
-    const logs = normalizeLogs(decodeLogsBody(body));
+    const plain = decodeLogsBody(body);
     const leave = gate.enter();
     try {
-      let spansUpdated: number;
-      try {
-        spansUpdated = await storeLogRecords(writer, request.auth.workspaceId, logs);
-      } catch (error) {
-        request.log.error({ err: error }, 'OTLP log records could not be stored');
-        throw storeUnavailable();
-      }
-      const rejected = logs.rejections.length;
-      const errorMessage = summarizeRejections(logs.rejections, logs.recordCount, 'log records');
+      const result = await exportLogs(writer, request.auth.workspaceId, plain, request.log);
       if (body?.encoding === 'json') {
         return reply.code(200).send({
-          ...(rejected > 0 ? { partialSuccess: { rejectedLogRecords: rejected, errorMessage } } : {}),
-          data: { accepted: logs.recordCount - rejected, rejected, spansUpdated, errors: logs.rejections.slice(0, 50) },
+          ...(result.rejected > 0 ? { partialSuccess: { rejectedLogRecords: result.rejected, errorMessage: result.errorMessage } } : {}),
+          data: { accepted: result.accepted, rejected: result.rejected, spansUpdated: result.spansUpdated, errors: result.errors },
           meta: meta(request),
         });
       }
-      return reply.code(200).header('content-type', 'application/x-protobuf').send(encodeProtobufLogsResponse(rejected, errorMessage));
+      return reply
+        .code(200)
+        .header('content-type', 'application/x-protobuf')
+        .send(encodeProtobufLogsResponse(result.rejected, result.errorMessage));
     } finally {
       leave();
     }
