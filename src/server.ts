@@ -14,6 +14,8 @@ import { WriteBatcher } from './traces/write-batcher.js';
 import { IngestLog } from './traces/ingest-log.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
+import { boundConnections, connectionBounds } from './http/connection-bounds.js';
+import { openFileLimit } from './http/open-file-limit.js';
 
 export interface Stores {
   postgres: PostgresStore;
@@ -120,13 +122,27 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       admit: createRateLimiter(sql).admit,
       failedAuth: createFailedAuthLimiter(),
     });
+    const bounds = connectionBounds(config, openFileLimit());
+    if (bounds.lowered) {
+      log.warn(
+        { asked: bounds.lowered.from, total: bounds.total, openFileLimit: bounds.openFileLimit },
+        'LOUPE_MAX_CONNECTIONS is more than the open-file limit leaves room for; raise the limit (ulimit -n) to allow more',
+      );
+    }
+    boundConnections(app.server, bounds, log);
     const url = await app.listen({ port: config.PORT, host: config.HOST });
     // Every replica runs one: deliveries are claimed row by row, so workers never collide.
     webhooks = createWebhookWorker({ sql, allowPrivate: config.LOUPE_WEBHOOK_ALLOW_PRIVATE, log });
     webhooks.start();
     const worker = webhooks;
     log.info(
-      { url, embeddedPostgres: stores.postgres.embedded, embeddedClickhouse: stores.clickhouse.embedded, startupMs: Date.now() - started },
+      {
+        url,
+        embeddedPostgres: stores.postgres.embedded,
+        embeddedClickhouse: stores.clickhouse.embedded,
+        connections: { total: bounds.total, perAddress: bounds.perAddress, openFileLimit: bounds.openFileLimit },
+        startupMs: Date.now() - started,
+      },
       'loupe is listening',
     );
     const server = app;
