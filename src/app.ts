@@ -67,6 +67,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: deps.config.LOUPE_BODY_LIMIT,
+    // `__proto__` and `constructor.prototype` are legal JSON keys, stored as data: JSON.parse
+    // makes them own properties, and code that copies keys does so with putKey (json-bounds.ts).
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
     trustProxy: deps.config.LOUPE_TRUST_PROXY as FastifyServerOptions['trustProxy'],
     // A request's headers, and the whole request, must arrive in time (408 and close past it);
     // Node looks at the open connections every second, so the bounds hold within a second.
