@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Sql } from './stores/postgres.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
 import { registerBodyDecoding } from './http/body.js';
+import { registerUnreadBodyClose } from './http/unread-body.js';
 import { answerClientError, registerErrorHandling, sendError } from './http/error-handler.js';
 import { AppError } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -76,7 +77,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: deps.config.LOUPE_BODY_LIMIT,
+    // `__proto__` and `constructor.prototype` are legal JSON keys, stored as data: JSON.parse
+    // makes them own properties, and code that copies keys does so with putKey (json-bounds.ts).
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
     trustProxy: deps.config.LOUPE_TRUST_PROXY as FastifyServerOptions['trustProxy'],
+    // A request's headers, and the whole request, must arrive in time (408 and close past it);
+    // Node looks at the open connections every second, so the bounds hold within a second.
+    requestTimeout: deps.config.LOUPE_REQUEST_TIMEOUT_MS,
+    http: {
+      requestTimeout: deps.config.LOUPE_REQUEST_TIMEOUT_MS,
+      // Node refuses a headers timeout past the request timeout, which covers the headers too.
+      headersTimeout: Math.min(deps.config.LOUPE_HEADERS_TIMEOUT_MS, deps.config.LOUPE_REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: 1000,
+    },
     // Far above the longest id any route accepts (128), so every accepted id reaches its route.
     routerOptions: { maxParamLength: maxPathParamLength },
     // Answers fastify makes before routing (a malformed URL, an over-long path parameter)
@@ -97,7 +111,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
   registerSecurityHeaders(app);
-  registerBodyDecoding(app, deps.config.LOUPE_BODY_LIMIT);
+  registerUnreadBodyClose(app);
+  registerBodyDecoding(app, deps.config.LOUPE_BODY_LIMIT, {
+    minBytesPerSecond: deps.config.LOUPE_BODY_MIN_RATE,
+    windowMs: deps.config.LOUPE_BODY_RATE_WINDOW_MS,
+  });
   await registerOpenApi(app);
 
   await app.register(healthRoutes, { sql: deps.sql, clickhouse: deps.clickhouse });

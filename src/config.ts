@@ -55,6 +55,22 @@ export const configSchema = z.object({
   LOUPE_BOOTSTRAP_PLAN: optionalString.pipe(planSchema.optional()).transform((v) => v ?? 'pro'),
   LOUPE_BODY_LIMIT: optionalInt(1024, 1024 * 1024 * 1024).transform((v) => v ?? 10 * 1024 * 1024),
   /**
+   * Bounds on open client connections (src/http/connection-bounds.ts, decision 090): in total
+   * (unset: the process's open-file limit less a reserve for the stores) and per client address
+   * (unset: a quarter of the total, at most 1,024, and off behind LOUPE_TRUST_PROXY; 0: off).
+   */
+  LOUPE_MAX_CONNECTIONS: optionalInt(1, 100_000_000),
+  LOUPE_MAX_CONNECTIONS_PER_IP: optionalInt(0, 100_000_000),
+  /** Time a client has to send a request's headers, and the whole request (headers and body), in ms; past it: 408 and close. */
+  LOUPE_HEADERS_TIMEOUT_MS: optionalInt(1000, 3_600_000).transform((v) => v ?? 30_000),
+  LOUPE_REQUEST_TIMEOUT_MS: optionalInt(1000, 3_600_000).transform((v) => v ?? 120_000),
+  /**
+   * The slowest a request body may arrive: at least LOUPE_BODY_MIN_RATE bytes a second over every
+   * window of LOUPE_BODY_RATE_WINDOW_MS while it is incomplete, else 408 and close (0: no floor).
+   */
+  LOUPE_BODY_MIN_RATE: optionalInt(0, 1024 ** 3).transform((v) => v ?? 1024),
+  LOUPE_BODY_RATE_WINDOW_MS: optionalInt(100, 600_000).transform((v) => v ?? 10_000),
+  /**
    * Per-statement limits of the trace reads (lists, sessions, users, stats): memory in bytes and
    * time in milliseconds; a read that hits one answers 422 QUERY_TOO_EXPENSIVE. And the longest
    * time window a windowed read accepts, in days.

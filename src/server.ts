@@ -16,6 +16,8 @@ import { WriteBatcher } from './traces/write-batcher.js';
 import { IngestLog } from './traces/ingest-log.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
+import { boundConnections, connectionBounds } from './http/connection-bounds.js';
+import { openFileLimit } from './http/open-file-limit.js';
 
 export interface Stores {
   postgres: PostgresStore;
@@ -131,6 +133,14 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       failedAuth,
       keys,
     });
+    const bounds = connectionBounds(config, openFileLimit());
+    if (bounds.lowered) {
+      log.warn(
+        { asked: bounds.lowered.from, total: bounds.total, openFileLimit: bounds.openFileLimit },
+        'LOUPE_MAX_CONNECTIONS is more than the open-file limit leaves room for; raise the limit (ulimit -n) to allow more',
+      );
+    }
+    boundConnections(app.server, bounds, log);
     const url = await app.listen({ port: config.PORT, host: config.HOST });
     if (config.LOUPE_OTLP_GRPC_PORT !== 0) {
       grpc = await startOtlpGrpcServer({
@@ -152,6 +162,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
         otlpGrpcPort: grpc?.port,
         embeddedPostgres: stores.postgres.embedded,
         embeddedClickhouse: stores.clickhouse.embedded,
+        connections: { total: bounds.total, perAddress: bounds.perAddress, openFileLimit: bounds.openFileLimit },
         startupMs: Date.now() - started,
       },
       'loupe is listening',

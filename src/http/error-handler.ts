@@ -157,27 +157,48 @@ export function registerErrorHandling(app: FastifyInstance) {
   );
 }
 
+const clientErrorAnswers: Record<string, { status: string; code: ErrorCode; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: '431 Request Header Fields Too Large',
+    code: 'PAYLOAD_TOO_LARGE',
+    message: 'Request headers are too large',
+  },
+  // Node's headers and request timeouts (LOUPE_HEADERS_TIMEOUT_MS, LOUPE_REQUEST_TIMEOUT_MS).
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: '408 Request Timeout',
+    code: 'REQUEST_TIMEOUT',
+    message: 'The request did not arrive in time (its headers, or the whole request with its body)',
+  },
+};
+
 /**
- * A request the HTTP parser refused (a malformed request line, headers over the size limit):
- * answered on the socket in the envelope, with a request id and the security headers.
+ * A request the HTTP parser refused (a malformed request line, headers over the size limit) or
+ * that did not arrive in time: answered on the socket in the envelope, with a request id and the
+ * security headers, and the connection closed once the answer is written. Ended alone, the
+ * socket would stay half-open for as long as the client kept its side, descriptor and all.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket) {
-  if (!socket.writable) return;
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  // A response already under way on this socket (Node's own check, `_httpMessage`) cannot be
+  // followed by another: the socket is only closed.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent === true;
+  if (!socket.writable || answering) {
+    socket.destroy();
+    return;
+  }
+  const answer = clientErrorAnswers[error.code ?? ''] ?? {
+    status: '400 Bad Request',
+    code: 'VALIDATION_ERROR',
+    message: 'The request is not valid HTTP',
+  };
   const requestId = randomUUID();
-  const body = JSON.stringify({
-    error: {
-      code: tooLarge ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_ERROR',
-      message: tooLarge ? 'Request headers are too large' : 'The request is not valid HTTP',
-      details: {},
-    },
-    meta: { requestId },
-  });
-  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const body = JSON.stringify({ error: { code: answer.code, message: answer.message, details: {} }, meta: { requestId } });
   const headers = { ...rawSecurityHeaders, 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId };
   socket.end(
-    `HTTP/1.1 ${status}\r\n${Object.entries(headers)
+    `HTTP/1.1 ${answer.status}\r\n${Object.entries(headers)
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('')}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
   );
+  // A client that reads nothing may keep the answer from ever being written out: closed anyway.
+  setTimeout(() => socket.destroy(), 5000).unref();
 }

@@ -72,6 +72,31 @@ export function jsonProblem(value: unknown, options: { maxDepth?: number; noNul?
   return undefined;
 }
 
+/**
+ * A free-form JSON object whose keys are data, every one kept as sent: `__proto__` and
+ * `constructor` included, which are legal JSON keys (span attributes may well have them).
+ * zod's records leave a `__proto__` key out; this passes the object through as parsed, where
+ * `JSON.parse` made every key an own property, so nothing reaches a prototype. Code that copies
+ * such an object's keys one by one uses `putKey`.
+ */
+export function jsonObject() {
+  return z
+    .custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), {
+      message: 'Invalid input: expected an object',
+    })
+    .meta({ type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} });
+}
+
+/**
+ * Sets `record[key]` as an own property, whatever the key: a plain assignment of `__proto__`
+ * would set the record's prototype instead (an object value's members then show through as
+ * the record's; a string is dropped).
+ */
+export function putKey<T>(record: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
+}
+
 /** A zod check for a JSON field: nesting bounded, NUL refused where the value goes to PostgreSQL. */
 export function boundedJson<T extends z.ZodType>(schema: T, options: { noNul?: boolean } = {}) {
   return schema
@@ -110,7 +135,7 @@ export function repairLoneSurrogates<T>(value: T): T {
       if (typeof item === 'string' && !item.isWellFormed()) item = record[key] = item.toWellFormed();
       if (!key.isWellFormed()) {
         delete record[key];
-        record[key.toWellFormed()] = item;
+        putKey(record, key.toWellFormed(), item);
       }
       if (item !== null && typeof item === 'object') stack.push(item);
     }

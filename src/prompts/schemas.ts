@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedJson, jsonProblem, noNulMessage, noNulPattern } from '../http/json-bounds.js';
+import { boundedJson, jsonObject, jsonProblem, noNulMessage, noNulPattern } from '../http/json-bounds.js';
 import { checkOutputSchema } from './output-schema.js';
 import { parseVersion } from './version.js';
 
@@ -29,7 +29,7 @@ export const versionString = z
   });
 
 /** A JSON Schema object, checked against its dialect's meta-schema; problems name their path inside it. */
-const outputSchema = boundedJson(z.record(z.string(), z.unknown()), { noNul: true }).superRefine((schema, ctx) => {
+const outputSchema = boundedJson(jsonObject(), { noNul: true }).superRefine((schema, ctx) => {
   // Too deep or holding NUL: already reported, and the JSON Schema compiler recurses.
   if (jsonProblem(schema, { noNul: true })) return;
   for (const problem of checkOutputSchema(schema)) {
@@ -37,7 +37,7 @@ const outputSchema = boundedJson(z.record(z.string(), z.unknown()), { noNul: tru
   }
 });
 
-const metadata = boundedJson(z.record(z.string(), z.unknown()), { noNul: true });
+const metadata = boundedJson(jsonObject(), { noNul: true });
 
 export const promptSchema = z.object({
   id: z.number().int(),
@@ -50,8 +50,8 @@ export const promptSchema = z.object({
   humanPrompt: z.string().nullable(),
   rawPrompt: z.string().nullable(),
   description: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-  outputSchema: z.record(z.string(), z.unknown()).nullable(),
+  metadata: jsonObject(),
+  outputSchema: jsonObject().nullable(),
   workspaceId: z.string().uuid(),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -1,6 +1,7 @@
 import type { SpanCost } from './cost/pricing.js';
 import type { Span, StoredSpan, Trace } from './schemas.js';
 import type { SpanFacts } from './summary-rows.js';
+import { putKey } from '../http/json-bounds.js';
 
 /**
  * Conversion from the wire shapes to the rows of `spans` (clickhouse/0001, 0003, 0004). Optional
@@ -223,7 +224,7 @@ export function stringMapOf(object: Record<string, unknown> | undefined): Record
   if (object === undefined) return map;
   for (const [key, value] of Object.entries(object)) {
     // JSON text leaves undefined members out; so does the map.
-    if (value !== undefined) map[key] = typeof value === 'string' ? value : JSON.stringify(value);
+    if (value !== undefined) putKey(map, key, typeof value === 'string' ? value : JSON.stringify(value));
   }
   return map;
 }

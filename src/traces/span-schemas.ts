@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedJson } from '../http/json-bounds.js';
+import { boundedJson, jsonObject as jsonObjectSchema } from '../http/json-bounds.js';
 import { costSourceSchema, pricingSchema } from './cost/schemas.js';
 import {
   costUsd,
@@ -22,7 +22,7 @@ import {
  * existed still read.
  */
 function payloadSchemas(json: <T extends z.ZodType>(schema: T) => T) {
-  const jsonObject = json(z.record(z.string(), z.unknown()));
+  const jsonObject = json(jsonObjectSchema());
   const toolCall = z.object({ id: z.string(), name: z.string(), arguments: jsonObject, result: json(z.unknown()).optional() });
   /** A message in conversation order; an assistant turn that called tools carries its `toolCalls`. */
   const message = z.object({

@@ -12,11 +12,22 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-/** Runs the service the README's way (`npm start`) and waits until /healthz answers 200. */
-export async function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
+/**
+ * Runs the service the README's way (`npm start`) and waits until /healthz answers 200. With
+ * `openFileLimit`, under that limit on open files (soft and hard, as `ulimit -n` sets both).
+ */
+export async function startService(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  options: { openFileLimit?: number } = {},
+): Promise<ServiceProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn('npm', ['start', '--silent'], {
+  const [command, args] =
+    options.openFileLimit === undefined
+      ? ['npm', ['start', '--silent']]
+      : ['sh', ['-c', `ulimit -n ${options.openFileLimit} && exec npm start --silent`]];
+  const child = spawn(command, args, {
     cwd: repoRoot,
     // OTLP/gRPC off unless a test asks for it: other test processes run at the same time, and its default port is fixed.
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOUPE_OTLP_GRPC_PORT: '0', ...env },

@@ -1,4 +1,5 @@
 import type { AttributeValue, Attributes, PlainAnyValue, PlainKeyValue } from './model.js';
+import { putKey } from '../../http/json-bounds.js';
 
 const toBase64 = (bytes: string | Uint8Array) =>
   typeof bytes === 'string' ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
@@ -28,6 +29,7 @@ export function fromAnyValue(value: PlainAnyValue | undefined): AttributeValue {
 export function fromKeyValues(list: PlainKeyValue[] | undefined): Attributes {
   const out: Attributes = {};
   if (!list) return out;
-  for (const kv of list) out[kv.key] = fromAnyValue(kv.value);
+  // A key is data: `__proto__` too is kept as the attribute it is (putKey).
+  for (const kv of list) putKey(out, kv.key, fromAnyValue(kv.value));
   return out;
 }

@@ -1,4 +1,5 @@
 import type { AttributeValue, Attributes, SpanMessage } from './model.js';
+import { putKey } from '../../http/json-bounds.js';
 
 /** Attribute values that are JSON text (as many instrumentations send structures) are parsed. */
 export function parseMaybeJson(value: unknown): unknown {
@@ -73,7 +74,7 @@ export function collectIndexed(attrs: Record<string, unknown>, prefix: string) {
     if (!Number.isInteger(index) || index < 0) continue;
     let item = items.get(index);
     if (!item) items.set(index, (item = {}));
-    item[dot === -1 ? '' : rest.slice(dot + 1)] = value;
+    putKey(item, dot === -1 ? '' : rest.slice(dot + 1), value);
     keys.push(key);
   }
   const ordered = [...items.entries()].sort((a, b) => a[0] - b[0]).map(([, item]) => item);

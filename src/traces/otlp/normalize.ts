@@ -15,6 +15,7 @@ import { langfuseStatus } from './conventions/langfuse.js';
 import { toSpanIO } from './io-genai.js';
 import { sizeOfValue, trimAttributes, type Trim } from './trim.js';
 import { limits } from '../schemas.js';
+import { putKey } from '../../http/json-bounds.js';
 
 export interface SpanRejection {
   traceId: string;
@@ -124,7 +125,7 @@ function buildSpan(
   let rest: Attributes | undefined;
   for (const key in attributes) {
     if (consumed.has(key)) continue;
-    (rest ??= {})[key] = attributes[key]!;
+    putKey((rest ??= {}), key, attributes[key] ?? null);
   }
   if (rest) rest = trimAttributes(rest, '', trimmed);
 

@@ -1,4 +1,5 @@
 import type { AttributeValue, Attributes } from './model.js';
+import { putKey } from '../../http/json-bounds.js';
 
 /**
  * Attribute values too large to be worth storing whole: embedding vectors (a few thousand
@@ -51,7 +52,7 @@ export function trimAttributes(attributes: Attributes, prefix: string, trims: Tr
     }
     if (replacement === undefined) continue;
     out ??= { ...attributes };
-    out[key] = replacement;
+    putKey(out, key, replacement);
   }
   return out ?? attributes;
 }
@@ -75,9 +76,9 @@ export function trimVectorsInJson(text: string, key: string, trims: Trim[]): str
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       if (k === 'embedding' && isNumberList(v as AttributeValue)) {
-        out[k] = vectorMarker((v as number[]).length);
+        putKey(out, k, vectorMarker((v as number[]).length));
         count += (v as number[]).length;
-      } else out[k] = walk(v);
+      } else putKey(out, k, walk(v));
     }
     return out;
   };
