@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
-import { buildApp, secretLogPaths } from './app.js';
+import { buildApp, secretLogPaths, webhookTargetGuard } from './app.js';
 import { migratePostgres, openPostgres, withMigrationLock, type PostgresStore } from './stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from './stores/clickhouse.js';
 import { bootstrap, type BootstrapResult } from './tenancy/bootstrap.js';
@@ -110,8 +110,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const sql = stores.postgres.sql;
     raiseRequestPriority(config, log);
     writer = openWriter(config, stores.clickhouse.writeClient, log);
+    const webhookGuard = webhookTargetGuard(config);
     app = await buildApp({
       config,
+      webhookGuard,
       sql,
       clickhouse: stores.clickhouse.client,
       writer,
@@ -122,7 +124,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     });
     const url = await app.listen({ port: config.PORT, host: config.HOST });
     // Every replica runs one: deliveries are claimed row by row, so workers never collide.
-    webhooks = createWebhookWorker({ sql, allowPrivate: config.LOUPE_WEBHOOK_ALLOW_PRIVATE, log });
+    webhooks = createWebhookWorker({ sql, guard: webhookGuard, log });
     webhooks.start();
     const worker = webhooks;
     log.info(
