@@ -29,7 +29,7 @@ import { PriceBook } from './traces/cost/workspace-prices.js';
 import { WriteBatcher } from './traces/write-batcher.js';
 import { registerReadBarrier } from './traces/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
-import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
+import { itemByQueryRoutes, sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 import { registerConsole } from './http/console.js';
 import { createTargetGuard, type TargetGuard } from './egress/target-guard.js';
 
@@ -134,6 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(otlpRoutes, { prefix: '/api/public/otel', writer });
     await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(itemByQueryRoutes, { prefix: '/api', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, promptFigures: promptFiguresReader(deps.clickhouse) });
     await api.register(webhookRoutes, {
       prefix: '/api/webhooks',
