@@ -30,8 +30,9 @@ import { PriceBook } from './traces/cost/workspace-prices.js';
 import { WriteBatcher } from './traces/write-batcher.js';
 import { registerReadBarrier } from './traces/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
-import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
+import { itemByQueryRoutes, sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 import { registerConsole } from './http/console.js';
+import { createTargetGuard, type TargetGuard } from './egress/target-guard.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -55,6 +56,8 @@ export interface AppDeps {
   failedAuth?: FailedAuthLimiter;
   /** API keys kept in memory, shared with the OTLP/gRPC listener (server.ts); without it the app makes its own. */
   keys?: CredentialCache;
+  /** The guard of webhook targets; default the one `webhookTargetGuard(config)` makes. */
+  webhookGuard?: TargetGuard;
   /** The built web console to serve at `/`; default web/dist, `false` for none. */
   consoleDir?: string | false;
 }
@@ -66,6 +69,9 @@ export function credentialCacheFor(sql: Sql, config: Config, log: FastifyBaseLog
     onListenError: (error) => log.warn({ err: error }, 'cannot LISTEN for credential changes: API keys are read on every request'),
   });
 }
+/** Webhook targets: private addresses refused unless LOUPE_WEBHOOK_ALLOW_PRIVATE=true. */
+export const webhookTargetGuard = (config: Config): TargetGuard =>
+  createTargetGuard({ allowPrivate: config.LOUPE_WEBHOOK_ALLOW_PRIVATE, allowSetting: 'LOUPE_WEBHOOK_ALLOW_PRIVATE' });
 
 /** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
 export const maxPathParamLength = 512;
@@ -152,8 +158,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(otlpRoutes, { prefix: '/api/public/otel', writer });
     await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(itemByQueryRoutes, { prefix: '/api', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, promptFigures: promptFiguresReader(deps.clickhouse) });
-    await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
+    await api.register(webhookRoutes, {
+      prefix: '/api/webhooks',
+      sql: deps.sql,
+      guard: deps.webhookGuard ?? webhookTargetGuard(deps.config),
+    });
     await api.register(modelRoutes, {
       prefix: '/api/models',
       sql: deps.sql,

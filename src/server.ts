@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
-import { buildApp, credentialCacheFor, secretLogPaths } from './app.js';
+import { buildApp, credentialCacheFor, secretLogPaths, webhookTargetGuard } from './app.js';
 import { createGrpcAdmission } from './grpc-access.js';
 import { startOtlpGrpcServer, type OtlpGrpcServer } from './traces/otlp/grpc/server.js';
 import { migratePostgres, openPostgres, withMigrationLock, type PostgresStore } from './stores/postgres.js';
@@ -122,8 +122,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const limiter = createRateLimiter(sql);
     const failedAuth = createFailedAuthLimiter();
     const keys = credentialCacheFor(sql, config, log);
+    const webhookGuard = webhookTargetGuard(config);
     app = await buildApp({
       config,
+      webhookGuard,
       sql,
       clickhouse: stores.clickhouse.client,
       writer,
@@ -153,7 +155,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       });
     }
     // Every replica runs one: deliveries are claimed row by row, so workers never collide.
-    webhooks = createWebhookWorker({ sql, allowPrivate: config.LOUPE_WEBHOOK_ALLOW_PRIVATE, log });
+    webhooks = createWebhookWorker({ sql, guard: webhookGuard, log });
     webhooks.start();
     const worker = webhooks;
     log.info(

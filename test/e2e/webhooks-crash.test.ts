@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { connectPostgres, type Sql } from '../../src/stores/postgres.js';
 import { createWebhookWorker } from '../../src/prompts/webhooks/worker.js';
+import { createTargetGuard } from '../../src/egress/target-guard.js';
 import { startService, type ServiceProcess } from '../support/process.js';
 import { withDatabase } from '../support/stores.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -73,7 +74,11 @@ describe('webhooks across a crash', () => {
 
     // Another replica's worker (here, one in the test) delivers it as soon as the database
     // has ended the dead transaction.
-    const worker = createWebhookWorker({ sql, allowPrivate: true, timeoutMs: 2_000 });
+    const worker = createWebhookWorker({
+      sql,
+      guard: createTargetGuard({ allowPrivate: true, allowSetting: 'LOUPE_WEBHOOK_ALLOW_PRIVATE' }),
+      timeoutMs: 2_000,
+    });
     const deadline = Date.now() + 20_000;
     while ((await deliveryRows())[0]!.status !== 'delivered') {
       if (Date.now() > deadline) throw new Error('the delivery was not recovered');

@@ -186,6 +186,14 @@ const examples: Record<string, () => Promise<Example>> = {
     await authed('POST', '/api/traces', { traces: [trace()] });
     return { url: '/api/users/conformance-user' };
   },
+  'GET /api/session': async () => {
+    await authed('POST', '/api/traces', { traces: [trace()] });
+    return { url: '/api/session?sessionId=conformance-session' };
+  },
+  'GET /api/user': async () => {
+    await authed('POST', '/api/traces', { traces: [trace()] });
+    return { url: '/api/user?userId=conformance-user' };
+  },
   'GET /api/prompt/resolve': async () => {
     const name = `p-${unique()}`;
     await authed('POST', '/api/prompt', { name, systemPrompt: 'Hi' });

@@ -74,6 +74,57 @@ describe('GET /api/sessions and /api/sessions/:sessionId', () => {
   });
 });
 
+describe('GET /api/session?sessionId= and /api/user?userId=: the id in the query', () => {
+  let tenant: Tenant;
+  beforeAll(async () => {
+    tenant = await ctx.tenant();
+    await seedSessions(ctx, tenant, 'query');
+    const odd = [
+      { id: 'dots-query', sessionId: '..', userId: '..', from: '13:00:00', to: '13:01:00' },
+      { id: 'dot-query', sessionId: '.', userId: '.', from: '13:02:00', to: '13:03:00' },
+      { id: 'slash-query', sessionId: 'a/b?c#d', userId: 'a/b?c#d', from: '13:04:00', to: '13:05:00' },
+    ];
+    expect((await post(ctx, tenant, odd.map(payload))).json().data).toMatchObject({ accepted: 3, rejected: 0 });
+  });
+
+  it('answers what the path forms answer', async () => {
+    const byPath = await get(ctx, tenant, `/api/sessions/s1?${window}&limit=2`);
+    const byQuery = await get(ctx, tenant, `/api/session?sessionId=s1&${window}&limit=2`);
+    expect(byQuery.statusCode).toBe(200);
+    expect(byQuery.json().data).toEqual(byPath.json().data);
+    expect(byQuery.json().meta.pagination).toEqual(byPath.json().meta.pagination);
+    const next = await get(ctx, tenant, `/api/session?sessionId=s1&${window}&limit=2&cursor=${byQuery.json().meta.pagination.nextCursor}`);
+    expect(next.json().data.traces.map((x: { traceId: string }) => x.traceId)).toEqual(['a3-query']);
+    expect((await get(ctx, tenant, `/api/user?userId=u1&${window}`)).json().data).toEqual(expectedUsers.u1);
+    expect((await get(ctx, tenant, `/api/session?sessionId=nope&${window}`)).statusCode).toBe(404);
+    expect((await get(ctx, tenant, `/api/user?userId=nobody&${window}`)).statusCode).toBe(404);
+  });
+
+  it('reaches the ids a URL path cannot carry: "..", "." (and "/", "?", "#" encoded)', async () => {
+    for (const id of ['..', '.', 'a/b?c#d']) {
+      const q = encodeURIComponent(id);
+      const session = await get(ctx, tenant, `/api/session?sessionId=${q}&${window}`);
+      expect(session.statusCode, id).toBe(200);
+      expect(session.json().data).toMatchObject({ sessionId: id, traceCount: 1, userIds: [id] });
+      const user = await get(ctx, tenant, `/api/user?userId=${q}&${window}`);
+      expect(user.statusCode, id).toBe(200);
+      expect(user.json().data).toMatchObject({ userId: id, traceCount: 1, sessionCount: 1 });
+    }
+    // What a client's URL parser makes of the path form: not the session "..".
+    expect(new URL(`http://x/api/sessions/${encodeURIComponent('..')}`).pathname).toBe('/api/');
+  });
+
+  it('refuses a missing id naming it, and another workspace sees nothing', async () => {
+    const missing = await get(ctx, tenant, `/api/session?${window}`);
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error.details.issues[0].path).toBe('querystring.sessionId');
+    expect((await get(ctx, tenant, `/api/user?${window}`)).json().error.details.issues[0].path).toBe('querystring.userId');
+    const other = await ctx.tenant();
+    expect((await get(ctx, other, `/api/session?sessionId=..&${window}`)).statusCode).toBe(404);
+    expect((await get(ctx, other, `/api/user?userId=u1&${window}`)).statusCode).toBe(404);
+  });
+});
+
 describe('GET /api/users and /api/users/:userId', () => {
   let tenant: Tenant;
   beforeAll(async () => {
@@ -371,11 +422,11 @@ describe('later payloads, re-sends, deletes and other workspaces', () => {
 describe('OpenAPI', () => {
   it('documents the new routes, their parameters and the 422 QUERY_TOO_EXPENSIVE answer', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    for (const path of ['/api/sessions/', '/api/sessions/{sessionId}', '/api/users/', '/api/users/{userId}']) {
+    for (const path of ['/api/sessions/', '/api/sessions/{sessionId}', '/api/users/', '/api/users/{userId}', '/api/session', '/api/user']) {
       const op = doc.paths[path]?.get ?? doc.paths[path.replace(/\/$/, '')]?.get;
       expect({ path, has: op !== undefined }).toEqual({ path, has: true });
       expect(op.responses['422'].description).toContain('QUERY_TOO_EXPENSIVE');
-      expect(op.responses['404'] !== undefined).toBe(path.includes('{'));
+      expect(op.responses['404'] !== undefined).toBe(!path.endsWith('s/'));
     }
     const list = doc.paths['/api/traces'].get;
     const names = list.parameters.map((p: { name: string }) => p.name);

@@ -1,8 +1,10 @@
+import { hostname } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { startReceiver, type Answer, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { createWebhookWorker, type WebhookWorkerOptions } from '../../src/prompts/webhooks/worker.js';
 import { verifySignature } from '../../src/prompts/webhooks/signature.js';
+import { createTargetGuard } from '../../src/egress/target-guard.js';
 
 let ctx: TestContext;
 let tenant: Tenant;
@@ -41,11 +43,13 @@ async function subscribe(url: string, events = ['prompt.version.created', 'promp
   return res.body.data as Json;
 }
 
+const guard = (allowPrivate: boolean) => createTargetGuard({ allowPrivate, allowSetting: 'LOUPE_WEBHOOK_ALLOW_PRIVATE' });
+
 /** A worker as a test drives it: fast retries, short timeouts, driven by runOnce. */
 const worker = (options: Partial<WebhookWorkerOptions> = {}) =>
   createWebhookWorker({
     sql: ctx.sql,
-    allowPrivate: true,
+    guard: guard(true),
     retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 100 },
     timeoutMs: 2_000,
     ...options,
@@ -210,21 +214,46 @@ describe('webhook delivery', () => {
     });
   });
 
-  it('refuses private targets at delivery unless allowed, also when a name resolves to one', async () => {
+  it('refuses private targets at delivery unless allowed, also when a name resolves to one, never naming the address', async () => {
     const r = await receiver();
     const port = new URL(r.url).port;
     // Stored as if created while private targets were allowed; the worker of this replica refuses them.
-    const [byAddress] = await ctx.sql<{ id: string }[]>`
-      insert into webhooks (workspace_id, url, events, secret) values (${tenant.workspaceId}, ${r.url}, ${['prompt.version.created']}, ${SECRET}) returning id`;
-    const [byName] = await ctx.sql<{ id: string }[]>`
-      insert into webhooks (workspace_id, url, events, secret) values (${tenant.workspaceId}, ${`http://localhost:${port}/hook`}, ${['prompt.version.created']}, ${SECRET}) returning id`;
-    await call('POST', '/api/prompt', { name: 'hooked-private', systemPrompt: 'x' });
-    await worker({ allowPrivate: false, retry: { maxAttempts: 4, baseDelayMs: 60_000, maxDelayMs: 60_000 } }).runOnce();
-    expect(r.received).toHaveLength(0);
-    for (const hook of [byAddress!, byName!]) {
-      const [delivery] = await deliveries(hook.id);
-      expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null });
-      expect(delivery!.lastError).toMatch(/^refused: .*(loopback|private)/);
+    const targets = [
+      r.url,
+      `http://[::ffff:127.0.0.1]:${port}/hook`,
+      `http://localhost:${port}/hook`,
+      `http://localhost.:${port}/hook`,
+      // A name outside the loopback names that resolves to this machine: only the lookup sees it.
+      `http://${hostname()}:${port}/hook`,
+    ];
+    const hooks = [];
+    for (const url of targets) {
+      const [hook] = await ctx.sql<{ id: string }[]>`
+        insert into webhooks (workspace_id, url, events, secret) values (${tenant.workspaceId}, ${url}, ${['prompt.version.created']}, ${SECRET}) returning id`;
+      hooks.push(hook!);
     }
+    await call('POST', '/api/prompt', { name: 'hooked-private', systemPrompt: 'x' });
+    await worker({ guard: guard(false), retry: { maxAttempts: 4, baseDelayMs: 60_000, maxDelayMs: 60_000 } }).runOnce();
+    expect(r.received).toHaveLength(0);
+    for (const [i, hook] of hooks.entries()) {
+      const answer = await call('GET', `/api/webhooks/${hook.id}/deliveries`);
+      const [delivery] = answer.body.data as Json[];
+      expect(delivery, targets[i]).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null });
+      expect(delivery!.lastError, targets[i]).toBe('refused: the address is private');
+      expect(JSON.stringify(answer.body), targets[i]).not.toMatch(/127\.0\.|::1\b|7f00/);
+    }
+  });
+
+  it('a connection that fails after a lookup says why without the address the name resolved to', async () => {
+    // A port nothing listens on, reached by name while private targets are allowed.
+    const closed = await receiver();
+    const port = new URL(closed.url).port;
+    await closed.close();
+    const hook = await subscribe(`http://localhost:${port}/hook`);
+    await call('POST', '/api/prompt', { name: 'hooked-closed', systemPrompt: 'x' });
+    await worker({ retry: { maxAttempts: 4, baseDelayMs: 60_000, maxDelayMs: 60_000 } }).runOnce();
+    const answer = await call('GET', `/api/webhooks/${hook.id}/deliveries`);
+    expect(answer.body.data[0]).toMatchObject({ status: 'pending', attempts: 1, lastError: 'connection refused (ECONNREFUSED)' });
+    expect(JSON.stringify(answer.body)).not.toMatch(/127\.0\.0\.1|::1\b/);
   });
 });

@@ -50,6 +50,7 @@ describe('webhook endpoints', () => {
   });
 
   it('refuses loopback, private and link-local targets by default, and bad input, with the path', async () => {
+    const before = (await call('GET', '/api/webhooks')).body.data.length;
     for (const url of [
       'http://127.0.0.1:8080/hook',
       'http://localhost/hook',
@@ -59,10 +60,34 @@ describe('webhook endpoints', () => {
       'http://[::1]/hook',
       'http://[::ffff:127.0.0.1]/hook',
       'http://[fd00::1]/hook',
+      // IPv6 forms that carry a private IPv4 address, Teredo, loopback names written otherwise
+      'http://[::127.0.0.1]/',
+      'http://[::ffff:7f00:1]/',
+      'http://[2002:7f00:1::]/',
+      'http://[2002:a9fe:a9fe::]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[64:ff9b:1::7f00:1]/',
+      'http://[2001::1]/',
+      'http://localhost./',
+      'http://LOCALHOST../',
+      'http://hooks.Localhost/',
+      // IPv4 written short, in decimal, octal, hex or zero-padded
+      'http://127.1/',
+      'http://2130706433/',
+      'http://0177.0.0.1/',
+      'http://0x7f.0.0.1/',
+      'http://127.000.000.001/',
     ]) {
       const res = await call('POST', '/api/webhooks', { url, events: ['prompt.deleted'] });
       expect(res.status, url).toBe(400);
-      expect(res.body.error.details.issues[0].path).toBe('body.url');
+      expect(res.body.error.code, url).toBe('VALIDATION_ERROR');
+      expect(res.body.error.details.issues[0].path, url).toBe('body.url');
+      expect(res.body.error.details.issues[0].message, url).toMatch(/^must not be a loopback.*LOUPE_WEBHOOK_ALLOW_PRIVATE=true to allow/);
+      expect(res.body.error.message, url).toMatch(/^url must not be a loopback/);
+    }
+    expect((await call('GET', '/api/webhooks')).body.data).toHaveLength(before);
+    for (const url of ['http://[2606:4700::1111]/hook', 'http://[64:ff9b::808:808]/hook', 'http://93.184.216.34/hook']) {
+      expect((await call('POST', '/api/webhooks', { url, events: ['prompt.deleted'] })).status, url).toBe(201);
     }
     const bad = [
       { url: 'ftp://example.com/x', events: ['prompt.deleted'] },

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseTraceView, sortRows, traceViewToSearch } from '../../web/src/lib/filters.js';
 import { bumpVersion, compareVersions, sortVersionsDesc, templateVariables } from '../../web/src/lib/semver.js';
 import { formatUsd } from '../../web/src/lib/format.js';
+import { itemOfPath, itemPath, pathSegment, segmentValue } from '../../web/src/lib/paths.js';
+import { labelsBesideLatest } from '../../web/src/lib/labels.js';
 
 describe('trace list view in the URL', () => {
   it('round-trips filters, sort and page, dropping unknown keys and defaults', () => {
@@ -53,5 +55,45 @@ describe('prompt versions', () => {
     expect(formatUsd(12.5)).toBe('$12.5');
     expect(formatUsd(1234.5)).toBe('$1,234.50');
     expect(formatUsd(0)).toBe('$0');
+  });
+});
+
+describe('paths of one item built from user data', () => {
+  const odd = ['..', '.', '...', 'a/b', '?x', '#y', '%2F', 'a%2Fb', '~', '~..', '~~x', '..~', 'é ü', ' ', 'conv-1', '/', '../..'];
+
+  it('round-trips every value through a segment the URL parser leaves alone', () => {
+    for (const value of odd) {
+      const path = itemPath('sessions', value);
+      // The browser's own resolution of the link, as clicking it does.
+      const resolved = new URL(path, 'http://console.test/traces').pathname;
+      expect(resolved, value).toBe(path);
+      expect(itemOfPath(resolved, 'sessions'), value).toBe(value);
+      expect(segmentValue(pathSegment(value)), value).toBe(value);
+    }
+  });
+
+  it('leaves plain values as encodeURIComponent writes them and escapes only dot segments and a leading "~"', () => {
+    expect(itemPath('prompts', 'support-agent')).toBe('/prompts/support-agent');
+    expect(itemPath('users', 'a/b?c#d')).toBe('/users/a%2Fb%3Fc%23d');
+    expect(pathSegment('..')).toBe('~..');
+    expect(pathSegment('.')).toBe('~.');
+    expect(pathSegment('~x')).toBe('~~x');
+    expect(pathSegment('...')).toBe('...');
+  });
+
+  it('reads only a path of its collection with one segment', () => {
+    expect(itemOfPath('/sessions/conv-1', 'sessions')).toBe('conv-1');
+    expect(itemOfPath('/sessions/conv-1/', 'sessions')).toBe('conv-1');
+    expect(itemOfPath('/users/conv-1', 'sessions')).toBeUndefined();
+    expect(itemOfPath('/sessions/', 'sessions')).toBeUndefined();
+    expect(itemOfPath('/sessions/a/b', 'sessions')).toBeUndefined();
+    expect(itemOfPath('/sessions/%E0%A4%A', 'sessions')).toBe('%E0%A4%A'); // a malformed escape, as typed
+  });
+});
+
+describe('version labels', () => {
+  it('leaves "latest" to its badge', () => {
+    expect(labelsBesideLatest(['latest', 'production', 'staging'])).toEqual(['production', 'staging']);
+    expect(labelsBesideLatest(['production'])).toEqual(['production']);
   });
 });

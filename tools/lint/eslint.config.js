@@ -53,7 +53,7 @@ export default tseslint.config(
   },
   {
     // The house rule of src/: a feature folder reaches another only through contract/ or stores/
-    // (http/ is plumbing every route shares); see feature-boundaries.js.
+    // (http/ is plumbing every route shares, egress/ the guard of outbound requests); see feature-boundaries.js.
     files: ['src/**/*.ts'],
     plugins: { loupe: { rules: { 'feature-boundaries': featureBoundaries } } },
     rules: {
@@ -62,7 +62,7 @@ export default tseslint.config(
         {
           root: `${repoRoot}src`,
           features: ['tenancy', 'prompts', 'traces', 'sql'],
-          shared: ['http', 'contract', 'stores'],
+          shared: ['http', 'contract', 'stores', 'egress'],
           allow: [],
         },
       ],

@@ -1,5 +1,5 @@
 // A lint rule for the folders of src/: a feature (tenancy, prompts, traces, sql) imports another
-// feature only through what every feature shares (contract/, stores/, http/), never directly, so
+// feature only through what every feature shares (contract/, stores/, http/, egress/), never directly, so
 // each feature can be read, tested and changed alone. The shared folders import no feature at all.
 // Files at the top of src/ (app.ts, main.ts, ...) wire the features together and may import any.
 import path from 'node:path';

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
+import type { TargetGuard } from '../../egress/target-guard.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import {
   createWebhookBody,
@@ -18,7 +19,7 @@ const tags = ['webhooks'];
 const pageMeta = { limit: z.number().int(), offset: z.number().int(), total: z.number().int() };
 
 /** Webhook endpoints of the caller's workspace, and their deliveries. */
-export const webhookRoutes: FastifyPluginAsyncZod<{ sql: Sql; allowPrivate: boolean }> = async (app, { sql, allowPrivate }) => {
+export const webhookRoutes: FastifyPluginAsyncZod<{ sql: Sql; guard: TargetGuard }> = async (app, { sql, guard }) => {
   app.post('/', {
     schema: {
       tags,
@@ -27,7 +28,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ sql: Sql; allowPrivate: bool
       response: { 201: envelope(createdWebhookSchema), ...errors },
     },
     handler: async (request, reply) =>
-      sendData(request, reply, await store.createWebhook(sql, request.auth.workspaceId, request.body, allowPrivate), { status: 201 }),
+      sendData(request, reply, await store.createWebhook(sql, request.auth.workspaceId, request.body, guard), { status: 201 }),
   });
 
   app.get('/', {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
-import { guardedLookup, isPrivateAddress, RefusedTarget } from './target.js';
+import { describeRequestError } from '../../egress/request-error.js';
+import type { TargetGuard } from '../../egress/target-guard.js';
 
 /** How much of a receiver's answer is kept: enough to read an error, never a whole body. */
 export const RESPONSE_EXCERPT_BYTES = 512;
@@ -15,7 +15,8 @@ export interface SendOutcome {
 
 export interface SendOptions {
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** Refuses private targets unless the operator allowed them (src/egress/target-guard.ts). */
+  guard: TargetGuard;
 }
 
 /**
@@ -32,18 +33,15 @@ export function postWebhook(target: string, body: string, headers: Record<string
       clearTimeout(timer);
       resolve(outcome);
     };
-    const failure = (error: Error): SendOutcome => ({
-      ok: false,
-      statusCode: null,
-      excerpt: null,
-      error: error instanceof RefusedTarget ? `refused: ${error.message}` : error.message || error.name,
-    });
+    // Never the address a name resolved to: the answer of GET /api/webhooks/:id/deliveries shows it.
+    const failure = (error: unknown): SendOutcome => ({ ok: false, statusCode: null, excerpt: null, error: describeRequestError(error) });
 
     const url = new URL(target);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    // An address in the URL is never looked up, so the lookup guard cannot see it: check it here.
-    if (!options.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
-      resolve(failure(new RefusedTarget(`${host} is a loopback, private or link-local address`)));
+    let guarded: ReturnType<TargetGuard['connectOptions']>;
+    try {
+      guarded = options.guard.connectOptions(url);
+    } catch (error) {
+      resolve(failure(error));
       return;
     }
     const client = url.protocol === 'https:' ? https : http;
@@ -51,7 +49,7 @@ export function postWebhook(target: string, body: string, headers: Record<string
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
       agent: false, // a fresh connection per delivery: no pooled socket outlives the check of its address
-      ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+      ...guarded,
     });
     const timer = setTimeout(() => request.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
     request.on('error', (error) => finish(failure(error)));

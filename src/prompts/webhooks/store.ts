@@ -2,15 +2,15 @@ import type { Sql } from '../../stores/postgres.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { CreateWebhook, DeliveriesQuery, Delivery, Webhook } from './schemas.js';
 import { generateSecret } from './signature.js';
-import { checkTargetUrl } from './target.js';
+import type { TargetGuard } from '../../egress/target-guard.js';
 
 type WebhookRow = Omit<Webhook, 'createdAt'> & { createdAt: Date };
 const toWebhook = (row: WebhookRow): Webhook => ({ ...row, createdAt: row.createdAt.toISOString() });
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
-export async function createWebhook(sql: Sql, workspaceId: string, body: CreateWebhook, allowPrivate: boolean) {
-  const problem = checkTargetUrl(body.url, allowPrivate);
+export async function createWebhook(sql: Sql, workspaceId: string, body: CreateWebhook, guard: TargetGuard) {
+  const problem = guard.problemWith(body.url);
   if (problem) throw new AppError('VALIDATION_ERROR', `url ${problem}`, { issues: [{ path: 'body.url', message: problem }] });
   const secret = body.secret ?? generateSecret();
   const [row] = await sql<WebhookRow[]>`

@@ -1,5 +1,7 @@
 import type postgres from 'postgres';
 import type { Sql } from '../../stores/postgres.js';
+import type { TargetGuard } from '../../egress/target-guard.js';
+import { describeRequestError } from '../../egress/request-error.js';
 import { postWebhook, type SendOutcome } from './send.js';
 import { signatureHeader } from './signature.js';
 
@@ -22,7 +24,8 @@ export function retryDelayMs(policy: RetryPolicy, attempts: number): number {
 
 export interface WebhookWorkerOptions {
   sql: Sql;
-  allowPrivate: boolean;
+  /** Judges each target before it is reached (src/egress/target-guard.ts). */
+  guard: TargetGuard;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   retry?: RetryPolicy;
   /** How long an idle worker waits before looking for due deliveries again. */
@@ -107,9 +110,9 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
       };
       let outcome: SendOutcome;
       try {
-        outcome = await postWebhook(d.url, body, headers, { timeoutMs, allowPrivate: options.allowPrivate });
+        outcome = await postWebhook(d.url, body, headers, { timeoutMs, guard: options.guard });
       } catch (error) {
-        outcome = { ok: false, statusCode: null, excerpt: null, error: (error as Error).message };
+        outcome = { ok: false, statusCode: null, excerpt: null, error: describeRequestError(error) };
       }
       await recordOutcome(tx, d, outcome);
       return true;

@@ -9,10 +9,12 @@ import { getSession, getUser, listSessions, listUsers } from './read.js';
 import {
   cursorPageMeta,
   sessionDetailSchema,
+  sessionByIdQuery,
   sessionParams,
   sessionQuery,
   sessionSummarySchema,
   sessionsQuery,
+  userByIdQuery,
   userParams,
   userQuery,
   userSummarySchema,
@@ -92,5 +94,44 @@ export const userRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; c
     },
     handler: async (request, reply) =>
       sendData(request, reply, await getUser(clickhouse, request.auth.workspaceId, request.params.userId, request.query, limits)),
+  });
+};
+
+/**
+ * GET /api/session?sessionId= and GET /api/user?userId=: one session or user as the path forms
+ * answer it, with the id in the query. A URL path cannot carry the ids "." and ".." (every URL
+ * parser resolves them away: /api/sessions/.. is /api/), so clients reach those here.
+ */
+export const itemByQueryRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (
+  app,
+  { clickhouse, config },
+) => {
+  const limits = queryLimitsOf(config);
+
+  app.get('/session', {
+    schema: {
+      summary: 'One session, as GET /api/sessions/:sessionId, the id in the query (for ids a path cannot carry: ".", "..")',
+      querystring: sessionByIdQuery,
+      response: { 200: envelope(sessionDetailSchema, cursorPageMeta), ...errors, ...notFound },
+      tags: ['sessions'],
+    },
+    handler: async (request, reply) => {
+      const { sessionId, ...query } = request.query;
+      const { session, pagination } = await getSession(clickhouse, request.auth.workspaceId, sessionId, query, limits);
+      return sendData(request, reply, session, { meta: { pagination } });
+    },
+  });
+
+  app.get('/user', {
+    schema: {
+      summary: 'One user, as GET /api/users/:userId, the id in the query (for ids a path cannot carry: ".", "..")',
+      querystring: userByIdQuery,
+      response: { 200: envelope(userSummarySchema), ...errors, ...notFound },
+      tags: ['users'],
+    },
+    handler: async (request, reply) => {
+      const { userId, ...query } = request.query;
+      return sendData(request, reply, await getUser(clickhouse, request.auth.workspaceId, userId, query, limits));
+    },
   });
 };

@@ -18,12 +18,15 @@ export type SessionsQuery = z.infer<typeof sessionsQuery>;
 export const sessionQuery = z.object({ ...window, limit, cursor: pageCursorSchema.optional() }).strict();
 export type SessionQuery = z.infer<typeof sessionQuery>;
 export const sessionParams = z.object({ sessionId: sessionIdSchema });
+/** The id in the query: the form for ids a URL path cannot carry ("." and ".." are resolved away by URL parsers). */
+export const sessionByIdQuery = sessionQuery.extend({ sessionId: sessionIdSchema }).strict();
 
 export const usersQuery = z.object({ ...window, limit, cursor: pageCursorSchema.optional() }).strict();
 export type UsersQuery = z.infer<typeof usersQuery>;
 export const userQuery = z.object(window).strict();
 export type UserQuery = z.infer<typeof userQuery>;
 export const userParams = z.object({ userId: userIdSchema });
+export const userByIdQuery = userQuery.extend({ userId: userIdSchema }).strict();
 
 const usage = {
   inputTokens: z.number(),

@@ -3,6 +3,7 @@ import type { Stats, StatsGroupBy } from '../api/types';
 import { ErrorState, Loading } from '../components/states';
 import { formatDuration } from '../lib/timeline';
 import { formatInt, formatUsd } from '../lib/format';
+import { Clipped } from '../components/Clipped';
 
 export const groupBys: StatsGroupBy[] = ['model', 'provider', 'kind', 'source', 'user', 'session', 'tag', 'name'];
 
@@ -68,7 +69,7 @@ export function DashboardStats({
             )}
             {stats.data.groups.map((g) => (
               <tr key={g.key ?? '(none)'} data-group={g.key ?? ''}>
-                <td>{g.key ?? <span className="muted">(none)</span>}</td>
+                <td>{g.key !== null ? <Clipped text={g.key} inCell /> : <span className="muted">(none)</span>}</td>
                 {columns.map((c) => (
                   <td key={c.header} className="num">
                     {c.cell(g)}

@@ -1,17 +1,20 @@
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { Prompt } from '../api/types';
 import { ErrorState, Loading } from '../components/states';
 import { formatTime } from '../lib/format';
 import { sortVersionsDesc } from '../lib/semver';
+import { labelsBesideLatest } from '../lib/labels';
 import { NewVersionForm, RenderPreview } from './PromptForms';
+import { useItemParam } from './item-param';
+import { Clamped, Clipped } from '../components/Clipped';
 
 const PromptDiff = lazy(() => import('./PromptDiff'));
 
 export function PromptPage() {
-  const { name = '' } = useParams();
+  const name = useItemParam('prompts');
   const [params, setParams] = useSearchParams();
   const [formOpen, setFormOpen] = useState(false);
   const versions = useQuery({
@@ -38,11 +41,13 @@ export function PromptPage() {
   return (
     <div className="page">
       <nav className="crumbs" aria-label="Breadcrumb">
-        <Link to="/prompts">Prompts</Link> <span aria-hidden="true">/</span> <span>{name}</span>
+        <Link to="/prompts">Prompts</Link> <span aria-hidden="true">/</span> <Clipped text={name} />
       </nav>
       <header className="page-head">
         <div>
-          <h1>{name}</h1>
+          <h1>
+            <Clamped text={name} />
+          </h1>
           <p className="muted">
             {list.length} version{list.length === 1 ? '' : 's'} · latest <span className="badge version">v{latest.version}</span>
           </p>
@@ -78,7 +83,7 @@ export function PromptPage() {
                 <tr key={p.id} className={p.version === to.version ? 'selected' : undefined} data-version={p.version}>
                   <td>
                     <span className="badge version">v{p.version}</span> {p.isLatest && <span className="badge latest">latest</span>}
-                    {p.labels.map((l) => (
+                    {labelsBesideLatest(p.labels).map((l) => (
                       <span key={l} className="badge">
                         {l}
                       </span>

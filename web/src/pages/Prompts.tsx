@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router';
 import { api, call } from '../api/client';
 import { EmptyState, ErrorState, Loading } from '../components/states';
 import { formatTime } from '../lib/format';
+import { itemPath } from '../lib/paths';
+import { Clipped, ClippedLink } from '../components/Clipped';
 
 export function PromptsPage() {
   const prompts = useQuery({
@@ -43,12 +44,12 @@ export function PromptsPage() {
               {prompts.data.data.map((p) => (
                 <tr key={p.id}>
                   <td>
-                    <Link to={`/prompts/${encodeURIComponent(p.name)}`}>{p.name}</Link>
+                    <ClippedLink to={itemPath('prompts', p.name)} text={p.name} inCell />
                   </td>
                   <td>
                     <span className="badge version">v{p.version}</span>
                   </td>
-                  <td className="muted truncate">{p.description || '—'}</td>
+                  <td className="muted">{p.description ? <Clipped text={p.description} inCell /> : '—'}</td>
                   <td className="muted">{formatTime(p.updatedAt)}</td>
                 </tr>
               ))}

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router';
+import { Link } from 'react-router';
 import { getSession, listSessions } from '../api/sessions';
 import { CursorListPage, Totals } from '../components/GroupList';
 import { ErrorState, Loading } from '../components/states';
@@ -8,6 +8,9 @@ import { StatusBadge } from '../components/Kind';
 import { barGeometry, formatDuration, traceBounds } from '../lib/timeline';
 import { formatInt, formatTime, formatUsd } from '../lib/format';
 import { sessionColumns } from './group-columns';
+import { useItemParam } from './item-param';
+import { itemPath } from '../lib/paths';
+import { Clamped, Clipped, ClippedLink } from '../components/Clipped';
 
 export function SessionsPage() {
   const c = sessionColumns;
@@ -36,7 +39,7 @@ export function SessionsPage() {
 
 /** A session: its totals and its traces on one timeline, a page at a time (a session may hold 20,000). */
 export function SessionPage() {
-  const { sessionId = '' } = useParams();
+  const sessionId = useItemParam('sessions');
   const session = useInfiniteQuery({
     queryKey: ['session', sessionId],
     queryFn: ({ pageParam }) => getSession(sessionId, pageParam),
@@ -54,17 +57,19 @@ export function SessionPage() {
   return (
     <div className="page">
       <nav className="crumbs" aria-label="Breadcrumb">
-        <Link to="/sessions">Sessions</Link> <span aria-hidden="true">/</span> <span>{s.sessionId}</span>
+        <Link to="/sessions">Sessions</Link> <span aria-hidden="true">/</span> <Clipped text={s.sessionId} />
       </nav>
       <header className="page-head">
         <div>
-          <h1>{s.sessionId}</h1>
+          <h1>
+            <Clamped text={s.sessionId} />
+          </h1>
           <p className="muted">
             {formatTime(s.firstStartTime)} → {formatTime(s.lastEndTime)}
             {s.userIds.map((u) => (
               <span key={u}>
                 {' · user '}
-                <Link to={`/users/${encodeURIComponent(u)}`}>{u}</Link>
+                <ClippedLink to={itemPath('users', u)} text={u} />
               </span>
             ))}
           </p>
@@ -98,7 +103,7 @@ export function SessionPage() {
               <li key={t.traceId} className="span-row static" data-trace-id={t.traceId}>
                 <div className="col-tree">
                   <StatusBadge status={t.status} />
-                  <Link className="span-name" to={`/traces/${encodeURIComponent(t.traceId)}`}>
+                  <Link className="span-name" to={itemPath('traces', t.traceId)} title={t.name || t.traceId}>
                     {t.name || t.traceId}
                   </Link>
                   <span className="span-dur">

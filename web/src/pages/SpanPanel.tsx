@@ -1,6 +1,5 @@
 import type { ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router';
 import { api, call } from '../api/client';
 import type { ChatMessage, Span, SpanIO, SpanNode, ToolCall } from '../api/types';
 import { KindIcon, StatusBadge } from '../components/Kind';
@@ -8,6 +7,8 @@ import { Json } from '../components/Json';
 import { ErrorState, Loading } from '../components/states';
 import { formatDuration } from '../lib/timeline';
 import { formatInt, formatTime, formatUsd } from '../lib/format';
+import { itemPath } from '../lib/paths';
+import { Clamped, ClippedLink } from '../components/Clipped';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -124,7 +125,9 @@ export function SpanPanel({ traceId, node }: { traceId: string; node: SpanNode }
       <header className="panel-head">
         <div className="panel-title">
           <KindIcon kind={span.kind} />
-          <h2>{span.name}</h2>
+          <h2>
+            <Clamped text={span.name} />
+          </h2>
           <StatusBadge status={span.status} />
         </div>
         <div className="muted small">
@@ -167,10 +170,10 @@ export function SpanPanel({ traceId, node }: { traceId: string; node: SpanNode }
           <Metric
             label="Prompt"
             value={
-              <Link to={`/prompts/${encodeURIComponent(span.promptName)}`}>
-                {span.promptName}
-                {span.promptVersion ? ` v${span.promptVersion}` : ''}
-              </Link>
+              <ClippedLink
+                to={itemPath('prompts', span.promptName)}
+                text={`${span.promptName}${span.promptVersion ? ` v${span.promptVersion}` : ''}`}
+              />
             }
           />
         )}

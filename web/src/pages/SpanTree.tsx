@@ -130,7 +130,9 @@ export function SpanTree({
                     <span className="twisty" aria-hidden="true" />
                   )}
                   <KindIcon kind={span.kind} />
-                  <span className="span-name">{span.name}</span>
+                  <span className="span-name" title={span.name}>
+                    {span.name}
+                  </span>
                   {span.status === 'error' && <span className="dot-error" title="error" aria-label="error" role="img" />}
                   <span className="span-dur">{formatDuration(span.durationMs)}</span>
                 </div>

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import { KindIcon, StatusBadge } from '../components/Kind';
 import { ErrorState, Loading } from '../components/states';
@@ -8,9 +8,12 @@ import { formatDuration } from '../lib/timeline';
 import { formatInt, formatTime, formatUsd } from '../lib/format';
 import { SpanTree } from './SpanTree';
 import { SpanPanel } from './SpanPanel';
+import { useItemParam } from './item-param';
+import { itemPath } from '../lib/paths';
+import { Clamped, Clipped, ClippedLink } from '../components/Clipped';
 
 export function TracePage() {
-  const { traceId = '' } = useParams();
+  const traceId = useItemParam('traces');
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
@@ -53,12 +56,12 @@ export function TracePage() {
   return (
     <div className="page page-trace">
       <nav className="crumbs" aria-label="Breadcrumb">
-        <Link to="/traces">Traces</Link> <span aria-hidden="true">/</span> <span>{t.name || t.traceId}</span>
+        <Link to="/traces">Traces</Link> <span aria-hidden="true">/</span> <Clipped text={t.name || t.traceId} />
       </nav>
       <header className="page-head">
         <div>
           <h1 className="title-with-icon">
-            <KindIcon kind={t.traceKind} /> {t.name || t.traceId} <StatusBadge status={t.status} />
+            <KindIcon kind={t.traceKind} /> <Clamped text={t.name || t.traceId} /> <StatusBadge status={t.status} />
           </h1>
           <p className="muted small">
             <code>{t.traceId}</code> · {formatTime(t.startTime)} · {t.source}
@@ -67,13 +70,13 @@ export function TracePage() {
             {t.userId && (
               <>
                 {' · user '}
-                <Link to={`/traces?userId=${encodeURIComponent(t.userId)}`}>{t.userId}</Link>
+                <ClippedLink to={`/traces?userId=${encodeURIComponent(t.userId)}`} text={t.userId} />
               </>
             )}
             {t.sessionId && (
               <>
                 {' · session '}
-                <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`}>{t.sessionId}</Link>
+                <ClippedLink to={itemPath('sessions', t.sessionId)} text={t.sessionId} />
               </>
             )}
           </p>

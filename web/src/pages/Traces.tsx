@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { TraceListQuery } from '../api/types';
 import {
@@ -16,6 +16,8 @@ import { formatDuration } from '../lib/timeline';
 import { formatInt, formatRelative, formatTime, formatUsd, fromLocalInput, toLocalInput } from '../lib/format';
 import { KindIcon, StatusBadge } from '../components/Kind';
 import { ErrorState, FirstTraceGuide, Loading } from '../components/states';
+import { itemPath } from '../lib/paths';
+import { Clipped, ClippedLink } from '../components/Clipped';
 
 /**
  * The text filters of the list. Typed against the generated query type, so a filter the API
@@ -197,7 +199,7 @@ export function TracesPage() {
                     <td>
                       <div className="name-cell">
                         <KindIcon kind={t.traceKind} />
-                        <Link to={`/traces/${encodeURIComponent(t.traceId)}`}>{t.name || t.traceId}</Link>
+                        <ClippedLink to={itemPath('traces', t.traceId)} text={t.name || t.traceId} inCell />
                         {t.tags.slice(0, 3).map((tag) => (
                           <span key={tag} className="badge tag">
                             {tag}
@@ -213,18 +215,20 @@ export function TracesPage() {
                     <td className={`num${t.errorCount ? ' text-error' : ''}`}>{formatInt(t.errorCount)}</td>
                     <td className="num">{formatInt(t.totalTokens)}</td>
                     <td className="num">{formatUsd(t.costUsd)}</td>
-                    <td className="muted">{t.model ?? '—'}</td>
-                    <td className="truncate">
-                      {t.userId ? <Link to={`/users/${encodeURIComponent(t.userId)}`}>{t.userId}</Link> : <span className="muted">—</span>}
+                    <td className="muted">{t.model ? <Clipped text={t.model} inCell /> : '—'}</td>
+                    <td>
+                      {t.userId ? <ClippedLink to={itemPath('users', t.userId)} text={t.userId} /> : <span className="muted">—</span>}
                     </td>
-                    <td className="truncate">
+                    <td>
                       {t.sessionId ? (
-                        <Link to={`/sessions/${encodeURIComponent(t.sessionId)}`}>{t.sessionId}</Link>
+                        <ClippedLink to={itemPath('sessions', t.sessionId)} text={t.sessionId} />
                       ) : (
                         <span className="muted">—</span>
                       )}
                     </td>
-                    <td className="muted">{[t.service, t.source, t.environment].filter(Boolean).join(' · ')}</td>
+                    <td className="muted">
+                      <Clipped text={[t.service, t.source, t.environment].filter(Boolean).join(' · ')} inCell />
+                    </td>
                   </tr>
                 ))}
               </tbody>

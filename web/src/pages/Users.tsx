@@ -1,10 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router';
+import { Link } from 'react-router';
 import { getUser, listUserSessions, listUsers } from '../api/sessions';
 import { CursorListPage, DataTable, Totals } from '../components/GroupList';
 import { ErrorState, Loading } from '../components/states';
 import { formatInt, formatTime, formatUsd } from '../lib/format';
 import { sessionColumns, userColumns } from './group-columns';
+import { useItemParam } from './item-param';
+import { Clamped, Clipped } from '../components/Clipped';
 
 export function UsersPage() {
   const c = userColumns;
@@ -32,7 +34,7 @@ export function UsersPage() {
 }
 
 export function UserPage() {
-  const { userId = '' } = useParams();
+  const userId = useItemParam('users');
   const user = useQuery({ queryKey: ['user', userId], queryFn: () => getUser(userId) });
   const sessions = useQuery({ queryKey: ['sessions', 'user', userId], queryFn: () => listUserSessions(userId) });
   if (user.isPending) return <Loading />;
@@ -42,11 +44,13 @@ export function UserPage() {
   return (
     <div className="page">
       <nav className="crumbs" aria-label="Breadcrumb">
-        <Link to="/users">Users</Link> <span aria-hidden="true">/</span> <span>{u.userId}</span>
+        <Link to="/users">Users</Link> <span aria-hidden="true">/</span> <Clipped text={u.userId} />
       </nav>
       <header className="page-head">
         <div>
-          <h1>{u.userId}</h1>
+          <h1>
+            <Clamped text={u.userId} />
+          </h1>
           <p className="muted">
             First seen {formatTime(u.firstSeen)} · last seen {formatTime(u.lastSeen)}
           </p>

@@ -1,8 +1,10 @@
 import { Link } from 'react-router';
+import { ClippedLink } from '../components/Clipped';
 import type { SessionSummary, UserSummary } from '../api/sessions';
 import type { Column } from '../components/GroupList';
 import { formatInt, formatRelative, formatUsd } from '../lib/format';
 import { formatDuration } from '../lib/timeline';
+import { itemPath } from '../lib/paths';
 
 /** The columns of sessions and users, shared by their lists and the pages that list them. */
 
@@ -11,7 +13,7 @@ const muted = () => 'muted';
 export const sessionColumns = {
   session: {
     header: 'Session',
-    cell: (s) => <Link to={`/sessions/${encodeURIComponent(s.sessionId)}`}>{s.sessionId}</Link>,
+    cell: (s) => <ClippedLink to={itemPath('sessions', s.sessionId)} text={s.sessionId} inCell />,
   },
   lastActivity: { header: 'Last activity', cell: (s) => formatRelative(s.lastEndTime ?? s.firstStartTime), tone: muted },
   traces: { header: 'Traces', numeric: true, cell: (s) => formatInt(s.traceCount) },
@@ -28,21 +30,25 @@ export const sessionColumns = {
     header: 'Users',
     cell: (s) =>
       s.userIds.length ? (
-        s.userIds.map((u, i) => (
-          <span key={u}>
-            {i > 0 && ', '}
-            <Link to={`/users/${encodeURIComponent(u)}`}>{u}</Link>
-          </span>
-        ))
+        // Three lines for them all, cut as one name is: the list in its title.
+        <span className="clip-cell" title={s.userIds.join(', ')}>
+          {s.userIds.map((u, i) => (
+            <span key={u}>
+              {i > 0 && ', '}
+              <Link to={itemPath('users', u)} title={u}>
+                {u}
+              </Link>
+            </span>
+          ))}
+        </span>
       ) : (
         <span className="muted">—</span>
       ),
-    tone: () => 'truncate',
   },
 } satisfies Record<string, Column<SessionSummary>>;
 
 export const userColumns = {
-  user: { header: 'User', cell: (u) => <Link to={`/users/${encodeURIComponent(u.userId)}`}>{u.userId}</Link> },
+  user: { header: 'User', cell: (u) => <ClippedLink to={itemPath('users', u.userId)} text={u.userId} inCell /> },
   traces: { header: 'Traces', numeric: true, cell: (u) => formatInt(u.traceCount) },
   sessions: { header: 'Sessions', numeric: true, cell: (u) => formatInt(u.sessionCount) },
   tokens: { header: 'Tokens', numeric: true, cell: (u) => formatInt(u.totalTokens) },
