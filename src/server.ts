@@ -13,6 +13,7 @@ import { createFailedAuthLimiter } from './tenancy/failed-auth.js';
 import { WriteBatcher } from './traces/write-batcher.js';
 import { IngestLog } from './traces/ingest-log.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
+import { postgresOutage } from './http/outage.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
 
 export interface Stores {
@@ -32,6 +33,7 @@ export async function openStores(config: Config, log: Logger): Promise<Stores> {
     url: config.DATABASE_URL,
     dataDir: config.LOUPE_DATA_DIR,
     log: (line) => log.debug({ store: 'postgres' }, line),
+    restarts: { log: log.child({ store: 'postgres' }) },
   });
   let clickhouse: ClickhouseStore;
   try {
@@ -119,6 +121,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       verifyBearer: oauthVerifierFromConfig(sql, config),
       admit: createRateLimiter(sql).admit,
       failedAuth: createFailedAuthLimiter(),
+      postgresOutage: () => postgresOutage(stores.postgres.condition()),
     });
     const url = await app.listen({ port: config.PORT, host: config.HOST });
     // Every replica runs one: deliveries are claimed row by row, so workers never collide.
@@ -190,6 +193,11 @@ export function openWriter(config: Config, clickhouse: ClickHouseClient, log: Lo
   const writer = new WriteBatcher(clickhouse, {
     log: ingestLog,
     onRefused: (refused) => log.error(refused, 'the trace store refused a logged ingest write; it is kept aside, not applied'),
+    // Once when the disk fills, once when it has room again: not a line per refused request.
+    onTrouble: ({ began, reason, error, ms }) =>
+      began
+        ? log.error({ err: error, dir }, `${reason}: ingest answers 503 until there is room`)
+        : log.warn({ dir, ms }, `${reason.replace(/^disk full: /, '')}: resolved, the disk has room again`),
   });
   if (recovered.writes.length + recovered.damagedLines > 0) {
     log.warn(
