@@ -1,3 +1,4 @@
+import { statfsSync } from 'node:fs';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { PendingRow, SpanRow } from './rows.js';
 import { loggedWriteOf, pendingOf } from './pending-lines.js';
@@ -9,7 +10,6 @@ import { WriteBacklog } from './write-backlog.js';
 import { diskFullOf, ingestLogFailure, storeUnavailable, unavailable } from './write-errors.js';
 import { applyAnswering, applyLogged, type FlushSteps } from './flush-outcomes.js';
 import type { UnappliedWrites, WriteBatcherOptions } from './write-batcher-types.js';
-import { statfsSync } from 'node:fs';
 
 /** Whether the disk of `dir` has room for a write again (1 MiB, the most one line usually takes). */
 function hasRoom(dir: string): boolean {

@@ -111,25 +111,26 @@ describe('embedded PostgreSQL killed alone', () => {
     process.kill(pg, 'SIGKILL');
 
     // While it is down: /healthz within a second, 503 naming PostgreSQL; API requests 503 at once, with Retry-After.
+    // (For a moment after the kill, the server's leftover backends may still answer on open connections.)
     let sawDown = false;
     const deadline = Date.now() + 60_000;
     for (;;) {
       const health = await timed('/healthz');
       expect(health.ms).toBeLessThan(1_000);
-      if (health.res.status === 200) break;
-      expect(health.res.status).toBe(503);
-      expect(health.body.error!.details).toMatchObject({ status: 'unavailable', postgres: 'unavailable' });
-      expect(health.body.error!.message).toMatch(/postgres/i);
-      sawDown = true;
-      const me = await timed('/api/me');
-      if (me.res.status === 503) {
-        expect(me.ms).toBeLessThan(1_000);
-        expect(me.res.headers.get('retry-after')).toMatch(/^\d+$/);
+      if (health.res.status === 200 && sawDown) break;
+      if (health.res.status === 503) {
+        expect(health.body.error!.details).toMatchObject({ status: 'unavailable', postgres: 'unavailable' });
+        expect(health.body.error!.message).toMatch(/postgres/i);
+        sawDown = true;
+        const me = await timed('/api/me');
+        if (me.res.status === 503) {
+          expect(me.ms).toBeLessThan(1_000);
+          expect(me.res.headers.get('retry-after')).toMatch(/^\d+$/);
+        }
       }
       expect(Date.now()).toBeLessThan(deadline);
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(sawDown).toBe(true);
 
     // Restarted by the service (a new server, the same service), and prompts and keys work again.
     const restarted = postgresPid();
