@@ -11,6 +11,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { applySecurityHeaders, registerSecurityHeaders } from './http/security-headers.js';
 import { requestIdFor } from './http/request-id.js';
 import { healthRoutes } from './http/health.js';
+import { registerOutageGate, type Outage } from './http/outage.js';
 import { createAuthenticator, type BearerVerifier } from './tenancy/auth.js';
 import { registerAuthenticatedScope, type AdmitRequest } from './tenancy/authenticated.js';
 import type { FailedAuthLimiter } from './tenancy/failed-auth.js';
@@ -58,6 +59,11 @@ export interface AppDeps {
   keys?: CredentialCache;
   /** The guard of webhook targets; default the one `webhookTargetGuard(config)` makes. */
   webhookGuard?: TargetGuard;
+  /**
+   * Why PostgreSQL is known to be down now (the embedded server restarting: server.ts); while it
+   * names one, API requests answer 503 at once and `/healthz` says why. Absent: never known.
+   */
+  postgresOutage?: () => Outage | undefined;
   /** The built web console to serve at `/`; default web/dist, `false` for none. */
   consoleDir?: string | false;
 }
@@ -124,7 +130,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await registerOpenApi(app);
 
-  await app.register(healthRoutes, { sql: deps.sql, clickhouse: deps.clickhouse });
+  const writer = deps.writer ?? new WriteBatcher(deps.clickhouse);
+  await app.register(healthRoutes, {
+    sql: deps.sql,
+    clickhouse: deps.clickhouse,
+    outage: deps.postgresOutage,
+    ingestTrouble: () => writer.trouble(),
+  });
+  if (deps.postgresOutage) registerOutageGate(app, deps.postgresOutage);
   if (deps.config.LOUPE_ADMIN_TOKEN) {
     await app.register(adminRoutes, {
       prefix: '/api/admin',
@@ -136,7 +149,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Ingest (native and OTLP) prices spans with the workspace's prices, kept in memory.
   const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
-  const writer = deps.writer ?? new WriteBatcher(deps.clickhouse);
   const ingestPricing = { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook };
   attachIngestPricing(deps.clickhouse, ingestPricing);
   attachIngestPricing(writer.clickhouse, ingestPricing);

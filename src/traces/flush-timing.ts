@@ -106,10 +106,14 @@ export class FlushTiming {
     this.backoffMs = 0;
   }
 
-  /** A flush failed for the store's sake: the next waits a delay doubled at each failure in a row (100 ms to 5 s). */
-  failed(): void {
+  /**
+   * A flush failed for the store's sake: the next waits a delay doubled at each failure in a row
+   * (100 ms to 5 s). With `diskFull`, every 500 ms: the disk may have room again any moment,
+   * and a try that finds it still full costs the engine little.
+   */
+  failed(diskFull = false): void {
     this.backoffMs = Math.min(5_000, Math.max(100, this.backoffMs * 2));
-    this.retryMs = this.backoffMs;
+    this.retryMs = diskFull ? Math.min(this.backoffMs, 500) : this.backoffMs;
   }
 
   /** No flush starts after this. */

@@ -137,9 +137,7 @@ export class IngestLog {
     if (!this.handle || !this.current) await this.startSegment(firstSeq);
     const started = performance.now();
     try {
-      const { bytesWritten } = await this.handle!.writev(buffers);
-      const expected = buffers.reduce((n, b) => n + b.length, 0);
-      if (bytesWritten !== expected) throw new Error(`ingest log: wrote ${bytesWritten} of ${expected} bytes`);
+      const expected = await writeAll(this.handle!, buffers);
       await this.handle!.datasync();
       this.counts.syncs += 1;
       this.counts.syncMs += performance.now() - started;
@@ -147,8 +145,9 @@ export class IngestLog {
       this.current!.lastSeq = lastSeq;
     } catch (error) {
       // A failed write may leave a torn line: the next writes go to a new segment, so no
-      // acknowledged line ever follows a torn one on the same line.
-      await this.endSegment();
+      // acknowledged line ever follows a torn one on the same line. A segment that holds no
+      // acknowledged line (its first write failed: the disk is full) is deleted, not kept.
+      await this.endSegment(this.currentBytes === 0);
       throw error;
     }
   }
@@ -162,13 +161,14 @@ export class IngestLog {
     syncDirectory(this.dir);
   }
 
-  private async endSegment(): Promise<void> {
+  private async endSegment(discard = false): Promise<void> {
     const handle = this.handle;
     const current = this.current;
     this.handle = undefined;
     this.current = undefined;
-    if (current) this.closed.push(current);
     await handle?.close().catch(() => undefined);
+    if (current && discard) rmSync(current.file, { force: true });
+    else if (current) this.closed.push(current);
   }
 
   /**
@@ -241,6 +241,35 @@ function decode(line: string): LoggedWrite | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Writes every byte of `buffers`, returning how many: a write the disk takes only part of (it
+ * fills up) is continued, so the error that stops it is the system's own (ENOSPC).
+ */
+async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<number> {
+  const expected = buffers.reduce((n, b) => n + b.length, 0);
+  let rest = buffers;
+  for (let written = 0; written < expected;) {
+    const { bytesWritten } = await handle.writev(rest);
+    if (bytesWritten === 0) throw new Error(`ingest log: wrote ${written} of ${expected} bytes`);
+    written += bytesWritten;
+    rest = remainderOf(rest, bytesWritten);
+  }
+  return expected;
+}
+
+/** The bytes of `buffers` after the first `skip`. */
+function remainderOf(buffers: Buffer[], skip: number): Buffer[] {
+  const rest: Buffer[] = [];
+  for (const buffer of buffers) {
+    if (skip >= buffer.length) skip -= buffer.length;
+    else {
+      rest.push(skip > 0 ? buffer.subarray(skip) : buffer);
+      skip = 0;
+    }
+  }
+  return rest;
 }
 
 /** A directory's entries (a new or renamed file) survive a crash once the directory is synced. */

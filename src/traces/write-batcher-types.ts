@@ -44,5 +44,10 @@ export interface WriteBatcherOptions {
   /** With a log: the least time between the starts of two flushes, unless a read waits, in ms. */
   minFlushIntervalMs?: number;
   /** Where a write the engine refused alone is reported (the service's logger). */
+  /**
+   * Where the disk running full (the log or the store cannot take writes) is told, once when it
+   * begins and once when it ends (`ms`: how long it lasted): the service's logger.
+   */
+  onTrouble?: (event: { began: boolean; reason: string; error?: unknown; ms?: number }) => void;
   onRefused?: (write: { seq: number; workspaceId: string; rows: number; error: string; keptIn: string }) => void;
 }

@@ -1,3 +1,4 @@
+import { statfsSync } from 'node:fs';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { PendingRow, SpanRow } from './rows.js';
 import { loggedWriteOf, pendingOf } from './pending-lines.js';
@@ -6,9 +7,19 @@ import { FlushTiming } from './flush-timing.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 import { AppliedWrites } from './applied-writes.js';
 import { WriteBacklog } from './write-backlog.js';
-import { storeUnavailable, unavailable } from './write-errors.js';
+import { diskFullOf, ingestLogFailure, storeUnavailable, unavailable } from './write-errors.js';
 import { applyAnswering, applyLogged, type FlushSteps } from './flush-outcomes.js';
 import type { UnappliedWrites, WriteBatcherOptions } from './write-batcher-types.js';
+
+/** Whether the disk of `dir` has room for a write again (1 MiB, the most one line usually takes). */
+function hasRoom(dir: string): boolean {
+  try {
+    const stats = statfsSync(dir);
+    return stats.bavail * stats.bsize >= 1024 * 1024;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Group commit for ingestion. Concurrent ingest requests share one span insert and one summary
@@ -51,6 +62,14 @@ export class WriteBatcher {
   private readonly backlog: WriteBacklog;
   /** The error of the last flush when the store was unavailable; cleared by the next flush that lands. */
   private failing: unknown;
+  /**
+   * The disk is full (docs/decisions/091-store-outages.md): the log could not take a write, or
+   * the store could not take a flush; with since when. Cleared by the next append, or flush,
+   * that succeeds.
+   */
+  private logFull: { reason: string; since: number } | undefined;
+  private storeFull: { reason: string; since: number } | undefined;
+  private readonly onTrouble: WriteBatcherOptions['onTrouble'];
   private closing = false;
   private closed = false;
   /** The last write of the flush under way. */
@@ -74,6 +93,7 @@ export class WriteBatcher {
       (retry) => this.schedule(retry),
     );
     this.onRefused = options.onRefused;
+    this.onTrouble = options.onTrouble;
     this.applied = new AppliedWrites(this.log?.lastSeq ?? 0);
   }
 
@@ -104,6 +124,8 @@ export class WriteBatcher {
       });
     }
     if (this.closing) throw unavailable('The service is shutting down; retry shortly');
+    // The store's disk is full: what space comes back goes to the writes already taken, not to new ones.
+    if (this.storeFull) throw unavailable(`The trace store's disk is full; retry shortly`);
     while (this.backlog.full) {
       // The store cannot keep up, or is down: the client hears it rather than the backlog growing.
       if (this.failing !== undefined) throw storeUnavailable();
@@ -118,10 +140,43 @@ export class WriteBatcher {
     try {
       await durable;
     } catch (error) {
-      // Not acknowledged: the client retries, and a write applied twice changes nothing.
-      throw unavailable(`The ingest log could not be written (${(error as { code?: string }).code ?? 'error'}); retry shortly`);
+      // Not acknowledged: the client retries, so it is not applied either (if it still waits).
+      this.withdraw(seq);
+      const failure = ingestLogFailure(error);
+      if (failure.diskFull && !this.logFull) {
+        this.logFull = { reason: `disk full: the ingest log cannot be written in ${this.log.dir} (${failure.code})`, since: Date.now() };
+        this.onTrouble?.({ began: true, reason: this.logFull.reason, error });
+      }
+      throw unavailable(`The ingest log could not be written (${failure.code}); retry shortly`);
     }
+    if (this.logFull) this.recovered('logFull');
     this.applied.answered({ seq, workspaceId, traceIds });
+  }
+
+  /** A write whose log line failed, taken back from the queue unless a flush carries it already. */
+  private withdraw(seq: number): void {
+    const at = this.queue.findIndex((w) => w.seq === seq);
+    if (at === -1) return;
+    const [write] = this.queue.splice(at, 1);
+    this.backlog.release(write!.rows.length);
+  }
+
+  /** The disk had no room and has again: told once, with how long it lasted. */
+  private recovered(which: 'logFull' | 'storeFull'): void {
+    const trouble = this[which];
+    this[which] = undefined;
+    if (trouble) this.onTrouble?.({ began: false, reason: trouble.reason, ms: Date.now() - trouble.since });
+  }
+
+  /**
+   * Why ingest cannot store what it takes now (the disk is full), for `/healthz`; undefined when
+   * it can. A full log is found free again when a write succeeds, or when its disk has room for
+   * a write again.
+   */
+  trouble(): string | undefined {
+    if (this.logFull && this.log && hasRoom(this.log.dir)) this.recovered('logFull');
+    const reasons = [this.logFull?.reason, this.storeFull?.reason].filter(Boolean);
+    return reasons.length > 0 ? reasons.join('; ') : undefined;
   }
 
   /**
@@ -268,6 +323,7 @@ export class WriteBatcher {
 
   private landed(batch: PendingWrite[]): void {
     this.failing = undefined;
+    if (this.storeFull) this.recovered('storeFull');
     this.timing.landed();
     this.done(batch);
   }
@@ -276,7 +332,13 @@ export class WriteBatcher {
     this.failing = error;
     this.counts.retries += 1;
     this.queue.unshift(...batch);
-    this.timing.failed();
+    const diskFull = diskFullOf(error);
+    if (diskFull !== undefined && !this.storeFull) {
+      this.storeFull = { reason: `disk full: the trace store cannot store the waiting ingest writes (${diskFull})`, since: Date.now() };
+      this.onTrouble?.({ began: true, reason: this.storeFull.reason, error });
+    }
+    // Out of space, the flush is tried again every half second, so it lands as soon as there is room.
+    this.timing.failed(diskFull !== undefined);
     this.applied.rejectWaiting(storeUnavailable());
     // Writers waiting for room look again: with the store down they hear 503 rather than wait.
     this.backlog.wake();

@@ -11,7 +11,7 @@ export const storeUnavailable = () => unavailable('The trace store is unavailabl
 
 /** A failure for the store's sake, worth trying again later: it is down, busy or short of something. */
 export function retryable(error: unknown): boolean {
-  if (isStoreUnavailable(error)) return true;
+  if (isStoreUnavailable(error) || diskFullOf(error) !== undefined) return true;
   const type = (error as { type?: unknown }).type;
   return typeof type === 'string' && transientEngineErrors.test(type);
 }
@@ -35,4 +35,28 @@ export function alone(error: unknown, isolated: boolean): unknown {
   return new AppError('VALIDATION_ERROR', `The trace store refused this payload (${type}); it was not stored`, {
     issues: [{ path: 'body', message: `was refused by the trace store (${type})` }],
   });
+}
+
+const diskFullCodes = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * How a failed write to the ingest log is told: its code (with what it means, for ENOSPC and
+ * EDQUOT), and whether the disk is full.
+ */
+export function ingestLogFailure(error: unknown): { code: string; diskFull: boolean } {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return { code: 'error', diskFull: false };
+  if (code === 'ENOSPC') return { code: 'ENOSPC: no space left on device', diskFull: true };
+  if (code === 'EDQUOT') return { code: 'EDQUOT: disk quota exceeded', diskFull: true };
+  return { code, diskFull: false };
+}
+
+/** The engine's message when a flush failed because its disk is full, else undefined. */
+export function diskFullOf(error: unknown): string | undefined {
+  const { type, code, message } = error as { type?: unknown; code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : '';
+  if (type === 'NOT_ENOUGH_SPACE' || (typeof code === 'string' && diskFullCodes.has(code)) || /No space left on device/i.test(text)) {
+    return text.split('\n')[0]!.trim().slice(0, 200) || 'no space left on device';
+  }
+  return undefined;
 }

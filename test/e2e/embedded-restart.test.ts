@@ -90,6 +90,67 @@ describe('embedded PostgreSQL after kill -9', () => {
   }, 240_000);
 });
 
+describe('embedded PostgreSQL killed alone', () => {
+  it('is restarted by the service; meanwhile requests fail fast and /healthz answers within a second, naming it', async () => {
+    service = await startService(env);
+    const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+    const timed = async (url: string, init: RequestInit = {}) => {
+      const started = Date.now();
+      const res = await fetch(`${service!.baseUrl}${url}`, { headers, signal: AbortSignal.timeout(5_000), ...init });
+      return {
+        res,
+        ms: Date.now() - started,
+        body: (await res.json()) as { data?: unknown; error?: { message: string; details: Record<string, unknown> } },
+      };
+    };
+    expect(
+      (await timed('/api/prompt', { method: 'POST', body: JSON.stringify({ name: 'before-kill', systemPrompt: 'x' }) })).res.status,
+    ).toBe(201);
+    const pg = postgresPid();
+    const serviceBefore = servicePid(pg);
+    process.kill(pg, 'SIGKILL');
+
+    // While it is down: /healthz within a second, 503 naming PostgreSQL; API requests 503 at once, with Retry-After.
+    // (For a moment after the kill, the server's leftover backends may still answer on open connections.)
+    let sawDown = false;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const health = await timed('/healthz');
+      expect(health.ms).toBeLessThan(1_000);
+      if (health.res.status === 200 && sawDown) break;
+      if (health.res.status === 503) {
+        expect(health.body.error!.details).toMatchObject({ status: 'unavailable', postgres: 'unavailable' });
+        expect(health.body.error!.message).toMatch(/postgres/i);
+        sawDown = true;
+        const me = await timed('/api/me');
+        if (me.res.status === 503) {
+          expect(me.ms).toBeLessThan(1_000);
+          expect(me.res.headers.get('retry-after')).toMatch(/^\d+$/);
+        }
+      }
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    // Restarted by the service (a new server, the same service), and prompts and keys work again.
+    const restarted = postgresPid();
+    expect(restarted).not.toBe(pg);
+    expect(alive(restarted)).toBe(true);
+    expect(servicePid(restarted)).toBe(serviceBefore);
+    expect(await me()).toBe(200);
+    const created = await timed('/api/prompt', { method: 'POST', body: JSON.stringify({ name: 'after-kill', systemPrompt: 'y' }) });
+    expect(created.res.status).toBe(201);
+    const names = ((await timed('/api/prompt')).body.data as Array<{ name: string }>).map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['before-kill', 'after-kill']));
+    // Each step told in the log: the stop at error level, the restart.
+    expect(service.output()).toMatch(/"level":50.*the embedded PostgreSQL stopped \(signal SIGKILL\); restarting it/);
+    expect(service.output()).toMatch(/"level":30.*"attempt":\d+.*the embedded PostgreSQL restarted/);
+    expect(await service.stop()).toBe(0);
+    service = undefined;
+    expect(alive(restarted)).toBe(false);
+  }, 120_000);
+});
+
 describe('a data directory inside a private folder', () => {
   it('stops before starting anything, with one message naming the folder and the fix (as root)', () => {
     const outer = mkdtempSync(path.join(tmpdir(), 'loupe-e2e-private-'));
