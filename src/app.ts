@@ -31,6 +31,7 @@ import { registerReadBarrier } from './traces/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
 import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 import { registerConsole } from './http/console.js';
+import { mcpRoutes } from './mcp/routes.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -137,6 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       config: deps.config,
     });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
+    // The MCP server's tools read through this app's own routes, with the caller's credential.
+    await api.register(mcpRoutes, { prefix: '/mcp', inject: async (options) => await app.inject(options) });
   });
   if (deps.consoleDir !== false) await registerConsole(app, deps.consoleDir);
 

@@ -128,9 +128,12 @@ export const configSchema = z.object({
   LOUPE_SQL_MAX_RESULT_BYTES: optionalInt(1, 2 ** 50).transform((v) => v ?? 100 * 1024 ** 2),
   /** SQL queries one organization may run at once on one instance; more answer 429. */
   LOUPE_SQL_MAX_CONCURRENT: optionalInt(1, 1000).transform((v) => v ?? 2),
-  /** `npx loupe sql`: the service to ask and the key to ask with. */
+  /** `npx loupe sql` and `npx loupe mcp`: the service to ask and the key to ask with. */
   LOUPE_URL: optionalUrl(['http:', 'https:']).transform((v) => v ?? 'http://127.0.0.1:3000'),
   LOUPE_API_KEY: optionalString,
+  /** `npx loupe mcp` with an organization- or user-scoped key: the workspace (and for a user key, the organization) to read. */
+  LOUPE_WORKSPACE_ID: optionalString.pipe(z.uuid('must be a UUID').optional()),
+  LOUPE_ORGANIZATION_ID: optionalString.pipe(z.uuid('must be a UUID').optional()),
   /** Lets webhooks reach loopback, private and link-local addresses (tests, self-hosted receivers). */
   LOUPE_WEBHOOK_ALLOW_PRIVATE: optionalString.pipe(z.enum(['true', 'false']).optional()).transform((v) => v === 'true'),
   LOG_LEVEL: optionalString
