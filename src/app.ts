@@ -32,9 +32,15 @@ import { sqlRoutes } from './sql/routes.js';
 import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 import { registerConsole } from './http/console.js';
 import { mcpRoutes } from './mcp/routes.js';
+import { createSelfCalls, selfCallHeader } from './http/self-calls.js';
 
 /** Credentials never reach a log line. */
-export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
+export const secretLogPaths = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers["x-admin-token"]',
+  `req.headers["${selfCallHeader}"]`,
+];
 
 export interface AppDeps {
   config: Config;
@@ -112,10 +118,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onListenError: (error) => app.log.warn({ err: error }, 'cannot LISTEN for credential changes: API keys are read on every request'),
   });
   const authenticate = createAuthenticator(deps.sql, { verifyBearer: deps.verifyBearer, keys });
+  const selfCalls = createSelfCalls();
   await app.register(async (api) => {
     registerAuthenticatedScope(api, {
       authenticate,
       admit: deps.admit,
+      admitted: selfCalls.isSelfCall,
       failedAuth: deps.failedAuth,
       keys: deps.failedAuth ? createKeyDirectory(deps.sql) : undefined,
     });
@@ -138,8 +146,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       config: deps.config,
     });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
-    // The MCP server's tools read through this app's own routes, with the caller's credential.
-    await api.register(mcpRoutes, { prefix: '/mcp', inject: async (options) => await app.inject(options) });
+    // The MCP server's tools read through this app's own routes with the caller's credential;
+    // the /mcp request was counted against the rate limit, its reads are not counted again.
+    await api.register(mcpRoutes, {
+      prefix: '/mcp',
+      inject: async (options) => await app.inject({ ...options, headers: { ...options.headers, ...selfCalls.headers } }),
+    });
   });
   if (deps.consoleDir !== false) await registerConsole(app, deps.consoleDir);
 

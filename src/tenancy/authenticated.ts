@@ -51,6 +51,11 @@ export function registerAuthenticatedScope(
     failedAuth?: FailedAuthLimiter | undefined;
     /** Known live keys, to refuse guesses from an address over the limit without database work. */
     keys?: KeyDirectory | undefined;
+    /**
+     * In-process requests made for a request already admitted (http/self-calls.ts): still
+     * authenticated, not counted against the rate limit a second time.
+     */
+    admitted?: ((request: FastifyRequest) => boolean) | undefined;
   },
 ) {
   app.decorateRequest('auth', null as unknown as AuthContext);
@@ -59,6 +64,6 @@ export function registerAuthenticatedScope(
     const key = headerValue(request, 'x-api-key');
     const screen = key !== undefined && keys ? () => keys.mayBeValid(key) : undefined;
     request.auth = await guardedAuthentication(request, options.failedAuth, () => options.authenticate(request), screen);
-    if (options.admit) await options.admit(request, reply);
+    if (options.admit && !options.admitted?.(request)) await options.admit(request, reply);
   });
 }
