@@ -66,7 +66,8 @@ async function connect(headers: Record<string, string>) {
 
 describe('POST /mcp authentication', () => {
   it('answers 401 in the envelope without a credential or with a wrong one', async () => {
-    for (const headers of [{}, { 'x-api-key': 'lpk_000000000000_wrong' }, { authorization: 'Bearer nope' }]) {
+    const credentials: Array<Record<string, string>> = [{}, { 'x-api-key': 'lpk_000000000000_wrong' }, { authorization: 'Bearer nope' }];
+    for (const headers of credentials) {
       const res = await post(headers, rpc('tools/list'));
       expect(res.statusCode).toBe(401);
       expect(res.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' }, meta: { requestId: expect.any(String) } });
