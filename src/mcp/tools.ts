@@ -17,7 +17,7 @@ const instructions = `Loupe holds the traces of an AI application (one trace per
 Start with search_traces (filters: status, name, session, user, tag, model, environment, time range) or get_stats / get_analytics for figures; open one trace with get_trace (its span tree, without payloads), then read a span's input, output and attributes with get_span. run_sql answers anything else (read-only SQL over the views spans, traces, sessions, users). get_prompt and render_prompt read prompt versions by name and label or version.
 Every answer is cut at about ${answerLimit / 1000} KB; when it is, its last line says how to read on (a cursor, an offset, a span id) or how to narrow.`;
 
-/** Fields of a span in the tree and in get_span's header (its light part). */
+/** A span's parts get_span shows as texts of their own, each bounded, after its header line of figures. */
 const heavySpanFields = ['input', 'output', 'attributes', 'events', 'metadata', 'statusMessage'] as const;
 type HeavySpanField = (typeof heavySpanFields)[number];
 /** Characters of each heavy field shown in a whole-span answer; the rest is read by `field` and `offset`. */
