@@ -30,6 +30,99 @@ const sqlCellLimit = 2_000;
 const isoTime = z.string().describe('An ISO 8601 time, e.g. 2026-01-31T00:00:00Z');
 const offsetSchema = z.number().int().min(0).optional();
 
+/** How the prompt tools name a version. */
+const promptRef = {
+  name: z.string().min(1).describe('The prompt name'),
+  label: z.string().optional().describe('A label such as production; "latest" (the default) is the latest version'),
+  version: z.string().optional().describe('An exact version such as 1.2.0 (instead of label)'),
+};
+
+/** How the prompt tools page through a long text. */
+const promptPage = {
+  field: z.enum(['systemPrompt', 'humanPrompt']).optional().describe('Read only this text, from offset'),
+  offset: offsetSchema.describe('Character offset into field'),
+};
+
+/**
+ * The tools' input schemas, built once: building zod schemas costs milliseconds, and /mcp makes
+ * a server per request.
+ */
+const toolInputs = {
+  search_traces: {
+    status: z.enum(['running', 'completed', 'error']).optional().describe('error: the root span failed; running: no root span yet'),
+    name: z.string().optional().describe('The trace name, exactly'),
+    sessionId: z.string().optional(),
+    userId: z.string().optional(),
+    tags: z.array(z.string()).optional().describe('Every tag listed must be on the trace'),
+    model: z.string().optional().describe('A model used by one of its LLM spans'),
+    environment: z.string().optional(),
+    service: z.string().optional(),
+    source: z.string().optional().describe('sdk, otel, …'),
+    startAfter: isoTime.optional().describe('Traces that started at or after this time (ISO 8601)'),
+    startBefore: isoTime.optional().describe('Traces that started before this time (ISO 8601)'),
+    minDurationMs: z.number().min(0).optional(),
+    minCostUsd: z.number().min(0).optional(),
+    sort: z.enum(['startTime', '-startTime', 'durationMs', '-durationMs', 'costUsd', '-costUsd']).optional().describe('Default -startTime'),
+    limit: z.number().int().min(1).max(100).optional().describe('Traces per page, default 20'),
+    cursor: z.string().optional().describe('The cursor of the previous answer, with the same filters'),
+  },
+  get_trace: {
+    traceId: z.string().min(1),
+    spanOffset: offsetSchema.describe('Skip this many spans of the tree (as the previous answer says)'),
+  },
+  get_span: {
+    traceId: z.string().min(1),
+    spanId: z.string().min(1),
+    field: z.enum(heavySpanFields).optional().describe('Read only this part of the span, from offset'),
+    offset: offsetSchema.describe('Character offset into field'),
+  },
+  get_session: {
+    sessionId: z.string().min(1),
+    startAfter: isoTime.optional(),
+    startBefore: isoTime.optional(),
+    limit: z.number().int().min(1).max(100).optional().describe('Traces per page, default 20'),
+    cursor: z.string().optional(),
+  },
+  get_stats: {
+    groupBy: z
+      .enum(['model', 'provider', 'kind', 'source', 'service', 'user', 'session', 'tag', 'name'])
+      .optional()
+      .describe('Default model'),
+    from: isoTime.optional(),
+    to: isoTime.optional(),
+    sessionId: z.string().optional(),
+    limit: z.number().int().min(1).max(1000).optional().describe('The top groups to answer, default 20'),
+  },
+  get_analytics: {
+    startAfter: isoTime.optional(),
+    startBefore: isoTime.optional(),
+    budget: z.number().min(0).optional().describe('A budget in USD for the range'),
+  },
+  run_sql: {
+    query: z.string().min(1).describe('SELECT … FROM spans|traces|sessions|users …'),
+    parameters: z.record(z.string(), z.unknown()).optional().describe('Values of the {name:Type} placeholders'),
+  },
+  list_prompts: {
+    name: z.string().optional().describe('Only the versions of this prompt'),
+    allVersions: z.boolean().optional().describe('Every version, not only the latest of each prompt'),
+    limit: z.number().int().min(1).max(200).optional().describe('Default 50'),
+    offset: offsetSchema,
+  },
+  get_prompt: {
+    ...promptRef,
+    field: z.enum(['systemPrompt', 'humanPrompt', 'rawPrompt']).optional().describe('Read only this text, from offset'),
+    offset: promptPage.offset,
+  },
+  render_prompt: {
+    ...promptRef,
+    variables: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .describe('Placeholder values by name'),
+    ...promptPage,
+  },
+};
+
 function errorResult(error: unknown): CallToolResult {
   if (error instanceof LoupeApiError) {
     // Validation problems the message does not already name are listed with their paths.
@@ -180,27 +273,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
       title: 'Search traces',
       description:
         "List the traces of the workspace, newest first, one compact JSON line each (id, name, status, start, duration, model, tokens, cost, span and error counts, session, user, tags). Filters are exact matches and combine; there is no free-text search here: to find text inside inputs or outputs, use run_sql (e.g. positionCaseInsensitive(output, 'timeout') > 0 on the spans view). Page on with the cursor the answer gives.",
-      inputSchema: {
-        status: z.enum(['running', 'completed', 'error']).optional().describe('error: the root span failed; running: no root span yet'),
-        name: z.string().optional().describe('The trace name, exactly'),
-        sessionId: z.string().optional(),
-        userId: z.string().optional(),
-        tags: z.array(z.string()).optional().describe('Every tag listed must be on the trace'),
-        model: z.string().optional().describe('A model used by one of its LLM spans'),
-        environment: z.string().optional(),
-        service: z.string().optional(),
-        source: z.string().optional().describe('sdk, otel, …'),
-        startAfter: isoTime.optional().describe('Traces that started at or after this time (ISO 8601)'),
-        startBefore: isoTime.optional().describe('Traces that started before this time (ISO 8601)'),
-        minDurationMs: z.number().min(0).optional(),
-        minCostUsd: z.number().min(0).optional(),
-        sort: z
-          .enum(['startTime', '-startTime', 'durationMs', '-durationMs', 'costUsd', '-costUsd'])
-          .optional()
-          .describe('Default -startTime'),
-        limit: z.number().int().min(1).max(100).optional().describe('Traces per page, default 20'),
-        cursor: z.string().optional().describe('The cursor of the previous answer, with the same filters'),
-      },
+      inputSchema: toolInputs.search_traces,
       annotations: readOnly,
     },
     (args) =>
@@ -222,10 +295,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
       title: 'Get a trace',
       description:
         "One trace: its summary and its span tree, one line per span (id, name, kind, status, duration, model, tokens, cost), children indented under their parent, without the spans' payloads. Read a span's input, output, attributes and events with get_span. A large tree is shown in parts: the answer names the spanOffset of the next part.",
-      inputSchema: {
-        traceId: z.string().min(1),
-        spanOffset: offsetSchema.describe('Skip this many spans of the tree (as the previous answer says)'),
-      },
+      inputSchema: toolInputs.get_trace,
       annotations: readOnly,
     },
     ({ traceId, spanOffset = 0 }) =>
@@ -256,12 +326,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
     {
       title: 'Get a span',
       description: `One span whole: its figures, then its input, output, attributes, events, metadata and status message as JSON. Each of those is previewed up to ${spanFieldPreview} characters; to read one in full, call again with field and offset as the answer says.`,
-      inputSchema: {
-        traceId: z.string().min(1),
-        spanId: z.string().min(1),
-        field: z.enum(heavySpanFields).optional().describe('Read only this part of the span, from offset'),
-        offset: offsetSchema.describe('Character offset into field'),
-      },
+      inputSchema: toolInputs.get_span,
       annotations: readOnly,
     },
     ({ traceId, spanId, field, offset }) =>
@@ -290,13 +355,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
       title: 'Get a session',
       description:
         'A session (the traces sharing a sessionId, e.g. one conversation): its figures (traces, tokens, cost, errors, duration, users) and its traces in start order, one compact JSON line each. Traces of the window only (default the last 30 days); page on with the cursor the answer gives.',
-      inputSchema: {
-        sessionId: z.string().min(1),
-        startAfter: isoTime.optional(),
-        startBefore: isoTime.optional(),
-        limit: z.number().int().min(1).max(100).optional().describe('Traces per page, default 20'),
-        cursor: z.string().optional(),
-      },
+      inputSchema: toolInputs.get_session,
       annotations: readOnly,
     },
     (args) =>
@@ -318,16 +377,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
       title: 'Trace figures by group',
       description:
         'Traces, spans, errors, tokens, cost, latency (avg, p50, p95, p99) and time to first token, grouped by model, provider, span kind, source, service, user, session, tag or trace name: the top groups, one JSON line each. For model, provider and kind the groups are over spans; for the others, over traces.',
-      inputSchema: {
-        groupBy: z
-          .enum(['model', 'provider', 'kind', 'source', 'service', 'user', 'session', 'tag', 'name'])
-          .optional()
-          .describe('Default model'),
-        from: isoTime.optional(),
-        to: isoTime.optional(),
-        sessionId: z.string().optional(),
-        limit: z.number().int().min(1).max(1000).optional().describe('The top groups to answer, default 20'),
-      },
+      inputSchema: toolInputs.get_stats,
       annotations: readOnly,
     },
     ({ limit = 20, ...query }) =>
@@ -355,11 +405,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
       title: 'Workspace analytics',
       description:
         'Figures over a time range (default the last 7 days): totals (traces, spans, errors and error rate, tokens, cost), latency percentiles of traces, cost by model, provider and kind, cost efficiency, usage over time (hourly or daily points) and, with budget, the spend against it.',
-      inputSchema: {
-        startAfter: isoTime.optional(),
-        startBefore: isoTime.optional(),
-        budget: z.number().min(0).optional().describe('A budget in USD for the range'),
-      },
+      inputSchema: toolInputs.get_analytics,
       annotations: readOnly,
     },
     (query) =>
@@ -387,10 +433,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
     {
       title: 'Run SQL',
       description: `One read-only ClickHouse SELECT over the workspace's views: spans (one row per span: trace_id, span_id, parent_span_id, name, kind, status, status_message, start_time, end_time, duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cost_usd, prompt_name, prompt_version, attributes and metadata as Map(String, String), input, output and events as JSON text, and the trace's session_id, user_id, tags, environment, service, source, trace_name), traces (one summary row per trace: trace_id, name, status, start_time, duration_ms, model, total_tokens, cost_usd, span_count, error_count, session_id, user_id, tags…), sessions and users. Placeholders {name:Type} take parameters. The service's limits apply (time, memory, rows read); answers show rows as JSON arrays, cells over ${sqlCellLimit} characters cut. Select few columns and add LIMIT; leave input/output out of wide scans.`,
-      inputSchema: {
-        query: z.string().min(1).describe('SELECT … FROM spans|traces|sessions|users …'),
-        parameters: z.record(z.string(), z.unknown()).optional().describe('Values of the {name:Type} placeholders'),
-      },
+      inputSchema: toolInputs.run_sql,
       annotations: readOnly,
     },
     ({ query, parameters }) =>
@@ -431,12 +474,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
       title: 'List prompts',
       description:
         'The prompts of the workspace, name ascending: one line per version (id, name, version, labels, description). Latest versions only unless allVersions.',
-      inputSchema: {
-        name: z.string().optional().describe('Only the versions of this prompt'),
-        allVersions: z.boolean().optional().describe('Every version, not only the latest of each prompt'),
-        limit: z.number().int().min(1).max(200).optional().describe('Default 50'),
-        offset: offsetSchema,
-      },
+      inputSchema: toolInputs.list_prompts,
       annotations: readOnly,
     },
     ({ name, allVersions = false, limit = 50, offset = 0 }) =>
@@ -463,30 +501,17 @@ export function createMcpServer(api: LoupeApi): McpServer {
       }),
   );
 
-  const promptRef = {
-    name: z.string().min(1).describe('The prompt name'),
-    label: z.string().optional().describe('A label such as production; "latest" (the default) is the latest version'),
-    version: z.string().optional().describe('An exact version such as 1.2.0 (instead of label)'),
-  };
   const promptFields = (p: { systemPrompt: string; humanPrompt: string | null }) => [
     { name: 'systemPrompt', text: p.systemPrompt },
     ...(p.humanPrompt === null ? [] : [{ name: 'humanPrompt', text: p.humanPrompt }]),
   ];
-  const promptPage = {
-    field: z.enum(['systemPrompt', 'humanPrompt']).optional().describe('Read only this text, from offset'),
-    offset: offsetSchema.describe('Character offset into field'),
-  };
 
   server.registerTool(
     'get_prompt',
     {
       title: 'Get a prompt version',
       description: `One prompt version by name and label or version (default the latest): its record (id, version, labels, description, metadata, output schema) and its texts (systemPrompt and humanPrompt with {variable} placeholders, rawPrompt). Each text is previewed up to ${promptTextPreview} characters; field and offset read the rest.`,
-      inputSchema: {
-        ...promptRef,
-        field: z.enum(['systemPrompt', 'humanPrompt', 'rawPrompt']).optional().describe('Read only this text, from offset'),
-        offset: promptPage.offset,
-      },
+      inputSchema: toolInputs.get_prompt,
       annotations: readOnly,
     },
     ({ name, label, version, field, offset }) =>
@@ -514,14 +539,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
       title: 'Render a prompt version',
       description:
         "Fill a prompt version's {variable} placeholders with the service's template rules; the answer names the variables that were missing (left as placeholders) and those given but unused.",
-      inputSchema: {
-        ...promptRef,
-        variables: z
-          .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-          .optional()
-          .describe('Placeholder values by name'),
-        ...promptPage,
-      },
+      inputSchema: toolInputs.render_prompt,
       annotations: readOnly,
     },
     ({ name, label, version, variables = {}, field, offset }) =>
