@@ -34,9 +34,16 @@ import { sqlRoutes } from './sql/routes.js';
 import { itemByQueryRoutes, sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 import { registerConsole } from './http/console.js';
 import { createTargetGuard, type TargetGuard } from './egress/target-guard.js';
+import { mcpRoutes } from './mcp/routes.js';
+import { createSelfCalls, selfCallHeader } from './http/self-calls.js';
 
 /** Credentials never reach a log line. */
-export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
+export const secretLogPaths = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers["x-admin-token"]',
+  `req.headers["${selfCallHeader}"]`,
+];
 
 export interface AppDeps {
   config: Config;
@@ -154,10 +161,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   attachIngestPricing(writer.clickhouse, ingestPricing);
   const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
   const authenticate = createAuthenticator(deps.sql, { verifyBearer: deps.verifyBearer, keys });
+  const selfCalls = createSelfCalls();
   await app.register(async (api) => {
     registerAuthenticatedScope(api, {
       authenticate,
       admit: deps.admit,
+      admitted: selfCalls.isSelfCall,
       failedAuth: deps.failedAuth,
       keys: deps.failedAuth ? createKeyDirectory(deps.sql) : undefined,
     });
@@ -185,6 +194,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       config: deps.config,
     });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
+    // The MCP server's tools read through this app's own routes with the caller's credential;
+    // the /mcp request was counted against the rate limit, its reads are not counted again.
+    await api.register(mcpRoutes, {
+      prefix: '/mcp',
+      inject: async (options) => await app.inject({ ...options, headers: { ...options.headers, ...selfCalls.headers } }),
+    });
   });
   if (deps.consoleDir !== false) await registerConsole(app, deps.consoleDir);
 

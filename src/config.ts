@@ -150,9 +150,12 @@ export const configSchema = z.object({
   LOUPE_SQL_MAX_RUNNING: optionalInt(1, 1000).transform((v) => v ?? 4),
   /** Longest wait of a SQL query for its turn before it answers 429 with Retry-After. */
   LOUPE_SQL_MAX_WAIT_MS: optionalInt(0, 600_000).transform((v) => v ?? 5_000),
-  /** `npx loupe sql`: the service to ask and the key to ask with. */
+  /** `npx loupe sql` and `npx loupe mcp`: the service to ask and the key to ask with. */
   LOUPE_URL: optionalUrl(['http:', 'https:']).transform((v) => v ?? 'http://127.0.0.1:3000'),
   LOUPE_API_KEY: optionalString,
+  /** `npx loupe mcp` with an organization- or user-scoped key: the workspace (and for a user key, the organization) to read. */
+  LOUPE_WORKSPACE_ID: optionalString.pipe(z.uuid('must be a UUID').optional()),
+  LOUPE_ORGANIZATION_ID: optionalString.pipe(z.uuid('must be a UUID').optional()),
   /** Lets webhooks reach loopback, private and link-local addresses (tests, self-hosted receivers). */
   LOUPE_WEBHOOK_ALLOW_PRIVATE: optionalString.pipe(z.enum(['true', 'false']).optional()).transform((v) => v === 'true'),
   LOG_LEVEL: optionalString

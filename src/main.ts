@@ -6,6 +6,7 @@ import * as tenancy from './tenancy/store.js';
 import { createApiKeyBody, createOrganizationBody } from './tenancy/schemas.js';
 import { AppError } from './http/errors.js';
 import { runSqlCommand } from './sql/cli.js';
+import { serveMcpOverStdio } from './mcp/stdio.js';
 
 const usage = `Usage: loupe <command>
 
@@ -18,6 +19,9 @@ const usage = `Usage: loupe <command>
   keys revoke KEY_ID
   sql "SELECT …" [--csv | --format jsonl] [--param name=value …] [--workspace WS_ID]
                                           query a running service (LOUPE_URL, LOUPE_API_KEY)
+  mcp                                     the MCP server on stdio, reading a running service
+                                          (LOUPE_URL, LOUPE_API_KEY; LOUPE_WORKSPACE_ID and
+                                          LOUPE_ORGANIZATION_ID for organization or user keys)
 
 Configuration comes from the environment (see README.md).`;
 
@@ -87,6 +91,15 @@ async function runCli(argv: string[]): Promise<number> {
       process.stdout,
       process.stderr,
     );
+  }
+  if (command === 'mcp') {
+    await serveMcpOverStdio({
+      baseUrl: config.LOUPE_URL,
+      apiKey: config.LOUPE_API_KEY,
+      workspaceId: config.LOUPE_WORKSPACE_ID,
+      organizationId: config.LOUPE_ORGANIZATION_ID,
+    });
+    return 0;
   }
   switch (`${command}${sub ? ` ${sub}` : ''}`) {
     case 'start': {

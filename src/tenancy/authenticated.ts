@@ -61,10 +61,20 @@ export async function authenticateCaller(request: CredentialRequest, options: Ca
  * naming the one workspace it may touch. Authentication runs on `onRequest`, before any
  * body is read, so an anonymous client cannot make the server parse a large body.
  */
-export function registerAuthenticatedScope(app: FastifyInstance, options: CallerAuthentication & { admit?: AdmitRequest | undefined }) {
+export function registerAuthenticatedScope(
+  app: FastifyInstance,
+  options: CallerAuthentication & {
+    admit?: AdmitRequest | undefined;
+    /**
+     * In-process requests made for a request already admitted (http/self-calls.ts): still
+     * authenticated, not counted against the rate limit a second time.
+     */
+    admitted?: ((request: FastifyRequest) => boolean) | undefined;
+  },
+) {
   app.decorateRequest('auth', null as unknown as AuthContext);
   app.addHook('onRequest', async (request, reply) => {
     request.auth = await authenticateCaller(request, options);
-    if (options.admit) await options.admit(request, reply);
+    if (options.admit && !options.admitted?.(request)) await options.admit(request, reply);
   });
 }

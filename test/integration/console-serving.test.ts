@@ -61,13 +61,18 @@ describe('the console is served beside the API', () => {
     expect(escape.body).not.toContain('"dependencies"');
   });
 
-  it('never shadows the API, health, docs or the OpenAPI document', async () => {
+  it('never shadows the API, health, docs, the MCP endpoint or the OpenAPI document', async () => {
     const unknown = await ctx.app.inject({ method: 'GET', url: '/api/nothing-here' });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
     expect(unknown.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
     const me = await ctx.app.inject({ method: 'GET', url: '/api/me' });
     expect(me.statusCode).toBe(401);
+    for (const method of ['GET', 'POST'] as const) {
+      const mcp = await ctx.app.inject({ method, url: '/mcp' });
+      expect(mcp.statusCode).toBe(401);
+      expect(mcp.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
+    }
     expect((await ctx.app.inject({ method: 'GET', url: '/healthz' })).json()).toMatchObject({ data: { status: 'ok' } });
     const openapi = await ctx.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(openapi.json()).toMatchObject({ openapi: '3.1.0' });

@@ -1,4 +1,4 @@
-// A lint rule for the folders of src/: a feature (tenancy, prompts, traces, sql) imports another
+// A lint rule for the folders of src/: a feature (tenancy, prompts, traces, sql, mcp) imports another
 // feature only through what every feature shares (contract/, stores/, http/, egress/), never directly, so
 // each feature can be read, tested and changed alone. The shared folders import no feature at all.
 // Files at the top of src/ (app.ts, main.ts, ...) wire the features together and may import any.
