@@ -1,8 +1,56 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SPAN_KINDS, renderTemplate, templateVariables } from '../../src/contract/index.js';
 import { renderPromptTemplates } from '../../src/prompts/render.js';
 import { spanKindSchema, spanKinds } from '../../src/traces/schemas.js';
 import { LoupeError, SPAN_KINDS as sdkSpanKinds, render, renderTemplate as sdkRenderTemplate } from '../../packages/sdk/src/index.js';
+
+/** The cases every implementation of the contract runs (the Python SDK's tests read the same file). */
+interface ContractVectors {
+  spanKinds: string[];
+  templates: Array<{
+    name: string;
+    template: string;
+    variables: Record<string, unknown>;
+    text: string;
+    placeholders: string[];
+    missing: string[];
+  }>;
+  prompts: Array<{
+    name: string;
+    systemPrompt: string;
+    humanPrompt: string | null;
+    /** Values the service's render endpoint takes. */
+    variables: Record<string, string | number | boolean>;
+    systemText: string;
+    humanText: string | null;
+    missing: string[];
+  }>;
+}
+const vectors = JSON.parse(
+  readFileSync(new URL('../../packages/sdk/src/contract/vectors.json', import.meta.url), 'utf8'),
+) as ContractVectors;
+
+describe('the shared contract vectors', () => {
+  it('list the span kinds of the contract', () => {
+    expect(vectors.spanKinds).toEqual([...SPAN_KINDS]);
+  });
+
+  it.each(vectors.templates.map((v) => [v.name, v] as const))('template: %s', (_name, v) => {
+    expect(renderTemplate(v.template, v.variables)).toEqual({ text: v.text, placeholders: v.placeholders, missing: v.missing });
+  });
+
+  it.each(vectors.prompts.map((v) => [v.name, v] as const))('prompt: %s (server and SDK)', (_name, v) => {
+    const prompt = { systemPrompt: v.systemPrompt, humanPrompt: v.humanPrompt };
+    const server = renderPromptTemplates(prompt, v.variables);
+    expect(server).toMatchObject({ systemPrompt: v.systemText, humanPrompt: v.humanText, missing: v.missing });
+    if (v.missing.length > 0) {
+      expect(() => render(prompt, v.variables)).toThrow(LoupeError);
+    } else {
+      expect(render(prompt, v.variables)).toMatchObject({ systemPrompt: v.systemText, humanPrompt: v.humanText ?? undefined });
+    }
+  });
+});
 
 describe('the contract shared by the server and the SDK', () => {
   it('has one list of the 15 span kinds, the one the server validates and the SDK types', () => {

@@ -18,7 +18,7 @@ const nodeGlobals = Object.fromEntries(
 );
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/', '**/dist/', '.tmp/', 'data/', 'coverage/'] },
+  { ignores: ['**/node_modules/', '**/dist/', '.tmp/', 'data/', 'coverage/', 'packages/python/.venv/'] },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [js.configs.recommended],

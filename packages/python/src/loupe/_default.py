@@ -1,0 +1,39 @@
+"""
+The process's default client, for the module-level helpers (``loupe.observe``, ``loupe.span``,
+``loupe.get_prompt``…): made from the ``LOUPE_*`` variables on first use, or by ``configure``.
+Decorators find it when the function runs, not when it is decorated, so ``configure`` may come
+after the imports.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ._client import Loupe
+
+_lock = threading.Lock()
+_client: Loupe | None = None
+
+
+def configure(**options: Any) -> Loupe:
+    """Makes the default client with these options (see ``Loupe``); a previous one is flushed and shut down."""
+    global _client
+    client = Loupe(**options)
+    with _lock:
+        previous, _client = _client, client
+    if previous is not None:
+        previous.shutdown()
+    return client
+
+
+def get_client() -> Loupe:
+    """The default client, made from the LOUPE_* variables on first use."""
+    global _client
+    client = _client
+    if client is not None:
+        return client
+    with _lock:
+        if _client is None:
+            _client = Loupe()
+        return _client
