@@ -37,12 +37,12 @@ function openAiShaped(message: unknown): unknown {
   if (isRecord(message.kwargs) && Array.isArray(message.id)) {
     const kwargs = message.kwargs;
     const role = asString(kwargs.role) ?? langChainRoles[String(message.id[message.id.length - 1])] ?? 'user';
-    return { ...kwargs, role };
+    return { role, content: kwargs.content, tool_calls: kwargs.tool_calls, tool_call_id: kwargs.tool_call_id, name: kwargs.name };
   }
   if (message.role === undefined && typeof message.type === 'string' && plainTypes.has(message.type)) {
     const data = isRecord(message.data) ? message.data : message;
-    const { type: _type, ...rest } = data;
-    return { ...rest, role: message.type === 'chat' ? (asString(data.role) ?? 'user') : message.type };
+    const role = message.type === 'chat' ? (asString(data.role) ?? 'user') : message.type;
+    return { role, content: data.content, tool_calls: data.tool_calls, tool_call_id: data.tool_call_id, name: data.name };
   }
   return message;
 }
@@ -91,13 +91,21 @@ function answerMessages(outputs: Record<string, unknown>, out: ConvertedMessages
 }
 
 /** What is not a message of a run's inputs or outputs stays beside them (the tools offered, the usage). */
-function withRest(io: SpanIO, record: Record<string, unknown>, taken: string[]): SpanIO {
-  const rest = Object.fromEntries(Object.entries(record).filter(([key]) => !taken.includes(key)));
-  if (Object.keys(rest).length > 0) io.raw = { ...(isRecord(io.raw) ? io.raw : {}), ...rest };
+function withRest(io: SpanIO, record: Record<string, unknown>, taken: readonly string[]): SpanIO {
+  let raw: Record<string, unknown> | undefined;
+  for (const key in record) {
+    if (taken.includes(key)) continue;
+    raw ??= isRecord(io.raw) ? { ...io.raw } : {};
+    raw[key] = record[key];
+  }
+  if (raw) io.raw = raw;
   return io;
 }
 
-const asText = (parsed: unknown): SpanIO => ({ text: typeof parsed === 'string' ? parsed : JSON.stringify(parsed) });
+/** The sent text as it came (never parsed and written again), or JSON of a structured value. */
+const asText = (sent: unknown): SpanIO => ({ text: typeof sent === 'string' ? sent : JSON.stringify(sent) });
+const inputKeys = ['messages'] as const;
+const outputKeys = ['choices', 'generations', 'output'] as const;
 
 function runInputs(value: unknown): SpanIO {
   const parsed = parseMaybeJson(value);
@@ -105,19 +113,19 @@ function runInputs(value: unknown): SpanIO {
   if (direct) return toSpanIO(convertOpenAiMessages(direct), 'langsmith');
   if (isRecord(parsed)) {
     const messages = messageList(parsed.messages);
-    if (messages) return withRest(toSpanIO(convertOpenAiMessages(messages), 'langsmith'), parsed, ['messages']);
+    if (messages) return withRest(toSpanIO(convertOpenAiMessages(messages), 'langsmith'), parsed, inputKeys);
   }
-  return asText(parsed);
+  return asText(value);
 }
 
 function runOutputs(value: unknown, generation: boolean): SpanIO {
   const parsed = parseMaybeJson(value);
   if (isRecord(parsed)) {
     const out = emptyConversion();
-    if (answerMessages(parsed, out)) return withRest(toSpanIO(out, 'langsmith'), parsed, ['choices', 'generations', 'output']);
+    if (answerMessages(parsed, out)) return withRest(toSpanIO(out, 'langsmith'), parsed, outputKeys);
   }
   if (typeof parsed === 'string' && generation) return { messages: [{ role: 'assistant', content: parsed }] };
-  return asText(parsed);
+  return asText(value);
 }
 
 const isGeneration = (attrs: Attrs) => attrs['langsmith.span.kind'] === 'llm';
