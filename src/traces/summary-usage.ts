@@ -65,11 +65,11 @@ const family = (kind: string) => (kind === 'llm.embedding' ? 'embedding' : kind 
  *   the Vercel AI SDK's `ai.generateText` around its steps, an embeddings call inside
  *   another) count once, at the outermost span with figures. A generation span without
  *   figures never hides the spans below it.
- * - A span of another kind counts only when it carries figures that no generation span below
- *   it carries and no span above it counts such figures already: a root that a library wrote a
- *   call's figures on (LangSmith's streaming call) whose generation span has none. An agent
- *   span repeating its children's usage (`invoke_agent` with `gen_ai.usage.*`) is not counted
- *   beside them.
+ * - A span of another kind counts only when it carries figures, has generation spans below it
+ *   and none of them carries figures, and no span above it counts already: a root that a library
+ *   wrote a call's figures on (LangSmith's streaming call) whose generation span has none. An
+ *   agent span repeating its children's usage (`invoke_agent` with `gen_ai.usage.*`) is not
+ *   counted beside them, nor a span of another kind beside the generation spans of the trace.
  */
 export function countedSpans(spans: SpanFacts[]): Set<SpanFacts> {
   if (!spans.some(isLlm)) return new Set(spans);
@@ -88,6 +88,8 @@ export function countedSpans(spans: SpanFacts[]): Set<SpanFacts> {
   const counted = new Set<SpanFacts>();
   /** Spans of other kinds with a generation span below them that carries figures. */
   const repeated = new Set<SpanFacts>();
+  /** Spans of other kinds with any generation span below them. */
+  const overGeneration = new Set<SpanFacts>();
   const otherCarriers: SpanFacts[] = [];
   for (const span of spans) {
     if (!isLlm(span)) {
@@ -97,9 +99,14 @@ export function countedSpans(spans: SpanFacts[]): Set<SpanFacts> {
     const above = ancestors(span);
     const own = family(span.kind);
     if (!above.some((a) => isLlm(a) && family(a.kind) === own && carriesFigures(a))) counted.add(span);
-    if (carriesFigures(span)) for (const a of above) if (!isLlm(a)) repeated.add(a);
+    const figures = carriesFigures(span);
+    for (const a of above) {
+      if (isLlm(a)) continue;
+      overGeneration.add(a);
+      if (figures) repeated.add(a);
+    }
   }
-  const alone = otherCarriers.filter((span) => !repeated.has(span));
+  const alone = otherCarriers.filter((span) => overGeneration.has(span) && !repeated.has(span));
   const aloneSet = new Set(alone);
   for (const span of alone) if (!ancestors(span).some((a) => aloneSet.has(a))) counted.add(span);
   return counted;
