@@ -9,6 +9,7 @@
  * channels, as N exporters hold), in alternating rounds.
  * Bodies are built before the clock starts, so the rates measure the server.
  * With `--cpu`, no service: the CPU time of each stage per export, in this process (otlp-cpu.ts).
+ * With `--mapping`, no service: the mapping's CPU per span against a baseline tree (otlp-mapping.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { credentials, makeGenericClientConstructor, Metadata, type Client } from '@grpc/grpc-js';
@@ -20,6 +21,7 @@ import { decodeProtobufRequest, decodeProtobufResponse, encodeProtobufRequest } 
 import { normalizeExport } from '../src/traces/otlp/normalize.js';
 import { exportRequest, spansPerRequest, spansPerTrace, tracesPerRequest } from './otlp-data.js';
 import { runCpu } from './otlp-cpu.js';
+import { runMapping } from './otlp-mapping.js';
 import { serviceNodeFlags } from '../src/node-flags.js';
 import { traceExportPath } from '../src/traces/otlp/grpc/server.js';
 import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
@@ -77,6 +79,8 @@ async function drive(bodies: Buffer[], clients: number, send: (body: Buffer) => 
 export async function run(args: string[]) {
   // The bridge's CPU per export, stage by stage, in this process (otlp-cpu.ts).
   if (args.includes('--cpu')) return runCpu(args);
+  // The mapping's CPU per span, this tree against a baseline tree (otlp-mapping.ts).
+  if (args.includes('--mapping')) return runMapping(args);
   const option = (name: string, fallback: number) => {
     const i = args.indexOf(`--${name}`);
     const n = i >= 0 ? Number(args[i + 1]) : fallback;

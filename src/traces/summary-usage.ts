@@ -47,20 +47,69 @@ export function modelSpan(spans: SpanFacts[]): SpanFacts | undefined {
   return best;
 }
 
+/** Whether a span carries a call's figures: any token count or a cost. */
+const carriesFigures = (span: SpanFacts) =>
+  span.input_tokens !== null || span.output_tokens !== null || span.total_tokens !== null || span.cost_usd !== null;
+
+/** Chat and completion spans record text generations; embeddings are another call. */
+const family = (kind: string) => (kind === 'llm.embedding' ? 'embedding' : kind === 'rerank' ? 'rerank' : 'generation');
+
 /**
  * The spans whose usage the trace counts (DESIGN.md, docs/decisions/060-cost-and-prices.md):
- * with any generation span, the generation spans that wrap none of their kind; else every span.
- * A generation span with a direct child generation span of the same kind is a wrapper
- * repeating its children's usage: the Vercel AI SDK's `ai.generateText` around
- * `ai.generateText.doGenerate`, an embeddings call around another. Agent spans that repeat
- * their children's usage (`invoke_agent`) are not generation spans, so never counted beside them.
+ * one count per model call, whichever library recorded it first.
+ *
+ * - Without any generation span (`llm.*`): every span.
+ * - A generation span counts unless a generation span of its family (chat and completion
+ *   alike; embeddings apart) above it, at any depth, carries figures: two libraries recording
+ *   one call (an instrumentation's span around the span an LLM SDK makes of its own call,
+ *   the Vercel AI SDK's `ai.generateText` around its steps, an embeddings call inside
+ *   another) count once, at the outermost span with figures. A generation span without
+ *   figures never hides the spans below it.
+ * - A span of another kind counts only when it carries figures, has generation spans below it
+ *   and none of them carries figures, and no span above it counts already: a root that a library
+ *   wrote a call's figures on (LangSmith's streaming call) whose generation span has none. An
+ *   agent span repeating its children's usage (`invoke_agent` with `gen_ai.usage.*`) is not
+ *   counted beside them, nor a span of another kind beside the generation spans of the trace.
  */
 export function countedSpans(spans: SpanFacts[]): Set<SpanFacts> {
-  const llm = spans.filter(isLlm);
-  if (llm.length === 0) return new Set(spans);
-  const wrapped = new Set<string>();
-  for (const span of llm) if (span.parent_span_id !== '') wrapped.add(`${span.parent_span_id}\u0000${span.kind}`);
-  return new Set(llm.filter((span) => !wrapped.has(`${span.span_id}\u0000${span.kind}`)));
+  if (!spans.some(isLlm)) return new Set(spans);
+  const byId = new Map<string, SpanFacts>();
+  for (const span of spans) byId.set(span.span_id, span);
+  /** The ancestors of a span, nearest first (a cycle in bad data ends the walk). */
+  const ancestors = (span: SpanFacts): SpanFacts[] => {
+    const list: SpanFacts[] = [];
+    const seen = new Set<SpanFacts>([span]);
+    for (let parent = byId.get(span.parent_span_id); parent && !seen.has(parent); parent = byId.get(parent.parent_span_id)) {
+      seen.add(parent);
+      list.push(parent);
+    }
+    return list;
+  };
+  const counted = new Set<SpanFacts>();
+  /** Spans of other kinds with a generation span below them that carries figures. */
+  const repeated = new Set<SpanFacts>();
+  /** Spans of other kinds with any generation span below them. */
+  const overGeneration = new Set<SpanFacts>();
+  const otherCarriers: SpanFacts[] = [];
+  for (const span of spans) {
+    if (!isLlm(span)) {
+      if (carriesFigures(span)) otherCarriers.push(span);
+      continue;
+    }
+    const above = ancestors(span);
+    const own = family(span.kind);
+    if (!above.some((a) => isLlm(a) && family(a.kind) === own && carriesFigures(a))) counted.add(span);
+    const figures = carriesFigures(span);
+    for (const a of above) {
+      if (isLlm(a)) continue;
+      overGeneration.add(a);
+      if (figures) repeated.add(a);
+    }
+  }
+  const alone = otherCarriers.filter((span) => overGeneration.has(span) && !repeated.has(span));
+  const aloneSet = new Set(alone);
+  for (const span of alone) if (!ancestors(span).some((a) => aloneSet.has(a))) counted.add(span);
+  return counted;
 }
 
 /** Cost of the counted spans by source: a computed cost, and any other (sent; '' on rows older than costs computed). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { calcPrice } from '@pydantic/genai-prices';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/app.js';
+import { corpusDir } from '../support/otlp-corpus.js';
 import { get } from './traces-fixtures.js';
 
 /**
@@ -11,7 +12,7 @@ import { get } from './traces-fixtures.js';
  * model and token counts gets the library's price.
  */
 
-const corpus = path.resolve(import.meta.dirname, '../../../shared/otlp-corpus');
+const corpus = corpusDir;
 const cases = readdirSync(corpus, { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name)
@@ -27,11 +28,14 @@ afterAll(async () => {
 
 interface Span {
   spanId: string;
+  parentSpanId?: string;
   kind: string;
   model?: string;
   provider?: string;
   inputTokens?: number;
   outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
   startTime: string;
   costUsd?: number;
   costSource?: string;
@@ -44,17 +48,24 @@ function expectPriced(name: string, traces: Array<{ costUsd?: number; spans: Spa
     .filter((s) => s.kind.startsWith('llm.') && s.model !== undefined && (s.inputTokens ?? s.outputTokens) !== undefined);
   expect(generations.length, name).toBeGreaterThan(0);
   for (const s of generations) {
-    const expected = calcPrice({ input_tokens: s.inputTokens ?? 0, output_tokens: s.outputTokens ?? 0 }, s.model!, {
-      providerId: 'openai',
-      timestamp: new Date(s.startTime),
-    });
+    // The cases call OpenAI's models, and one Anthropic's (with cache reads and writes).
+    const providerId = s.provider ?? 'openai';
+    const usage = {
+      input_tokens: s.inputTokens ?? 0,
+      output_tokens: s.outputTokens ?? 0,
+      ...(s.cacheReadTokens ? { cache_read_tokens: s.cacheReadTokens } : {}),
+      ...(s.cacheWriteTokens ? { cache_write_tokens: s.cacheWriteTokens } : {}),
+    };
+    const expected = calcPrice(usage, s.model!, { providerId, timestamp: new Date(s.startTime) });
     expect(expected, s.model).not.toBeNull();
-    expect(s, `${name} ${s.spanId}`).toMatchObject({ costSource: 'computed', pricing: { providerId: 'openai', source: 'builtin' } });
+    expect(s, `${name} ${s.spanId}`).toMatchObject({ costSource: 'computed', pricing: { providerId, source: 'builtin' } });
     expect(s.costUsd).toBe(expected!.total_price);
   }
+  // One model call recorded twice (an LLM SDK's own span under the instrumentation's) is counted once.
+  const calls = generations.filter((s) => !generations.some((outer) => outer.spanId === s.parentSpanId));
   const total = traces.reduce((sum, t) => sum + (t.costUsd ?? 0), 0);
   expect(total).toBeCloseTo(
-    generations.reduce((sum, s) => sum + s.costUsd!, 0),
+    calls.reduce((sum, s) => sum + s.costUsd!, 0),
     12,
   );
 }

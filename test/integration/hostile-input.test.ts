@@ -151,7 +151,8 @@ describe('fault 2: numbers', () => {
             outputTokens: 1e308,
             totalTokens: 1e308,
             costUsd: 1e308,
-            ...(i > 0 ? { parentSpanId: 'a' } : {}),
+            // Two generation spans under an agent: both count (a generation span under another hides).
+            ...(i > 0 ? { parentSpanId: 'a' } : { kind: 'agent' }),
           }) as Trace['spans'][number],
       ),
     };

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Tenant } from './app.js';
@@ -63,4 +63,117 @@ export function corpusTraceIds(caseName: string): string[] {
           ids.add(/^[0-9a-f]{32}$/.test(s.traceId) ? s.traceId : Buffer.from(s.traceId, 'base64').toString('hex'));
   }
   return [...ids];
+}
+
+/** Selects spans by instrumentation scope and raw attribute values (a list: any of them). */
+export interface SpanRule {
+  scope?: string;
+  name?: string;
+  attr?: Record<string, string | string[]>;
+}
+
+/** A call's facts that differ from the script's defaults (case.json `override`). */
+export interface RoleOverride {
+  models?: string[];
+  /** Input, output, total; null: the library sends none. */
+  tokens?: [number, number, number] | null;
+  priced?: boolean;
+  input?: [string, string][];
+  systemOptional?: boolean;
+  answer?: string;
+  answerTextOk?: boolean;
+  cacheTokens?: { read: number; write: number };
+  costUsd?: number;
+  toolCall?: { id: string; name: string; arguments: Record<string, unknown> };
+  toolCallId?: string;
+  toolCallIdAbsent?: boolean;
+  kinds?: string[];
+  inputAbsent?: boolean;
+  outputToolCallAbsent?: boolean;
+  statusOk?: boolean;
+}
+
+/** The facts a user expects of a case (its case.json). */
+export interface CaseFacts {
+  name: string;
+  traceId: string;
+  spanCount: number;
+  rootName: string;
+  rootKinds: string[];
+  trace: { sessionId: string | null; userId: string | null; environment: string | null; service: string | null };
+  gen: SpanRule;
+  wrapper?: SpanRule;
+  tool: SpanRule;
+  roles: string[];
+  override?: Record<string, RoleOverride>;
+  contentCaptured?: boolean;
+  ttft: boolean;
+  /** Where the stream's first-token time is: the generation span (default) or its child. */
+  ttftSpan?: 'child';
+  provider: boolean;
+  providerName?: string;
+  embedInput: boolean;
+  errorCount: number;
+  failedCalls?: number;
+  totals: [number, number, number];
+  altTotals?: [number, number, number][];
+  rootIO?: { input: string; output: string };
+  logsBothOrders?: boolean;
+}
+
+/** The cases that carry their facts as data (case.json), by folder name. */
+export function casesWithFacts(): CaseFacts[] {
+  return readdirSync(corpusDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(path.join(corpusDir, d.name, 'case.json')))
+    .map((d) => JSON.parse(readFileSync(path.join(corpusDir, d.name, 'case.json'), 'utf8')) as CaseFacts)
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export interface RawSpan {
+  scope: string;
+  name: string;
+  attributes: Record<string, string>;
+}
+
+/** AnyValue of a decoded request as text (protobuf JSON or OTLP/JSON), for matching rules. */
+function anyText(value: Record<string, unknown> | undefined): string {
+  if (!value) return '';
+  const [inner] = Object.values(value);
+  return typeof inner === 'string' ? inner : JSON.stringify(inner);
+}
+
+/** The spans of a case as sent, by hex span id: scope, name and attribute values as text. */
+export function corpusRawSpans(caseName: string): Map<string, RawSpan> {
+  const dir = path.join(corpusDir, caseName);
+  const spans = new Map<string, RawSpan>();
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.decoded.json'))) {
+    const decoded = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as {
+      resourceSpans?: {
+        scopeSpans?: {
+          scope?: { name?: string };
+          spans?: { spanId: string; name: string; attributes?: { key: string; value: Record<string, unknown> }[] }[];
+        }[];
+      }[];
+    };
+    for (const rs of decoded.resourceSpans ?? [])
+      for (const ss of rs.scopeSpans ?? [])
+        for (const s of ss.spans ?? []) {
+          const id = /^[0-9a-f]{16}$/.test(s.spanId) ? s.spanId : Buffer.from(s.spanId, 'base64').toString('hex');
+          const attributes: Record<string, string> = {};
+          for (const a of s.attributes ?? []) attributes[a.key] = anyText(a.value);
+          spans.set(id, { scope: ss.scope?.name ?? '', name: s.name, attributes });
+        }
+  }
+  return spans;
+}
+
+export function matchesRule(span: RawSpan | undefined, rule: SpanRule): boolean {
+  if (!span) return false;
+  if (rule.scope !== undefined && span.scope !== rule.scope) return false;
+  if (rule.name !== undefined && span.name !== rule.name) return false;
+  for (const [key, want] of Object.entries(rule.attr ?? {})) {
+    const values = Array.isArray(want) ? want : [want];
+    if (!values.includes(span.attributes[key] ?? '')) return false;
+  }
+  return true;
 }

@@ -27,6 +27,17 @@ const kindCases: Record<string, { attrs: Record<string, unknown>; kind: string }
   'openinference.span.kind=GUARDRAIL': { attrs: { 'openinference.span.kind': 'guardrail' }, kind: 'guardrail' },
   'openinference.span.kind=CHAIN?': { attrs: { 'openinference.span.kind': 'CHAIN', 'graph.node.id': 'plan' }, kind: 'node' },
   'openinference.span.kind=CHAIN': { attrs: { 'openinference.span.kind': 'CHAIN' }, kind: 'chain' },
+  // LangSmith's run type comes before the gen_ai.operation.name it derives (a retriever is not `embeddings`).
+  'langsmith.span.kind=llm': { attrs: { 'langsmith.span.kind': 'llm', 'gen_ai.operation.name': 'chat' }, kind: 'llm.chat' },
+  'langsmith.span.kind=embedding': { attrs: { 'langsmith.span.kind': 'embedding' }, kind: 'llm.embedding' },
+  'langsmith.span.kind=retriever': {
+    attrs: { 'langsmith.span.kind': 'retriever', 'gen_ai.operation.name': 'embeddings' },
+    kind: 'retrieval',
+  },
+  'langsmith.span.kind=tool': { attrs: { 'langsmith.span.kind': 'tool', 'gen_ai.operation.name': 'execute_tool' }, kind: 'tool' },
+  'langsmith.span.kind=chain': { attrs: { 'langsmith.span.kind': 'chain', 'gen_ai.operation.name': 'chain' }, kind: 'chain' },
+  'langsmith.span.kind=prompt': { attrs: { 'langsmith.span.kind': 'prompt', 'gen_ai.operation.name': 'chat' }, kind: 'chain' },
+  'langsmith.span.kind=parser': { attrs: { 'langsmith.span.kind': 'parser' }, kind: 'chain' },
   'ai.operationId=ai.generateText.doGenerate': { attrs: { 'ai.operationId': 'ai.generateText.doGenerate' }, kind: 'llm.chat' },
   'ai.operationId=ai.streamText.doStream': { attrs: { 'ai.operationId': 'ai.streamText.doStream' }, kind: 'llm.chat' },
   'ai.operationId=ai.generateObject.doGenerate': { attrs: { 'ai.operationId': 'ai.generateObject.doGenerate' }, kind: 'llm.chat' },
@@ -121,6 +132,10 @@ const readCases: Record<string, { value: unknown; fields: Record<string, unknown
   'gen_ai.response.time_to_first_token': { value: '0.5', fields: { ttftMs: 500 } },
   'gen_ai.server.time_to_first_token': { value: 1, fields: { ttftMs: 1000 } },
   'llm.invocation_parameters': { value: '{"model": "bad-model", "temperature": 0}', fields: { model: 'bad-model' } },
+  // The LangChain instrumentation's run metadata: the provider is read, the JSON stays an attribute.
+  metadata: { value: '{"ls_provider": "openai", "ls_model_name": "gpt-4o-mini"}', fields: { provider: 'openai' } },
+  'gen_ai.usage.cost': { value: 0.25, fields: { costUsd: 0.25 } },
+  'mastra.completion_start_time': { value: '2026-01-01T00:00:00.150Z', fields: { ttftMs: 150 } },
   'embedding.invocation_parameters': { value: '{"model": "text-embedding-3-small"}', fields: { model: 'text-embedding-3-small' } },
 };
 
@@ -151,7 +166,7 @@ describe('metric rows', () => {
   it.each(Object.entries(readCases))('%s', (key, { value, fields }) => {
     const mapped = mapMetrics({ [key]: value }, { startMs: start });
     expect(mapped.fields).toMatchObject(fields);
-    expect(mapped.consumed).toEqual([key]);
+    expect(mapped.consumed).toEqual(fieldRows.find((r) => r.key === key)!.keep ? [] : [key]);
   });
   it("takes a Langfuse observation's provider from its model's family only when none is sent", () => {
     expect(mapMetrics({ 'langfuse.observation.model.name': 'claude-3-5-haiku' }).fields.provider).toBe('anthropic');
@@ -388,6 +403,47 @@ const ioCases: Record<string, { attrs: Record<string, unknown>; input?: unknown;
         '{"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{\\"a\\": 1}"}}]}',
     },
     output: { messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: { a: 1 } }] }] },
+  },
+  // LangSmith: the whole run inputs and outputs (here its wrapped OpenAI client's request and response).
+  'gen_ai.prompt (LangSmith)': {
+    attrs: {
+      'gen_ai.prompt': JSON.stringify({
+        model: 'gpt-4o-mini',
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: 'Hi' },
+        ],
+      }),
+    },
+    input: {
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'Hi' },
+      ],
+      raw: { model: 'gpt-4o-mini' },
+    },
+  },
+  'gen_ai.completion (LangSmith)': {
+    attrs: {
+      'gen_ai.completion': JSON.stringify({
+        id: 'chatcmpl-1',
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      }),
+    },
+    output: {
+      messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', arguments: { a: 1 } }] }],
+      raw: { id: 'chatcmpl-1' },
+    },
   },
   'input.value': { attrs: { 'input.value': 'hello', 'input.mime_type': 'text/plain' }, input: { text: 'hello' } },
   'output.value': { attrs: { 'output.value': '{"a":1}', 'output.mime_type': 'application/json' }, output: { text: '{"a":1}' } },

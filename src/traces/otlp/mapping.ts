@@ -1,27 +1,42 @@
-import type { Attributes, SpanIO, SpanKind } from './model.js';
+import type { Attributes, PlainSpan, SpanIO, SpanKind, SpanMessage } from './model.js';
 import { spanKinds } from './model.js';
+import { fromKeyValues } from './any-value.js';
 import { asNumber, asString, parseMaybeJson } from './io-values.js';
 import { normalizeProvider } from '../cost/provider.js';
 import type { Trim } from './trim.js';
-import type { Attrs, FieldContext, FieldRow, IORow, KindRow, MetricFields, TraceField, TraceFieldRow } from './table.js';
+import type {
+  Attrs,
+  ErrorEventRow,
+  FieldContext,
+  FieldRow,
+  IORow,
+  KindRow,
+  MetricFields,
+  StatusRow,
+  TraceField,
+  TraceFieldRow,
+} from './table.js';
 import { aiSdk } from './conventions/ai-sdk.js';
 import { genAi } from './conventions/genai.js';
 import { langfuse } from './conventions/langfuse.js';
+import { langSmith } from './conventions/langsmith.js';
 import { loupe } from './conventions/loupe.js';
+import { mastra } from './conventions/mastra.js';
 import { openInference } from './conventions/openinference.js';
 import { openLlmetry } from './conventions/openllmetry.js';
 
 /**
  * How OTel span attributes become native span fields: one table per convention
- * (conventions/*.ts), composed here in the order of precedence the README gives: Loupe's own
- * extension, then the explicit kinds of Langfuse and OpenInference, then OpenTelemetry GenAI
- * (`gen_ai.operation.name`), then the library heuristics (OpenLLMetry, the ai SDK). Within
+ * (conventions/*.ts), composed here in the order of precedence docs/api.md gives: Loupe's own
+ * extension, then the explicit kinds of Langfuse, OpenInference and LangSmith, then
+ * OpenTelemetry GenAI (`gen_ai.operation.name`), then the library heuristics (OpenLLMetry, the
+ * ai SDK) and the carriers of frameworks that otherwise speak GenAI (Mastra). Within
  * a composed table the first row that yields a value wins. Keys a row turns into a native
  * field are removed from `attributes`; every other attribute (and each losing alternative)
  * stays.
  */
 
-export type { FieldRow, IORow, KindRow, MetricFields, TraceFieldRow };
+export type { ErrorEventRow, FieldRow, IORow, KindRow, MetricFields, StatusRow, TraceFieldRow };
 export type { MetricField } from './table.js';
 
 // ---- kind -------------------------------------------------------------------------------
@@ -30,6 +45,7 @@ export const kindRows: KindRow[] = [
   ...loupe.kinds,
   ...langfuse.kinds,
   ...openInference.kinds,
+  ...langSmith.kinds,
   ...genAi.kinds,
   ...openLlmetry.kinds,
   ...aiSdk.kinds,
@@ -59,7 +75,9 @@ export const fieldRows: FieldRow[] = [
   ...loupe.fields,
   ...langfuse.fields,
   ...openInference.fields,
+  ...langSmith.fields,
   ...genAi.fields,
+  ...mastra.fields,
   ...openLlmetry.fields,
   ...aiSdk.fields,
   ...genAi.fallbackFields,
@@ -69,6 +87,29 @@ export const fieldRows: FieldRow[] = [
 ];
 
 const textFields = new Set(['model', 'provider', 'promptName', 'promptVersion']);
+
+/**
+ * Names of frameworks that some instrumentations write where the provider goes (LangSmith's
+ * `gen_ai.system: "langchain"` when its guess from the model name fails, OpenLIT's framework
+ * spans). Such a name is the span's provider only when no other row names one, whatever the
+ * rows' order.
+ */
+export const frameworkNames: ReadonlySet<string> = new Set([
+  'langchain',
+  'langgraph',
+  'llama_index',
+  'llamaindex',
+  'haystack',
+  'crewai',
+  'autogen',
+  'ag2',
+  'dspy',
+  'mastra',
+  'semantic_kernel',
+  'agno',
+  'phidata',
+  'letta',
+]);
 
 /** A plain row's value: text for text fields, a non-negative number for the rest. */
 function plainValue(field: string, value: unknown): string | number | undefined {
@@ -91,6 +132,7 @@ export function mapMetrics(
   const fields: MetricFields = {};
   const consumed: string[] = [];
   const out = fields as Record<string, unknown>;
+  let framework: { name: string; key: string } | undefined;
   for (const index of hits.fields) {
     const row = fieldRows[index]!;
     const raw = attrs[row.key];
@@ -99,6 +141,10 @@ export function mapMetrics(
       // Most rows: one attribute, one field, no object in between (this runs for every span).
       const value = plainValue(row.field, raw);
       if (value === undefined) continue;
+      if (row.field === 'provider' && frameworkNames.has((value as string).toLowerCase())) {
+        framework ??= { name: value as string, key: row.key };
+        continue;
+      }
       out[row.field] = value;
       consumed.push(row.key);
       continue;
@@ -112,7 +158,11 @@ export function mapMetrics(
       used = true;
     }
     // A key read by two rows (a model, then the provider of its family) is listed once.
-    if (used && !consumed.includes(row.key)) consumed.push(row.key);
+    if (used && !row.keep && !consumed.includes(row.key)) consumed.push(row.key);
+  }
+  if (framework && fields.provider === undefined) {
+    fields.provider = framework.name;
+    consumed.push(framework.key);
   }
   if (fields.provider !== undefined) fields.provider = normalizeProvider(fields.provider);
   if (fields.totalTokens === undefined && (fields.inputTokens !== undefined || fields.outputTokens !== undefined)) {
@@ -129,6 +179,8 @@ export const traceFieldRows: TraceFieldRow[] = [
   ...openInference.traceFields,
   ...openLlmetry.traceFields,
   ...aiSdk.traceFields,
+  ...mastra.traceFields,
+  ...langSmith.traceFields,
 ];
 
 export type TraceFields = Partial<Record<Exclude<TraceField, 'tags'>, string>> & { tags?: string[] };
@@ -182,7 +234,15 @@ export function mapTraceFields(
 
 // ---- input and output -------------------------------------------------------------------
 
-export const ioRows: IORow[] = [...langfuse.io, ...genAi.io, ...openInference.io, ...openLlmetry.io, ...aiSdk.io, ...openInference.rawIo];
+export const ioRows: IORow[] = [
+  ...langfuse.io,
+  ...genAi.io,
+  ...openInference.io,
+  ...openLlmetry.io,
+  ...aiSdk.io,
+  ...langSmith.io,
+  ...openInference.rawIo,
+];
 
 /** Whether a row's trigger key (or a key under a trigger prefix ending in a dot) is left. */
 function present(attrs: Attrs, key: string, consumed: Set<string>): boolean {
@@ -225,15 +285,82 @@ export function mapIO(
     if (result.duplicates) duplicates.push(...result.duplicates);
     if (result.trims) trims.push(...result.trims);
   }
+  if (input.messages && input.messages.length > 1 && input.messages[0]!.role === 'system')
+    input.messages = withoutRepeatedSystem(input.messages);
   const mapped: ReturnType<typeof mapIO> = { consumed: consumed.size > 0 ? [...consumed] : [], duplicates, trims };
   if (!isEmptyObject(input)) mapped.input = input;
   if (!isEmptyObject(output)) mapped.output = output;
   return mapped;
 }
 
+/**
+ * A system prompt sent twice, as instructions (`gen_ai.system_instructions`) and again as the
+ * first input message, is one message: a system message whose text an earlier system message
+ * already gave is left out.
+ */
+function withoutRepeatedSystem(messages: SpanMessage[]): SpanMessage[] {
+  const seen = new Set<string>();
+  let repeated = false;
+  for (const m of messages) {
+    if (m.role !== 'system') continue;
+    const text = m.content.trim();
+    if (seen.has(text) && !m.toolCalls) repeated = true;
+    seen.add(text);
+  }
+  if (!repeated) return messages;
+  seen.clear();
+  return messages.filter((m) => {
+    if (m.role !== 'system' || m.toolCalls) return true;
+    const text = m.content.trim();
+    if (seen.has(text)) return false;
+    seen.add(text);
+    return true;
+  });
+}
+
 function isEmptyObject(object: object): boolean {
   for (const _ in object) return false;
   return true;
+}
+
+// ---- status ------------------------------------------------------------------------------
+
+export const statusRows: StatusRow[] = [...langfuse.status];
+export const errorEventRows: ErrorEventRow[] = [...genAi.errorEvents];
+
+type PlainEvent = NonNullable<PlainSpan['events']>[number];
+
+/**
+ * A span failed when any convention says so: the OTLP status ERROR, a status row's attribute
+ * (Langfuse's level ERROR, whatever the OTLP status), or an error event (`exception`) on a span
+ * whose status was left unset. An explicit OK with an exception event stays OK (the library
+ * handled it). The message: the OTLP status message, else the status row's message, else the
+ * event's.
+ */
+export function mapStatus(
+  attrs: Attrs,
+  sent: { code?: number; message?: string } | undefined,
+  events: readonly PlainEvent[],
+): { status: 'unset' | 'ok' | 'error'; message?: string } {
+  const code = sent?.code ?? 0;
+  let status: 'unset' | 'ok' | 'error' = code === 2 ? 'error' : code === 1 ? 'ok' : 'unset';
+  let message = sent?.message || undefined;
+  for (const row of statusRows) {
+    const value = attrs[row.key];
+    if (typeof value !== 'string' || value.toUpperCase() !== row.value.toUpperCase()) continue;
+    status = 'error';
+    const text = row.messageKey ? asString(attrs[row.messageKey]) : undefined;
+    if (!message && text) message = text;
+  }
+  if (status === 'ok' || (status === 'error' && message) || events.length === 0) return message ? { status, message } : { status };
+  for (const row of errorEventRows) {
+    const event = events.find((e) => e.name === row.name);
+    if (!event) continue;
+    status = 'error';
+    if (!message) message = asString(fromKeyValues(event.attributes)[row.messageKey]) || undefined;
+    break;
+  }
+  return message ? { status, message } : { status };
 }
 
 // ---- rows by attribute key --------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { fromKeyValues } from './any-value.js';
-import { hitsOf, mapIO, mapKind, mapMetrics, mapTraceFields, mergeIO, type TraceFields } from './mapping.js';
+import { hitsOf, mapIO, mapKind, mapMetrics, mapStatus, mapTraceFields, mergeIO, type TraceFields } from './mapping.js';
 import {
   otelSpanKinds,
   type Attributes,
@@ -11,7 +11,6 @@ import {
   type PlainSpan,
 } from './model.js';
 import { firstTokenEvents, isGenAiContentEvent, messagesFromEvents } from './conventions/genai-events.js';
-import { langfuseStatus } from './conventions/langfuse.js';
 import { toSpanIO } from './io-genai.js';
 import { sizeOfValue, trimAttributes, type Trim } from './trim.js';
 import { limits } from '../schemas.js';
@@ -96,8 +95,6 @@ export function unixNanosToIso(time: UnixNanos): string {
   return `${cachedPrefix}.${String(Math.floor(time.nanos / 1000)).padStart(6, '0')}Z`;
 }
 
-const statuses = ['unset', 'ok', 'error'] as const;
-
 const toMs = (time: UnixNanos) => time.seconds * 1000 + time.nanos / 1e6;
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
@@ -131,8 +128,6 @@ function buildSpan(
 
   let input = mappedInput;
   let output = mappedOutput;
-  const code = span.status?.code ?? 0;
-  let status: NativeSpan['status'] = statuses[code] ?? 'unset';
   const plainEvents = span.events ?? [];
   // GenAI content sent as span events (the event conventions) fills a conversation that the
   // attributes left empty; those events are then stored as the messages, not twice.
@@ -171,15 +166,7 @@ function buildSpan(
       mergeIO((output ??= {}), toSpanIO(converted.output, 'events'));
   }
 
-  let statusMessage = span.status?.message || undefined;
-  const observation = langfuseStatus(attributes);
-  if (observation.error && status !== 'error') status = 'error';
-  if (!statusMessage && observation.message && status === 'error') statusMessage = observation.message;
-  if (!statusMessage && status === 'error') {
-    const exception = events.find((e) => e.name === 'exception');
-    const message = exception?.attributes?.['exception.message'];
-    if (typeof message === 'string' && message) statusMessage = message;
-  }
+  const { status, message: statusMessage } = mapStatus(attributes, span.status, plainEvents);
 
   const otel: Record<string, unknown> = { spanKind: otelSpanKinds[span.kind ?? 0] ?? 'unspecified' };
   if (span.traceState) otel.traceState = span.traceState;

@@ -47,7 +47,7 @@ function span(r: WireReader, end: number, maxDepth: number): PlainSpan {
         break;
       case 6:
         r.expect(t, 0);
-        out.kind = r.uint32() | 0;
+        out.kind = r.uint32() | 0 || undefined;
         break;
       case 7:
         r.expect(t, 1);
@@ -63,7 +63,7 @@ function span(r: WireReader, end: number, maxDepth: number): PlainSpan {
         break;
       case 10:
         r.expect(t, 0);
-        out.droppedAttributesCount = r.uint32();
+        out.droppedAttributesCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
         break;
       case 11:
         r.expect(t, 2);
@@ -71,7 +71,7 @@ function span(r: WireReader, end: number, maxDepth: number): PlainSpan {
         break;
       case 12:
         r.expect(t, 0);
-        out.droppedEventsCount = r.uint32();
+        out.droppedEventsCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
         break;
       case 13:
         r.expect(t, 2);
@@ -79,7 +79,7 @@ function span(r: WireReader, end: number, maxDepth: number): PlainSpan {
         break;
       case 14:
         r.expect(t, 0);
-        out.droppedLinksCount = r.uint32();
+        out.droppedLinksCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
         break;
       case 15:
         r.expect(t, 2);
@@ -88,7 +88,7 @@ function span(r: WireReader, end: number, maxDepth: number): PlainSpan {
         break;
       case 16:
         r.expect(t, 5);
-        out.flags = r.fixed32();
+        out.flags = r.fixed32() || undefined;
         break;
       default:
         r.skip(t, end);
@@ -118,7 +118,7 @@ function event(r: WireReader, end: number, maxDepth: number): PlainEvent {
         break;
       case 4:
         r.expect(t, 0);
-        out.droppedAttributesCount = r.uint32();
+        out.droppedAttributesCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
         break;
       default:
         r.skip(t, end);
@@ -151,11 +151,11 @@ function link(r: WireReader, end: number, maxDepth: number): PlainLink {
         break;
       case 5:
         r.expect(t, 0);
-        out.droppedAttributesCount = r.uint32();
+        out.droppedAttributesCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
         break;
       case 6:
         r.expect(t, 5);
-        out.flags = r.fixed32();
+        out.flags = r.fixed32() || undefined;
         break;
       default:
         r.skip(t, end);
@@ -174,7 +174,7 @@ function status(r: WireReader, end: number): PlainStatus {
       out.message = r.text(end);
     } else if (t >>> 3 === 3) {
       r.expect(t, 0);
-      out.code = r.uint32() | 0;
+      out.code = r.uint32() | 0 || undefined;
     } else r.skip(t, end);
   }
   r.close(end);
@@ -198,7 +198,7 @@ function resourceOrScope(r: WireReader, end: number, scope: boolean, level: numb
       out.attributes = withKeyValue(r, out.attributes, end, level + 2, maxDepth);
     } else if (field === 2) {
       r.expect(t, 0);
-      out.droppedAttributesCount = r.uint32();
+      out.droppedAttributesCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
     } else r.skip(t, end);
   }
   r.close(end);

@@ -1,6 +1,6 @@
 import type { SpanIO, SpanKind, SpanToolCall } from './model.js';
 import type { ConvertedMessages } from './io-genai.js';
-import { asArguments, asString, parseMaybeJson } from './io-values.js';
+import { asArguments, asNumber, asString, parseMaybeJson } from './io-values.js';
 import { toSpanIO } from './io-genai.js';
 import { trimVectorsInJson, type Trim } from './trim.js';
 
@@ -61,6 +61,24 @@ export interface FieldRow {
   key: string;
   /** Converts the value; without it, strings for text fields and non-negative numbers for the rest. */
   read?: (value: unknown, context: FieldContext) => MetricFields | undefined;
+  /** The attribute holds more than the field (a metadata JSON): it stays in `attributes`. */
+  keep?: true;
+}
+
+/**
+ * A convention's way of saying a span failed besides the OTLP status: an attribute with a
+ * value (compared case-insensitively), and the attribute holding its message.
+ */
+export interface StatusRow {
+  key: string;
+  value: string;
+  messageKey?: string;
+}
+
+/** A span event that says the span failed when the sender left the status unset, and its message. */
+export interface ErrorEventRow {
+  name: string;
+  messageKey: string;
 }
 
 export type TraceField = 'name' | 'environment' | 'sessionId' | 'userId' | 'service' | 'tags';
@@ -134,3 +152,39 @@ export const textRow = (key: string, side: 'input' | 'output', mimeKey: string, 
     return { [side]: { text }, consumed, ...(trims.length > 0 ? { trims } : {}) };
   },
 });
+
+/** Milliseconds since the epoch of an ISO 8601 time, microseconds kept (Date.parse drops them). */
+export function isoToMs(iso: string): number | undefined {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return undefined;
+  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? '';
+  return ms + Number(`0.${fraction.padEnd(6, '0').slice(3, 6)}`);
+}
+
+/**
+ * The time of the first token as an ISO time (Langfuse's `completion_start_time`, JSON-encoded
+ * with its quotes; Mastra's `mastra.completion_start_time`, plain): ttft from the span start.
+ */
+export function readCompletionStart(value: unknown, context: FieldContext): MetricFields | undefined {
+  let text = value;
+  if (typeof value === 'string' && value.startsWith('"')) {
+    try {
+      text = JSON.parse(value) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  const at = typeof text === 'string' ? isoToMs(text) : undefined;
+  if (at === undefined || at < context.startMs) return undefined;
+  return { ttftMs: Math.round((at - context.startMs) * 1000) / 1000 };
+}
+
+/**
+ * A cost that an instrumentation reports as 0 because it had no price for the model (OpenLIT,
+ * OpenLLMetry's `gen_ai.usage.cost`) is no cost at all: the row yields nothing, the attribute
+ * stays, and Loupe computes the cost from its price table. A positive cost is the sender's.
+ */
+export function readPricedCost(value: unknown): MetricFields | undefined {
+  const n = asNumber(value);
+  return n === undefined || n <= 0 ? undefined : { costUsd: n };
+}

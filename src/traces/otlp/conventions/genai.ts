@@ -1,6 +1,15 @@
 import { convertGenAiMessages, convertSystemInstructions } from '../io-genai.js';
 import { asNumber } from '../io-values.js';
-import { messagesRow, toolCallRow, type FieldRow, type IORow, type KindRow, type TraceFieldRow } from '../table.js';
+import {
+  messagesRow,
+  readPricedCost,
+  toolCallRow,
+  type ErrorEventRow,
+  type FieldRow,
+  type IORow,
+  type KindRow,
+  type TraceFieldRow,
+} from '../table.js';
 
 /**
  * OpenTelemetry GenAI semantic conventions, current (v1.37+): `gen_ai.operation.name`, the
@@ -34,9 +43,11 @@ export const genAi = {
     { field: 'totalTokens', key: 'gen_ai.usage.total_tokens' },
     { field: 'cacheReadTokens', key: 'gen_ai.usage.cache_read.input_tokens' },
     { field: 'cacheWriteTokens', key: 'gen_ai.usage.cache_creation.input_tokens' },
+    // The Anthropic SDK's own spans (and OpenLIT) name the cache writes this way.
+    { field: 'cacheWriteTokens', key: 'gen_ai.usage.cache_write.input_tokens' },
     { field: 'reasoningTokens', key: 'gen_ai.usage.reasoning.output_tokens' },
     { field: 'reasoningTokens', key: 'gen_ai.usage.reasoning_tokens' },
-    { field: 'costUsd', key: 'gen_ai.usage.cost' },
+    { field: 'costUsd', key: 'gen_ai.usage.cost', read: readPricedCost },
     { field: 'ttftMs', key: 'gen_ai.response.time_to_first_chunk', read: seconds },
     { field: 'ttftMs', key: 'gen_ai.response.time_to_first_token', read: seconds },
     { field: 'ttftMs', key: 'gen_ai.server.time_to_first_token', read: seconds },
@@ -66,4 +77,10 @@ export const genAi = {
       result: 'gen_ai.tool.call.result',
     }),
   ] satisfies IORow[],
+  /**
+   * OpenTelemetry's exception event (`span.recordException`): a span that recorded one and left
+   * its status unset failed (libraries that record the exception but never set the status);
+   * the event's `exception.message` is its message. An explicit OK status stays OK.
+   */
+  errorEvents: [{ name: 'exception', messageKey: 'exception.message' }] satisfies ErrorEventRow[],
 };

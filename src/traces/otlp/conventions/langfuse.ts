@@ -2,7 +2,16 @@ import { convertOpenAiMessages, emptyConversion, toSpanIO } from '../io-genai.js
 import { providerOfModel } from '../../cost/provider.js';
 import { asNumber, asString, isRecord, parseMaybeJson } from '../io-values.js';
 import type { SpanIO } from '../model.js';
-import type { Attrs, FieldRow, IORow, KindRow, MetricFields, TraceFieldRow } from '../table.js';
+import {
+  readCompletionStart,
+  type Attrs,
+  type FieldRow,
+  type IORow,
+  type KindRow,
+  type MetricFields,
+  type StatusRow,
+  type TraceFieldRow,
+} from '../table.js';
 
 /**
  * Langfuse SDKs (v3+, OpenTelemetry based): `langfuse.observation.*` on every span,
@@ -11,14 +20,6 @@ import type { Attrs, FieldRow, IORow, KindRow, MetricFields, TraceFieldRow } fro
  */
 
 const typed = (value: string, kind: KindRow['kind']): KindRow => ({ key: 'langfuse.observation.type', value, kind });
-
-/** Milliseconds since the epoch of an ISO 8601 time, microseconds kept (Date.parse drops them). */
-export function isoToMs(iso: string): number | undefined {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return undefined;
-  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? '';
-  return ms + Number(`0.${fraction.padEnd(6, '0').slice(3, 6)}`);
-}
 
 const count = (record: Record<string, unknown>, ...keys: string[]) => {
   for (const key of keys) {
@@ -81,13 +82,6 @@ function providerFromModel(value: unknown): MetricFields | undefined {
   return provider ? { provider } : undefined;
 }
 
-function readCompletionStart(value: unknown, context: { startMs: number }): MetricFields | undefined {
-  const text = parseMaybeJson(typeof value === 'string' && value.startsWith('"') ? JSON.parse(value) : value);
-  const at = typeof text === 'string' ? isoToMs(text) : undefined;
-  if (at === undefined || at < context.startMs) return undefined;
-  return { ttftMs: Math.round((at - context.startMs) * 1000) / 1000 };
-}
-
 const isGeneration = (attrs: Attrs) => {
   const type = attrs['langfuse.observation.type'];
   return type === 'generation' || type === 'embedding';
@@ -119,13 +113,6 @@ const ioRow = (key: string, side: 'input' | 'output'): IORow => ({
   keys: [key],
   read: (attrs) => ({ [side]: observationIO(attrs[key], side, isGeneration(attrs)), consumed: [key] }),
 });
-
-/** Status of an observation: level ERROR makes an error span; status_message is its message. */
-export function langfuseStatus(attrs: Attrs): { error: boolean; message?: string } {
-  const error = asString(attrs['langfuse.observation.level'])?.toUpperCase() === 'ERROR';
-  const message = asString(attrs['langfuse.observation.status_message']);
-  return message ? { error, message } : { error };
-}
 
 export const langfuse = {
   kinds: [
@@ -159,4 +146,6 @@ export const langfuse = {
     { field: 'tags', key: 'langfuse.trace.tags' },
   ] satisfies TraceFieldRow[],
   io: [ioRow('langfuse.observation.input', 'input'), ioRow('langfuse.observation.output', 'output')] satisfies IORow[],
+  /** An observation of level ERROR failed, whatever its OTLP status; `status_message` says why. */
+  status: [{ key: 'langfuse.observation.level', value: 'ERROR', messageKey: 'langfuse.observation.status_message' }] satisfies StatusRow[],
 };

@@ -12,6 +12,16 @@ import { textRow, toolCallRow, type Attrs, type FieldRow, type IORow, type KindR
 const hasPrompts = (a: Attrs) => Object.keys(a).some((k) => k === 'llm.prompts' || k.startsWith('llm.prompts.'));
 const isGraphNode = (a: Attrs) => a['graph.node.id'] !== undefined;
 
+/**
+ * LangChain's provider name (`ls_provider`) inside the run metadata that the LangChain
+ * instrumentation writes as one JSON attribute, `metadata`: the only carrier of the provider.
+ */
+const providerOfMetadata = (value: unknown) => {
+  const parsed = parseMaybeJson(value);
+  const provider = isRecord(parsed) ? asString(parsed.ls_provider) : undefined;
+  return provider ? { provider } : undefined;
+};
+
 /** The model a call asked for, from its invocation parameters (all an error span has). */
 const modelOfParameters = (value: unknown) => {
   const parsed = parseMaybeJson(value);
@@ -68,6 +78,7 @@ export const openInference = {
     { field: 'model', key: 'embedding.model_name' },
     { field: 'provider', key: 'llm.provider' },
     { field: 'provider', key: 'llm.system' },
+    { field: 'provider', key: 'metadata', read: providerOfMetadata, keep: true },
     { field: 'inputTokens', key: 'llm.token_count.prompt' },
     { field: 'outputTokens', key: 'llm.token_count.completion' },
     { field: 'totalTokens', key: 'llm.token_count.total' },
