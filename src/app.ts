@@ -31,6 +31,10 @@ import { registerReadBarrier } from './traces/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
 import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 import { registerConsole } from './http/console.js';
+import { scoreRoutes } from './scores/api/routes.js';
+import { scoreConfigRoutes } from './scores/api/config-routes.js';
+import { VersionClock } from './scores/model/version-clock.js';
+import { traceScoresOf } from './scores/service/trace-scores.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -110,6 +114,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ttlMs: deps.config.LOUPE_CREDENTIAL_CACHE_MS,
     onListenError: (error) => app.log.warn({ err: error }, 'cannot LISTEN for credential changes: API keys are read on every request'),
   });
+  // Scores: one version clock per app, so a correction always outranks the score it corrects.
+  const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() };
+  const traceScores = traceScoresOf(deps.clickhouse, scoreStores.clock);
   const authenticate = createAuthenticator(deps.sql, { verifyBearer: deps.verifyBearer, keys });
   await app.register(async (api) => {
     registerAuthenticatedScope(api, {
@@ -120,7 +127,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     registerReadBarrier(api, writer);
     await api.register(meRoutes);
-    await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, writer, config: deps.config });
+    await api.register(traceRoutes, {
+      prefix: '/api/traces',
+      clickhouse: deps.clickhouse,
+      writer,
+      config: deps.config,
+      scores: traceScores,
+    });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
     await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer });
     // The path Langfuse SDKs export to: a Langfuse user switches by changing the host (docs/api.md, Langfuse SDKs).
@@ -136,6 +149,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       book: priceBook,
       config: deps.config,
     });
+    await api.register(scoreRoutes, { prefix: '/api/scores', stores: scoreStores });
+    await api.register(scoreConfigRoutes, { prefix: '/api/score-configs', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
   });
   if (deps.consoleDir !== false) await registerConsole(app, deps.consoleDir);

@@ -99,6 +99,10 @@ const authed = async (method: 'POST' | 'GET', url: string, payload?: object) =>
   }>().data;
 const newPrompt = async () => (await authed('POST', '/api/prompt', { name: `p-${unique()}`, systemPrompt: 'Hello {name}' })).id as number;
 let versions = 0;
+const newScore = async () =>
+  ((await authed('POST', '/api/scores', { name: 'quality', value: 1, traceId: `t-${unique()}` })).ids as string[])[0]!;
+const newScoreConfig = async () =>
+  (await authed('POST', '/api/score-configs', { name: `c-${unique()}`, dataType: 'numeric', min: 0 })).id as string;
 
 /** One valid request per operation, by "METHOD path" as the document names it. */
 const examples: Record<string, () => Promise<Example>> = {
@@ -237,6 +241,15 @@ const examples: Record<string, () => Promise<Example>> = {
     });
     return { url: `/api/models/${String(price.id)}` };
   },
+  'POST /api/scores': async () => ({ url: '/api/scores', payload: { name: 'quality', value: 0.5, traceId: `t-${unique()}` } }),
+  'GET /api/scores': async () => ({ url: '/api/scores?name=quality' }),
+  'GET /api/scores/{id}': async () => ({ url: `/api/scores/${await newScore()}` }),
+  'DELETE /api/scores/{id}': async () => ({ url: `/api/scores/${await newScore()}` }),
+  'POST /api/score-configs': async () => ({ url: '/api/score-configs', payload: { name: `c-${unique()}`, dataType: 'boolean' } }),
+  'GET /api/score-configs': async () => ({ url: '/api/score-configs' }),
+  'GET /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}` }),
+  'PATCH /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}`, payload: { max: 10 } }),
+  'DELETE /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}` }),
 };
 const newWebhook = async () =>
   (await authed('POST', '/api/webhooks', { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] })) as { id: string };

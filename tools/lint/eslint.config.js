@@ -61,7 +61,7 @@ export default tseslint.config(
         'error',
         {
           root: `${repoRoot}src`,
-          features: ['tenancy', 'prompts', 'traces', 'sql'],
+          features: ['tenancy', 'prompts', 'traces', 'sql', 'scores'],
           shared: ['http', 'contract', 'stores'],
           allow: [],
         },
