@@ -277,6 +277,7 @@ describe('GET /api/scores filters and pages', () => {
   let tenant: Tenant;
   const traceA = uniqueId('ta');
   const traceB = uniqueId('tb');
+  const recent = { startTime: new Date(Date.now() - 60_000).toISOString(), endTime: new Date(Date.now() - 30_000).toISOString() };
   beforeAll(async () => {
     tenant = await ctx.tenant();
     await post(ctx, tenant, [
@@ -285,13 +286,13 @@ describe('GET /api/scores filters and pages', () => {
         source: 'sdk',
         sessionId: 'sess-1',
         userId: 'user-1',
-        spans: [span({ spanId: 'gen', kind: 'llm.chat', promptName: 'greeter', promptVersion: '1.0.0' })],
+        spans: [span({ spanId: 'gen', kind: 'llm.chat', promptName: 'greeter', promptVersion: '1.0.0', ...recent })],
       },
       {
         traceId: traceB,
         source: 'sdk',
         userId: 'user-2',
-        spans: [span({ spanId: 'gen', kind: 'llm.chat', promptName: 'greeter', promptVersion: '2.0.0' })],
+        spans: [span({ spanId: 'gen', kind: 'llm.chat', promptName: 'greeter', promptVersion: '2.0.0', ...recent })],
       },
     ]);
     const minute = (m: number) => `2026-01-01T00:0${m}:00.000Z`;
@@ -332,6 +333,17 @@ describe('GET /api/scores filters and pages', () => {
         .error.details.issues.map((i: { path: string }) => i.path)
         .sort(),
     ).toEqual(['querystring.minValue']);
+  });
+
+  it('gives sessions and users the averages of their scores', async () => {
+    const sessionAverages = { q: { n: 2, mean: 2 }, 'session-q': { n: 1, mean: 2 } };
+    const sessions = (await getJson(ctx, tenant, '/api/sessions')).json().data;
+    expect(sessions.find((x: { sessionId: string }) => x.sessionId === 'sess-1').scores).toEqual(sessionAverages);
+    expect((await getJson(ctx, tenant, '/api/sessions/sess-1')).json().data.scores).toEqual(sessionAverages);
+    const users = (await getJson(ctx, tenant, '/api/users')).json().data;
+    const byUser = Object.fromEntries(users.map((u: { userId: string; scores: unknown }) => [u.userId, u.scores]));
+    expect(byUser).toEqual({ 'user-1': { q: { n: 2, mean: 2 } }, 'user-2': { q: { n: 1, mean: 5 }, ok: { n: 1, mean: 0 } } });
+    expect((await getJson(ctx, tenant, '/api/users/user-2')).json().data.scores).toEqual(byUser['user-2']);
   });
 
   it('walks cursor pages without gaps or repeats', async () => {

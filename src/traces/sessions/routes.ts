@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
+import { withAverages } from '../scored-reads.js';
 import { queryLimitsOf } from '../query-limits.js';
 import { queryTooExpensiveSchema } from '../routes.js';
 import { getSession, getUser, listSessions, listUsers } from './read.js';
@@ -23,10 +25,12 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const notFound = { 404: errorEnvelopeSchema };
 
 /** GET /api/sessions…; every read is confined to `request.auth.workspaceId`. */
-export const sessionRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (
-  app,
-  { clickhouse, config },
-) => {
+/** Options of the session and user routes; `scores` gives their score averages (absent: none). */
+type GroupRouteOptions = { clickhouse: ClickHouseClient; config: Config; scores?: TraceScores };
+const none = async () => new Map<string, ScoreAverages>();
+
+export const sessionRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (app, { clickhouse, config, scores }) => {
+  const averagesOf = scores?.averagesOfSessions ?? none;
   const limits = queryLimitsOf(config);
   const tags = ['sessions'];
 
@@ -38,8 +42,18 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient
       tags,
     },
     handler: async (request, reply) => {
-      const { items, pagination } = await listSessions(clickhouse, request.auth.workspaceId, request.query, limits);
-      return sendData(request, reply, items, { meta: { pagination } });
+      const { workspaceId } = request.auth;
+      const { items, pagination } = await listSessions(clickhouse, workspaceId, request.query, limits);
+      const averages = await averagesOf(
+        workspaceId,
+        items.map((item) => item.sessionId),
+      );
+      return sendData(
+        request,
+        reply,
+        withAverages(items, (item) => item.sessionId, averages),
+        { meta: { pagination } },
+      );
     },
   });
 
@@ -59,13 +73,15 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient
         request.query,
         limits,
       );
-      return sendData(request, reply, session, { meta: { pagination } });
+      const [scored] = withAverages([session], (item) => item.sessionId, await averagesOf(request.auth.workspaceId, [session.sessionId]));
+      return sendData(request, reply, scored, { meta: { pagination } });
     },
   });
 };
 
 /** GET /api/users…; every read is confined to `request.auth.workspaceId`. */
-export const userRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse, config }) => {
+export const userRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (app, { clickhouse, config, scores }) => {
+  const averagesOf = scores?.averagesOfUsers ?? none;
   const limits = queryLimitsOf(config);
   const tags = ['users'];
 
@@ -77,8 +93,18 @@ export const userRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; c
       tags,
     },
     handler: async (request, reply) => {
-      const { items, pagination } = await listUsers(clickhouse, request.auth.workspaceId, request.query, limits);
-      return sendData(request, reply, items, { meta: { pagination } });
+      const { workspaceId } = request.auth;
+      const { items, pagination } = await listUsers(clickhouse, workspaceId, request.query, limits);
+      const averages = await averagesOf(
+        workspaceId,
+        items.map((item) => item.userId),
+      );
+      return sendData(
+        request,
+        reply,
+        withAverages(items, (item) => item.userId, averages),
+        { meta: { pagination } },
+      );
     },
   });
 
@@ -90,7 +116,11 @@ export const userRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; c
       response: { 200: envelope(userSummarySchema), ...errors, ...notFound },
       tags,
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await getUser(clickhouse, request.auth.workspaceId, request.params.userId, request.query, limits)),
+    handler: async (request, reply) => {
+      const { workspaceId } = request.auth;
+      const user = await getUser(clickhouse, workspaceId, request.params.userId, request.query, limits);
+      const [scored] = withAverages([user], (item) => item.userId, await averagesOf(workspaceId, [user.userId]));
+      return sendData(request, reply, scored);
+    },
   });
 };
