@@ -35,6 +35,7 @@ import { scoreRoutes } from './scores/api/routes.js';
 import { scoreConfigRoutes } from './scores/api/config-routes.js';
 import { VersionClock } from './scores/model/version-clock.js';
 import { traceScoresOf } from './scores/service/trace-scores.js';
+import { promptScoresOf } from './scores/service/prompt-scores.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -140,7 +141,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(otlpRoutes, { prefix: '/api/public/otel', writer });
     await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
-    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, promptFigures: promptFiguresReader(deps.clickhouse) });
+    await api.register(promptRoutes, {
+      prefix: '/api/prompt',
+      sql: deps.sql,
+      promptFigures: promptFiguresReader(deps.clickhouse),
+      promptScores: promptScoresOf(deps.clickhouse, deps.sql),
+    });
     await api.register(webhookRoutes, { prefix: '/api/webhooks', sql: deps.sql, allowPrivate: deps.config.LOUPE_WEBHOOK_ALLOW_PRIVATE });
     await api.register(modelRoutes, {
       prefix: '/api/models',

@@ -38,19 +38,19 @@ export interface TraceScoreCondition {
 
 export interface TraceScores {
   /** The live scores whose target is the trace or one of its spans, oldest first. */
-  ofTrace(workspaceId: string, traceId: string): Promise<ScoreOnTarget[]>;
+  ofTrace: (workspaceId: string, traceId: string) => Promise<ScoreOnTarget[]>;
   /** Per trace id, its scores' averages per name (traces without scores are absent). */
-  averagesOfTraces(workspaceId: string, traceIds: string[]): Promise<Map<string, ScoreAverages>>;
+  averagesOfTraces: (workspaceId: string, traceIds: string[]) => Promise<Map<string, ScoreAverages>>;
   /** Per session id, the averages of the scores of its traces and of the session itself. */
-  averagesOfSessions(workspaceId: string, sessionIds: string[]): Promise<Map<string, ScoreAverages>>;
+  averagesOfSessions: (workspaceId: string, sessionIds: string[]) => Promise<Map<string, ScoreAverages>>;
   /** Per user id, the averages of the scores of the user's traces. */
-  averagesOfUsers(workspaceId: string, userIds: string[]): Promise<Map<string, ScoreAverages>>;
+  averagesOfUsers: (workspaceId: string, userIds: string[]) => Promise<Map<string, ScoreAverages>>;
   /** Tombstones every score of the trace and its spans (a trace deleted). */
-  deleteOfTrace(workspaceId: string, traceId: string): Promise<void>;
+  deleteOfTrace: (workspaceId: string, traceId: string) => Promise<void>;
   /**
    * An SQL condition on a column of trace ids (`trace_id` in the caller's statement) that holds
    * for traces with a live score matching `condition`: its text names only parameters prefixed
    * `score`, bound by `values`; the caller's statement must bind `workspaceId`.
    */
-  traceCondition(condition: TraceScoreCondition): { sql: string; values: Record<string, unknown> };
+  traceCondition: (condition: TraceScoreCondition) => { sql: string; values: Record<string, unknown> };
 }

@@ -20,6 +20,7 @@ const workspaceReads = new Set([
   // Filters by session, user or prompt read the trace summaries and spans.
   'GET /api/scores',
   'GET /api/prompt/:id/metrics',
+  'GET /api/prompt/:id/compare',
   'GET /api/models/unpriced',
   'POST /api/models/reprice',
 ]);

@@ -212,6 +212,7 @@ const examples: Record<string, () => Promise<Example>> = {
     return { url: `/api/prompt/${next.id}/diff?against=${id}` };
   },
   'GET /api/prompt/{id}/metrics': async () => ({ url: `/api/prompt/${await newPrompt()}/metrics` }),
+  'GET /api/prompt/{id}/compare': async () => ({ url: `/api/prompt/${await newPrompt()}/compare?against=${await newPrompt()}` }),
   'POST /api/webhooks': async () => ({
     url: '/api/webhooks',
     payload: { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] },

@@ -63,6 +63,8 @@ interface Candidates {
   ids?: string[];
   /** The parameter holding the score name, when the candidates are of one name. */
   nameParam?: 'name' | 'scoreName';
+  /** A subquery of trace ids (its parameters bound by the caller). */
+  traceQuery?: string;
 }
 
 /**
@@ -74,6 +76,7 @@ export function latestScores(candidates: Candidates, { deleted = false }: { dele
   if (candidates.ids) narrow.push('id IN {ids:Array(String)}');
   if (candidates.traceIds) narrow.push('trace_id IN {traceIds:Array(String)}');
   if (candidates.sessionIds) narrow.push('session_id IN {sessionIds:Array(String)}');
+  if (candidates.traceQuery !== undefined) narrow.push(`trace_id IN (${candidates.traceQuery})`);
   if (candidates.nameParam !== undefined) narrow.push(`name = {${candidates.nameParam}:String}`);
   const idCandidates =
     narrow.length === 0 ? '' : `AND id IN (SELECT id FROM scores WHERE workspace_id = {workspaceId:String} AND (${narrow.join(' AND ')}))`;
@@ -314,3 +317,64 @@ export function traceScoreCondition(condition: {
   }
   return { sql: `trace_id IN (SELECT trace_id FROM ${latestScores({ nameParam: 'scoreName' })} WHERE ${clauses.join(' AND ')})`, values };
 }
+
+/** The widest window DateTime64(6) holds, for a window that names no bound. */
+const earliest = '1900-01-01 00:00:00.000000';
+const latest = '2299-12-31 23:59:59.999999';
+
+/**
+ * The spans of one prompt (and version, when named) starting strictly inside the window, with
+ * their trace: each span's newest row (LIMIT 1 BY over a narrow column set, as the prompt
+ * figures read them); tombstones are read beside the named rows so a deleted span drops out.
+ */
+const promptSpans = (withVersion: boolean) => `
+  SELECT trace_id, span_id, prompt_version FROM (
+    SELECT trace_id, span_id, prompt_name, prompt_version, start_time, is_deleted FROM spans
+    WHERE workspace_id = {workspaceId:String} AND (prompt_name = {promptName:String} OR is_deleted = 1)
+    ORDER BY version DESC LIMIT 1 BY trace_id, span_id)
+  WHERE is_deleted = 0 AND prompt_name = {promptName:String} ${withVersion ? 'AND prompt_version = {promptVersion:String}' : ''}
+    AND start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}`;
+
+const versionFigureRow = z.object({
+  version: z.string(),
+  name: z.string(),
+  data_type: z.enum(['numeric', 'categorical', 'boolean']),
+  category: z.string(),
+  n: z.coerce.number(),
+  mean: z.number(),
+  /** Sample variance; null with one score. */
+  variance: z.number().nullable(),
+});
+
+/**
+ * Per version, score name, type and category (categorical only), the count, mean and sample
+ * variance of the live scores on the prompt's spans or on their traces. A trace score counts once
+ * per version however many of the version's spans its trace holds.
+ */
+export const selectPromptScoreFigures = defineQuery({
+  name: 'selectPromptScoreFigures',
+  params: z.object({
+    workspaceId,
+    promptName: z.string(),
+    promptVersion: z.string().optional(),
+    startAfter: storedTime.optional(),
+    startBefore: storedTime.optional(),
+  }),
+  row: versionFigureRow,
+  sql: ({ workspaceId, promptName, promptVersion, startAfter, startBefore }) => {
+    const spansOf = promptSpans(promptVersion !== undefined);
+    return {
+      values: { workspaceId, promptName, promptVersion, startAfter: startAfter ?? earliest, startBefore: startBefore ?? latest },
+      query: `
+        WITH prompt_spans AS (${spansOf})
+        SELECT v.prompt_version AS version, s.name AS name, s.data_type AS data_type,
+          if(s.data_type = 'categorical', s.string_value, '') AS category,
+          count() AS n, avg(s.value) AS mean, if(n > 1, varSamp(s.value), NULL) AS variance
+        FROM ${latestScores({ traceQuery: 'SELECT trace_id FROM prompt_spans' })} AS s
+        INNER JOIN (SELECT DISTINCT trace_id, arrayJoin(['', span_id]) AS span_id, prompt_version FROM prompt_spans) AS v
+          ON s.trace_id = v.trace_id AND s.span_id = v.span_id
+        GROUP BY version, name, data_type, category
+        ORDER BY version, name, category`,
+    };
+  },
+});
