@@ -244,6 +244,7 @@ const examples: Record<string, () => Promise<Example>> = {
   },
   'POST /api/scores': async () => ({ url: '/api/scores', payload: { name: 'quality', value: 0.5, traceId: `t-${unique()}` } }),
   'GET /api/scores': async () => ({ url: '/api/scores?name=quality' }),
+  'GET /api/scores/analytics': async () => ({ url: '/api/scores/analytics?interval=hour' }),
   'GET /api/scores/{id}': async () => ({ url: `/api/scores/${await newScore()}` }),
   'DELETE /api/scores/{id}': async () => ({ url: `/api/scores/${await newScore()}` }),
   'POST /api/score-configs': async () => ({ url: '/api/score-configs', payload: { name: `c-${unique()}`, dataType: 'boolean' } }),

@@ -388,3 +388,42 @@ describe('workspace isolation', () => {
     expect((await postScores(ctx, other, { name: 'secret', value: 0.5, traceId })).json().data.accepted).toBe(1);
   });
 });
+
+describe('GET /api/scores/analytics', () => {
+  it('answers per name count, mean, median, distribution and buckets, from the known scores', async () => {
+    const tenant = await ctx.tenant();
+    const traceId = uniqueId('t');
+    const at = (hour: number, minute = 0) => `2026-02-01T${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}:00.000Z`;
+    await postScores(ctx, tenant, {
+      scores: [
+        { name: 'q', value: 1, traceId, timestamp: at(10) },
+        { name: 'q', value: 2, traceId, timestamp: at(10, 30) },
+        { name: 'q', value: 6, traceId, timestamp: at(11) },
+        { name: 'q', value: 7, traceId, timestamp: at(11, 5) },
+        { name: 'ok', value: true, traceId, timestamp: at(10) },
+        { name: 'ok', value: false, traceId, timestamp: at(10) },
+        { name: 'ok', value: true, traceId, timestamp: at(12) },
+        { name: 'tone', value: 'polite', traceId, timestamp: at(10) },
+        { name: 'tone', value: 'rude', traceId, timestamp: at(10) },
+        { name: 'tone', value: 'polite', traceId, timestamp: at(13) },
+        { name: 'q', value: 100, traceId, timestamp: at(14) },
+      ],
+    });
+    const res = await getJson(ctx, tenant, `/api/scores/analytics?from=${at(0)}&to=${at(14)}&interval=hour`);
+    expect(res.statusCode, res.body).toBe(200);
+    const byName = Object.fromEntries(res.json().data.scores.map((s: { name: string }) => [s.name, s]));
+    expect(byName.q).toMatchObject({ dataType: 'numeric', count: 4, mean: 4, p50: 4, distribution: null });
+    expect(byName.q.overTime).toEqual([
+      { bucket: at(10), count: 2, mean: 1.5 },
+      { bucket: at(11), count: 2, mean: 6.5 },
+    ]);
+    expect(byName.ok).toMatchObject({ dataType: 'boolean', count: 3, p50: null, distribution: { true: 2, false: 1 } });
+    expect(byName.ok.mean).toBeCloseTo(2 / 3, 12);
+    expect(byName.tone).toMatchObject({ dataType: 'categorical', count: 3, distribution: { polite: 2, rude: 1 } });
+    const day = (await getJson(ctx, tenant, `/api/scores/analytics?from=${at(0)}&to=${at(23)}&name=q`)).json().data;
+    expect(day.scores).toHaveLength(1);
+    expect(day.scores[0].overTime).toEqual([{ bucket: '2026-02-01T00:00:00.000Z', count: 5, mean: 116 / 5 }]);
+    const other = await ctx.tenant();
+    expect((await getJson(ctx, other, `/api/scores/analytics?from=${at(0)}&to=${at(23)}`)).json().data.scores).toEqual([]);
+  });
+});

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import { ingestScores, type ScoreStores } from '../service/ingest.js';
 import { deleteScore, getScore, listScores } from '../service/reads.js';
+import { scoreAnalytics } from '../service/analytics.js';
+import { scoreAnalyticsQuery, scoreAnalyticsSchema } from './analytics-schemas.js';
 import {
   ingestScoresBodySchema,
   listScoresQuery,
@@ -50,6 +52,16 @@ export const scoreRoutes: FastifyPluginAsyncZod<{ stores: ScoreStores }> = async
       const { items, pagination } = await listScores(stores, request.auth.workspaceId, request.query);
       return sendData(request, reply, items, { meta: { pagination } });
     },
+  });
+
+  app.get('/analytics', {
+    schema: {
+      tags,
+      summary: 'Per score name in a window: count, mean, median (numeric), distribution (categorical, boolean) and over time',
+      querystring: scoreAnalyticsQuery,
+      response: { 200: envelope(scoreAnalyticsSchema), ...errors },
+    },
+    handler: async (request, reply) => sendData(request, reply, await scoreAnalytics(stores, request.auth.workspaceId, request.query)),
   });
 
   app.get('/:id', {

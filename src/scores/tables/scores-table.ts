@@ -378,3 +378,46 @@ export const selectPromptScoreFigures = defineQuery({
     };
   },
 });
+
+const nameFigureRow = z.object({
+  name: z.string(),
+  data_type: z.enum(['numeric', 'categorical', 'boolean']),
+  label: z.string(),
+  n: z.coerce.number(),
+  mean: z.number(),
+  p50: z.number().nullable(),
+});
+
+/**
+ * Per score name (and label, for categorical and boolean scores) of the live scores given in the
+ * window: the count, the mean and the exact median (numeric).
+ */
+export const selectScoreNameFigures = defineQuery({
+  name: 'selectScoreNameFigures',
+  params: z.object({ workspaceId, from: storedTime, to: storedTime, name: z.string().optional() }),
+  row: nameFigureRow,
+  sql: ({ workspaceId, from, to, name }) => ({
+    values: { workspaceId, from, to, name },
+    query: `
+      SELECT name, data_type, if(data_type = 'numeric', '', string_value) AS label, count() AS n, avg(value) AS mean,
+        if(data_type = 'numeric', quantileExactInclusive(0.5)(value), NULL) AS p50
+      FROM ${latestScores(name === undefined ? {} : { nameParam: 'name' })}
+      WHERE timestamp >= {from:DateTime64(6, 'UTC')} AND timestamp < {to:DateTime64(6, 'UTC')} ${name === undefined ? '' : 'AND name = {name:String}'}
+      GROUP BY name, data_type, label ORDER BY name, label`,
+  }),
+});
+
+/** Per score name and hour or day (UTC; the bucket's start as ISO 8601) of the window: the count and mean of the live scores given then. */
+export const selectScoresOverTime = defineQuery({
+  name: 'selectScoresOverTime',
+  params: z.object({ workspaceId, from: storedTime, to: storedTime, name: z.string().optional(), interval: z.enum(['hour', 'day']) }),
+  row: z.object({ name: z.string(), bucket: z.string(), n: z.coerce.number(), mean: z.number() }),
+  sql: ({ workspaceId, from, to, name, interval }) => ({
+    values: { workspaceId, from, to, name },
+    query: `
+      SELECT name, formatDateTime(${interval === 'hour' ? 'toStartOfHour' : 'toStartOfDay'}(timestamp), '%Y-%m-%dT%H:%i:%S.000Z', 'UTC') AS bucket, count() AS n, avg(value) AS mean
+      FROM ${latestScores(name === undefined ? {} : { nameParam: 'name' })}
+      WHERE timestamp >= {from:DateTime64(6, 'UTC')} AND timestamp < {to:DateTime64(6, 'UTC')} ${name === undefined ? '' : 'AND name = {name:String}'}
+      GROUP BY name, bucket ORDER BY name, bucket`,
+  }),
+});
