@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { Sql } from './stores/postgres.js';
@@ -36,6 +36,13 @@ import { registerConsole } from './http/console.js';
 import { createTargetGuard, type TargetGuard } from './egress/target-guard.js';
 import { mcpRoutes } from './mcp/routes.js';
 import { createSelfCalls, selfCallHeader } from './http/self-calls.js';
+import { authorOf, scoreRoutes } from './scores/api/routes.js';
+import { scoreConfigRoutes } from './scores/api/config-routes.js';
+import { langfuseScoreRoutes } from './scores/api/langfuse-routes.js';
+import { VersionClock } from './scores/model/version-clock.js';
+import { traceScoresOf } from './scores/service/trace-scores.js';
+import { promptScoresOf } from './scores/service/prompt-scores.js';
+import { ingestScores } from './scores/service/ingest.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = [
@@ -160,6 +167,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   attachIngestPricing(deps.clickhouse, ingestPricing);
   attachIngestPricing(writer.clickhouse, ingestPricing);
   const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
+  // Scores: one version clock per app, so a correction always outranks the score it corrects.
+  const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() };
+  const traceScores = traceScoresOf(deps.clickhouse, scoreStores.clock);
   const authenticate = createAuthenticator(deps.sql, { verifyBearer: deps.verifyBearer, keys });
   const selfCalls = createSelfCalls();
   await app.register(async (api) => {
@@ -172,15 +182,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     registerReadBarrier(api, writer);
     await api.register(meRoutes);
-    await api.register(traceRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, writer, config: deps.config });
+    await api.register(traceRoutes, {
+      prefix: '/api/traces',
+      clickhouse: deps.clickhouse,
+      writer,
+      config: deps.config,
+      scores: traceScores,
+    });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer });
+    // Evaluation events of OTLP spans become scores (source otel) on their spans.
+    const recordScores = async (request: FastifyRequest, scores: Record<string, unknown>[]) => {
+      await ingestScores(
+        scoreStores,
+        { workspaceId: request.auth.workspaceId, authorId: authorOf(request), defaultSource: 'otel' },
+        scores,
+      );
+    };
+    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer, recordScores });
     // The path Langfuse SDKs export to: a Langfuse user switches by changing the host (docs/api.md, Langfuse SDKs).
-    await api.register(otlpRoutes, { prefix: '/api/public/otel', writer });
-    await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(itemByQueryRoutes, { prefix: '/api', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(promptRoutes, { prefix: '/api/prompt', sql: deps.sql, promptFigures: promptFiguresReader(deps.clickhouse) });
+    await api.register(otlpRoutes, { prefix: '/api/public/otel', writer, recordScores });
+    await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
+    await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
+    await api.register(itemByQueryRoutes, { prefix: '/api', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
+    await api.register(promptRoutes, {
+      prefix: '/api/prompt',
+      sql: deps.sql,
+      promptFigures: promptFiguresReader(deps.clickhouse),
+      promptScores: promptScoresOf(deps.clickhouse, deps.sql),
+    });
     await api.register(webhookRoutes, {
       prefix: '/api/webhooks',
       sql: deps.sql,
@@ -193,6 +222,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       book: priceBook,
       config: deps.config,
     });
+    await api.register(scoreRoutes, { prefix: '/api/scores', stores: scoreStores });
+    await api.register(scoreConfigRoutes, { prefix: '/api/score-configs', sql: deps.sql });
+    // Langfuse SDKs' and API's scores, with their Basic credentials (docs/api.md, Langfuse SDKs).
+    await api.register(langfuseScoreRoutes, { prefix: '/api/public', stores: scoreStores });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
     // The MCP server's tools read through this app's own routes with the caller's credential;
     // the /mcp request was counted against the rate limit, its reads are not counted again.

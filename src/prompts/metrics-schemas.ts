@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoTimeSchema } from '../contract/iso-time.js';
+import { scoreAveragesSchema } from '../contract/trace-scores.js';
 
 const isoTime = isoTimeSchema.optional();
 
@@ -30,6 +31,8 @@ export const versionMetricsSchema = z.object({
   costPerCall: z.number().nullable(),
   latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
   ttftMs: z.object({ p50: z.number().nullable().meta({ description: 'null when no span of the version reported a time to first token' }) }),
+  /** Per score name, the scores on the version's spans and on their traces: n and mean (absent without scores). */
+  scores: scoreAveragesSchema.optional(),
 });
 export type VersionMetrics = z.infer<typeof versionMetricsSchema>;
 

@@ -1,4 +1,5 @@
 import type { PromptFiguresReader } from '../contract/prompt-figures.js';
+import type { PromptScores } from '../contract/prompt-scores.js';
 import type { Sql } from '../stores/postgres.js';
 import { notFound } from '../http/errors.js';
 import type { PromptMetrics, PromptMetricsQuery, VersionMetrics } from './metrics-schemas.js';
@@ -30,17 +31,21 @@ export async function promptMetrics(
   workspaceId: string,
   id: number,
   query: PromptMetricsQuery,
+  scores?: PromptScores,
 ): Promise<PromptMetrics> {
   const prompt = await store.selectPrompt(sql, workspaceId, id);
   if (!prompt) throw notFound('Prompt', { id });
-  const [{ prompts: versions }, found] = await Promise.all([
+  const [{ prompts: versions }, found, scoreMeans] = await Promise.all([
     store.selectPrompts(sql, workspaceId, { name: prompt.name, limit: 10_000, offset: 0 }),
     figures(workspaceId, prompt.name, query),
+    scores?.averagesByVersion(workspaceId, prompt.name, query),
   ]);
   const rows = new Map(found.map((r) => [r.version, r]));
   const out: VersionMetrics[] = versions.map((v) => empty(v.version, v.id, v.labels));
   for (const row of rows.values()) if (!versions.some((v) => v.version === row.version)) out.push(empty(row.version, null, []));
   for (const entry of out) {
+    const means = scoreMeans?.get(entry.version);
+    if (means) entry.scores = means;
     const row = rows.get(entry.version);
     if (!row) continue;
     Object.assign(entry, {

@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../stores/postgres.js';
 import type { PromptFiguresReader } from '../contract/prompt-figures.js';
+import type { PromptScores } from '../contract/prompt-scores.js';
+import { comparePromptVersions } from './compare.js';
+import { compareQuery, promptComparisonSchema } from './compare-schemas.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { paginationMeta, paginationOf } from '../http/pagination.js';
 import {
@@ -25,10 +28,12 @@ const writeErrors = { ...errors, 409: errorEnvelopeSchema };
 const tags = ['prompts'];
 
 /** Prompt versions of the caller's workspace; every query is confined to `request.auth.workspaceId`. */
-export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; promptFigures: PromptFiguresReader }> = async (
-  app,
-  { sql, promptFigures },
-) => {
+export const promptRoutes: FastifyPluginAsyncZod<{
+  sql: Sql;
+  promptFigures: PromptFiguresReader;
+  /** Score comparisons and means per version (the scores feature); absent, the metrics carry no scores and compare is not served. */
+  promptScores?: PromptScores;
+}> = async (app, { sql, promptFigures, promptScores }) => {
   await app.register(promptLabelRoutes, { sql });
 
   app.get('/:id/metrics', {
@@ -41,8 +46,31 @@ export const promptRoutes: FastifyPluginAsyncZod<{ sql: Sql; promptFigures: Prom
       response: { 200: envelope(promptMetricsSchema), ...errors },
     },
     handler: async (request, reply) =>
-      sendData(request, reply, await promptMetrics(sql, promptFigures, request.auth.workspaceId, request.params.id, request.query)),
+      sendData(
+        request,
+        reply,
+        await promptMetrics(sql, promptFigures, request.auth.workspaceId, request.params.id, request.query, promptScores),
+      ),
   });
+
+  if (promptScores) {
+    app.get('/:id/compare', {
+      schema: {
+        tags,
+        summary:
+          'The version of :id against another (`against`): calls, cost per call, latency, error rate, and per score name the test of the difference with a verdict',
+        params: promptIdParams,
+        querystring: compareQuery,
+        response: { 200: envelope(promptComparisonSchema), ...errors },
+      },
+      handler: async (request, reply) =>
+        sendData(
+          request,
+          reply,
+          await comparePromptVersions(sql, promptFigures, promptScores, request.auth.workspaceId, request.params.id, request.query),
+        ),
+    });
+  }
   app.post('/', {
     schema: {
       tags,

@@ -14,6 +14,7 @@ import {
   userIdSchema,
 } from './field-schemas.js';
 import { storedSpanSchema } from './span-schemas.js';
+import { scoreAveragesSchema, scoreOnTargetSchema } from '../contract/trace-scores.js';
 
 /** Wire shapes of trace reads: a list item, a trace whole, and the list's query parameters. */
 
@@ -43,7 +44,14 @@ export const traceListItemSchema = z.object({
 });
 export type TraceListItem = z.infer<typeof traceListItemSchema>;
 
-export const traceDetailSchema = traceListItemSchema.extend({ spans: z.array(storedSpanSchema) });
+/** A list item as GET /api/traces answers it: per score name, the averages of the scores on the trace and its spans (absent without scores). */
+export const scoredTraceListItemSchema = traceListItemSchema.extend({ scores: scoreAveragesSchema.optional() });
+
+/** A trace whole: its own scores (on the trace) beside its spans, each span with its scores. */
+export const traceDetailSchema = traceListItemSchema.extend({
+  spans: z.array(storedSpanSchema.extend({ scores: z.array(scoreOnTargetSchema).optional() })),
+  scores: z.array(scoreOnTargetSchema).optional(),
+});
 export type TraceDetail = z.infer<typeof traceDetailSchema>;
 
 /** Offsets past this answer 400: deep pages are walked with `cursor` (docs/api.md, "Limits of trace reads"). */
@@ -81,11 +89,24 @@ export const listTracesQuery = z
       .default(0),
     cursor: pageCursorSchema.optional(),
     include: z.enum(['spans']).optional(),
+    score: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'Traces with a score of this name (with scoreMin, scoreMax or scoreValue)' }),
+    scoreMin: z.coerce.number().finite().optional(),
+    scoreMax: z.coerce.number().finite().optional(),
+    scoreValue: z.string().min(1).max(500).optional().meta({ description: 'A categorical score of this label' }),
   })
   .strict()
   .superRefine((query, ctx) => {
     if (query.cursor !== undefined && query.offset > 0) {
       ctx.addIssue({ code: 'custom', path: ['offset'], message: 'must be 0 (or absent) with cursor' });
+    }
+    for (const key of ['scoreMin', 'scoreMax', 'scoreValue'] as const) {
+      if (query[key] !== undefined && query.score === undefined)
+        ctx.addIssue({ code: 'custom', path: [key], message: 'needs score (the name)' });
     }
   });
 export type ListTracesQuery = z.infer<typeof listTracesQuery>;

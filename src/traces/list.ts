@@ -42,8 +42,9 @@ function checkedKey(state: CursorState, sort: TraceSort): string {
 export const tagsOf = (tag: string | string[] | undefined): string[] | undefined => (tag === undefined ? undefined : [tag].flat());
 
 /** The list's filter; the window replaces startAfter / startBefore when the read is windowed. */
-function listFilter(query: ListTracesQuery, window: Window | undefined): TraceFilter {
+function listFilter(query: ListTracesQuery, window: Window | undefined, scoreCondition: TraceFilter['scoreCondition']): TraceFilter {
   return {
+    scoreCondition,
     sessionId: query.sessionId,
     status: query.status,
     source: query.source,
@@ -73,6 +74,8 @@ export async function listTraces(
   query: ListTracesQuery,
   limits: QueryLimits = defaultQueryLimits,
   writer?: WriteBatcher,
+  /** Traces with a matching score (the scores feature's condition on `trace_id`). */
+  scoreCondition?: TraceFilter['scoreCondition'],
 ) {
   const sort = query.sort ?? '-startTime';
   const digest = queryDigest(query);
@@ -83,7 +86,7 @@ export async function listTraces(
     : state?.w
       ? { from: state.w[0], to: state.w[1] }
       : resolveWindow(query.startAfter, query.startBefore, limits);
-  const filter = listFilter(query, window);
+  const filter = listFilter(query, window, scoreCondition);
   const offset = state ? 0 : query.offset;
   const after = state ? { key: checkedKey(state, sort), id: state.id } : undefined;
   const settings = limitSettings(limits);

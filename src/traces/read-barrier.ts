@@ -17,7 +17,10 @@ const workspaceReads = new Set([
   'GET /api/users',
   'GET /api/users/:userId',
   'POST /api/sql',
+  // Filters by session, user or prompt read the trace summaries and spans.
+  'GET /api/scores',
   'GET /api/prompt/:id/metrics',
+  'GET /api/prompt/:id/compare',
   'GET /api/models/unpriced',
   'POST /api/models/reprice',
 ]);

@@ -6,6 +6,8 @@ import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
 import { ingestTraces } from './ingest.js';
 import { ingestTurns } from '../http/turns.js';
 import type { WriteBatcher } from './write-batcher.js';
+import type { ScoreAverages, TraceScores } from '../contract/trace-scores.js';
+import { withAverages, withScores } from './scored-reads.js';
 import { deleteTrace, getSpan, getTrace, getTraceTree } from './read.js';
 import { listTraces } from './list.js';
 import { queryLimitsOf } from './query-limits.js';
@@ -17,7 +19,7 @@ import {
   listMetaSchema,
   listTracesQuery,
   traceDetailSchema,
-  traceListItemSchema,
+  scoredTraceListItemSchema,
   storedSpanSchema,
   traceParams,
 } from './schemas.js';
@@ -30,10 +32,13 @@ export const queryTooExpensiveSchema = errorEnvelopeSchema.describe(
 const tags = ['traces'];
 
 /** Native ingestion and retrieval; every handler is confined to `request.auth.workspaceId`. */
-export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; writer: WriteBatcher; config: Config }> = async (
-  app,
-  { clickhouse, writer, config },
-) => {
+export const traceRoutes: FastifyPluginAsyncZod<{
+  clickhouse: ClickHouseClient;
+  writer: WriteBatcher;
+  config: Config;
+  /** The scores the reads carry and a delete removes (the scores feature); absent, reads carry none. */
+  scores?: TraceScores;
+}> = async (app, { clickhouse, writer, config, scores }) => {
   const limits = queryLimitsOf(config);
   // Bodies are parsed in the thread's ingest turns (http/turns.ts), as fastify parses JSON.
   const parseJson = app.getDefaultJsonParser(
@@ -63,13 +68,27 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
     schema: {
       summary: 'List traces, newest first (or by the sort given); filters, offset or cursor pages',
       querystring: listTracesQuery,
-      response: { 200: envelope(z.array(traceListItemSchema), listMetaSchema), ...errors, 422: queryTooExpensiveSchema },
+      response: { 200: envelope(z.array(scoredTraceListItemSchema), listMetaSchema), ...errors, 422: queryTooExpensiveSchema },
       tags,
     },
     handler: async (request, reply) => {
       const workspaceId = request.auth.workspaceId;
-      const { items, pagination } = await listTraces(clickhouse, workspaceId, request.query, limits, writer);
-      return sendData(request, reply, items, { meta: { pagination } });
+      const { score, scoreMin, scoreMax, scoreValue } = request.query;
+      const scoreCondition =
+        score !== undefined ? scores?.traceCondition({ name: score, min: scoreMin, max: scoreMax, value: scoreValue }) : undefined;
+      const { items, pagination } = await listTraces(clickhouse, workspaceId, request.query, limits, writer, scoreCondition);
+      const averages = scores
+        ? await scores.averagesOfTraces(
+            workspaceId,
+            items.map((item) => item.traceId),
+          )
+        : new Map<string, ScoreAverages>();
+      return sendData(
+        request,
+        reply,
+        withAverages(items, (item) => item.traceId, averages),
+        { meta: { pagination } },
+      );
     },
   });
 
@@ -80,7 +99,11 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
       response: { 200: envelope(traceDetailSchema), ...errors },
       tags,
     },
-    handler: async (request, reply) => sendData(request, reply, await getTrace(clickhouse, request.auth.workspaceId, request.params.id)),
+    handler: async (request, reply) => {
+      const { workspaceId } = request.auth;
+      const trace = await getTrace(clickhouse, workspaceId, request.params.id);
+      return sendData(request, reply, scores ? withScores(trace, await scores.ofTrace(workspaceId, trace.traceId)) : trace);
+    },
   });
 
   app.get('/:id/tree', {
@@ -90,8 +113,11 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
       response: { 200: envelope(traceTreeSchema), ...errors },
       tags,
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await getTraceTree(clickhouse, request.auth.workspaceId, request.params.id)),
+    handler: async (request, reply) => {
+      const { workspaceId } = request.auth;
+      const tree = await getTraceTree(clickhouse, workspaceId, request.params.id);
+      return sendData(request, reply, scores ? withScores(tree, await scores.ofTrace(workspaceId, tree.traceId)) : tree);
+    },
   });
 
   app.get('/:id/spans/:spanId', {
@@ -107,11 +133,15 @@ export const traceRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; 
 
   app.delete('/:id', {
     schema: {
-      summary: 'Delete a trace and all its spans',
+      summary: 'Delete a trace, all its spans and their scores',
       params: traceParams,
       response: { 200: envelope(z.object({ traceId: z.string(), deleted: z.literal(true) })), ...errors },
       tags,
     },
-    handler: async (request, reply) => sendData(request, reply, await deleteTrace(clickhouse, request.auth.workspaceId, request.params.id)),
+    handler: async (request, reply) => {
+      const deleted = await deleteTrace(clickhouse, request.auth.workspaceId, request.params.id);
+      await scores?.deleteOfTrace(request.auth.workspaceId, request.params.id);
+      return sendData(request, reply, deleted);
+    },
   });
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema, storedSpanSchema, traceListItemSchema } from './schemas.js';
+import { scoreOnTargetSchema } from '../contract/trace-scores.js';
 
 /**
  * Wire shapes of a trace read in two steps, as the console reads a large trace: its tree of
@@ -24,8 +25,11 @@ export const spanNodeSchema = storedSpanSchema.omit({
 });
 export type SpanNode = z.infer<typeof spanNodeSchema>;
 
-/** The trace's list item with every live span as a node, in start order. */
-export const traceTreeSchema = traceListItemSchema.omit({ spans: true }).extend({ spans: z.array(spanNodeSchema) });
+/** The trace's list item with every live span as a node, in start order; scores as in GET /api/traces/:id. */
+export const traceTreeSchema = traceListItemSchema.omit({ spans: true }).extend({
+  spans: z.array(spanNodeSchema.extend({ scores: z.array(scoreOnTargetSchema).optional() })),
+  scores: z.array(scoreOnTargetSchema).optional(),
+});
 export type TraceTree = z.infer<typeof traceTreeSchema>;
 
 export const spanParams = z.object({ id: idSchema, spanId: idSchema });

@@ -37,6 +37,8 @@ export const traceFilterSchema = z.object({
   model: z.string().optional(),
   minDurationMs: z.number().optional(),
   minCostUsd: z.number().optional(),
+  /** A condition on `trace_id` with its own parameters (traces with a matching score: contract/trace-scores.ts). */
+  scoreCondition: z.object({ sql: z.string(), values: z.record(z.string(), z.unknown()) }).optional(),
 });
 export type TraceFilter = z.input<typeof traceFilterSchema>;
 
@@ -87,6 +89,10 @@ export function traceSummaryFilter(
   if (filter.tags !== undefined && filter.tags.length > 0) bind('tags', 'hasAll(tags, {tags:Array(String)})', filter.tags);
   if (filter.minDurationMs !== undefined) bind('minDurationMs', 'duration_ms >= {minDurationMs:Float64}', filter.minDurationMs);
   if (filter.minCostUsd !== undefined) bind('minCostUsd', 'cost_usd >= {minCostUsd:Float64}', filter.minCostUsd);
+  if (filter.scoreCondition !== undefined) {
+    clauses.push(filter.scoreCondition.sql);
+    Object.assign(values, filter.scoreCondition.values);
+  }
   return { where: clauses.join(' AND '), values };
 }
 

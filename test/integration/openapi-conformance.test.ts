@@ -99,6 +99,10 @@ const authed = async (method: 'POST' | 'GET', url: string, payload?: object) =>
   }>().data;
 const newPrompt = async () => (await authed('POST', '/api/prompt', { name: `p-${unique()}`, systemPrompt: 'Hello {name}' })).id as number;
 let versions = 0;
+const newScore = async () =>
+  ((await authed('POST', '/api/scores', { name: 'quality', value: 1, traceId: `t-${unique()}` })).ids as string[])[0]!;
+const newScoreConfig = async () =>
+  (await authed('POST', '/api/score-configs', { name: `c-${unique()}`, dataType: 'numeric', min: 0 })).id as string;
 
 /** One valid request per operation, by "METHOD path" as the document names it. */
 const examples: Record<string, () => Promise<Example>> = {
@@ -216,6 +220,7 @@ const examples: Record<string, () => Promise<Example>> = {
     return { url: `/api/prompt/${next.id}/diff?against=${id}` };
   },
   'GET /api/prompt/{id}/metrics': async () => ({ url: `/api/prompt/${await newPrompt()}/metrics` }),
+  'GET /api/prompt/{id}/compare': async () => ({ url: `/api/prompt/${await newPrompt()}/compare?against=${await newPrompt()}` }),
   'POST /api/webhooks': async () => ({
     url: '/api/webhooks',
     payload: { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] },
@@ -251,6 +256,21 @@ const examples: Record<string, () => Promise<Example>> = {
     });
     return { url: `/api/models/${String(price.id)}` };
   },
+  'POST /api/scores': async () => ({ url: '/api/scores', payload: { name: 'quality', value: 0.5, traceId: `t-${unique()}` } }),
+  'GET /api/scores': async () => ({ url: '/api/scores?name=quality' }),
+  'POST /api/public/scores': async () => ({ url: '/api/public/scores', payload: { name: 'q', value: 1, traceId: `t-${unique()}` } }),
+  'POST /api/public/ingestion': async () => ({
+    url: '/api/public/ingestion',
+    payload: { batch: [{ id: 'e', type: 'score-create', body: { name: 'q', value: 1, traceId: `t-${unique()}` } }] },
+  }),
+  'GET /api/scores/analytics': async () => ({ url: '/api/scores/analytics?interval=hour' }),
+  'GET /api/scores/{id}': async () => ({ url: `/api/scores/${await newScore()}` }),
+  'DELETE /api/scores/{id}': async () => ({ url: `/api/scores/${await newScore()}` }),
+  'POST /api/score-configs': async () => ({ url: '/api/score-configs', payload: { name: `c-${unique()}`, dataType: 'boolean' } }),
+  'GET /api/score-configs': async () => ({ url: '/api/score-configs' }),
+  'GET /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}` }),
+  'PATCH /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}`, payload: { max: 10 } }),
+  'DELETE /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}` }),
 };
 const newWebhook = async () =>
   (await authed('POST', '/api/webhooks', { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] })) as { id: string };
@@ -312,7 +332,12 @@ describe('the OpenAPI document', () => {
   it('is printed without any store, as the console build generates its client from it', () => {
     // scripts/openapi.ts builds the app over stand-ins that throw on any use: building the app
     // must not touch a database (the build runs at npm install, before any store exists).
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/openapi.ts'], { encoding: 'utf8', timeout: 60_000 });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/openapi.ts'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      // The document is over a mebibyte, execFileSync's default buffer.
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const printed = JSON.parse(out) as Document;
     // The served document drops the trailing slash of a prefix's root route; the printed one keeps it.
     const paths = (doc: Document) => Object.keys(doc.paths).map((p) => (p.length > 1 ? p.replace(/\/$/, '') : p));

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
+import { withAverages } from '../scored-reads.js';
 import { queryLimitsOf } from '../query-limits.js';
 import { queryTooExpensiveSchema } from '../routes.js';
 import { getSession, getUser, listSessions, listUsers } from './read.js';
@@ -25,10 +27,12 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const notFound = { 404: errorEnvelopeSchema };
 
 /** GET /api/sessions…; every read is confined to `request.auth.workspaceId`. */
-export const sessionRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (
-  app,
-  { clickhouse, config },
-) => {
+/** Options of the session and user routes; `scores` gives their score averages (absent: none). */
+type GroupRouteOptions = { clickhouse: ClickHouseClient; config: Config; scores?: TraceScores };
+const none = async () => new Map<string, ScoreAverages>();
+
+export const sessionRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (app, { clickhouse, config, scores }) => {
+  const averagesOf = scores?.averagesOfSessions ?? none;
   const limits = queryLimitsOf(config);
   const tags = ['sessions'];
 
@@ -40,8 +44,18 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient
       tags,
     },
     handler: async (request, reply) => {
-      const { items, pagination } = await listSessions(clickhouse, request.auth.workspaceId, request.query, limits);
-      return sendData(request, reply, items, { meta: { pagination } });
+      const { workspaceId } = request.auth;
+      const { items, pagination } = await listSessions(clickhouse, workspaceId, request.query, limits);
+      const averages = await averagesOf(
+        workspaceId,
+        items.map((item) => item.sessionId),
+      );
+      return sendData(
+        request,
+        reply,
+        withAverages(items, (item) => item.sessionId, averages),
+        { meta: { pagination } },
+      );
     },
   });
 
@@ -61,13 +75,15 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient
         request.query,
         limits,
       );
-      return sendData(request, reply, session, { meta: { pagination } });
+      const [scored] = withAverages([session], (item) => item.sessionId, await averagesOf(request.auth.workspaceId, [session.sessionId]));
+      return sendData(request, reply, scored, { meta: { pagination } });
     },
   });
 };
 
 /** GET /api/users…; every read is confined to `request.auth.workspaceId`. */
-export const userRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (app, { clickhouse, config }) => {
+export const userRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (app, { clickhouse, config, scores }) => {
+  const averagesOf = scores?.averagesOfUsers ?? none;
   const limits = queryLimitsOf(config);
   const tags = ['users'];
 
@@ -79,8 +95,18 @@ export const userRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; c
       tags,
     },
     handler: async (request, reply) => {
-      const { items, pagination } = await listUsers(clickhouse, request.auth.workspaceId, request.query, limits);
-      return sendData(request, reply, items, { meta: { pagination } });
+      const { workspaceId } = request.auth;
+      const { items, pagination } = await listUsers(clickhouse, workspaceId, request.query, limits);
+      const averages = await averagesOf(
+        workspaceId,
+        items.map((item) => item.userId),
+      );
+      return sendData(
+        request,
+        reply,
+        withAverages(items, (item) => item.userId, averages),
+        { meta: { pagination } },
+      );
     },
   });
 
@@ -92,8 +118,12 @@ export const userRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; c
       response: { 200: envelope(userSummarySchema), ...errors, ...notFound },
       tags,
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await getUser(clickhouse, request.auth.workspaceId, request.params.userId, request.query, limits)),
+    handler: async (request, reply) => {
+      const { workspaceId } = request.auth;
+      const user = await getUser(clickhouse, workspaceId, request.params.userId, request.query, limits);
+      const [scored] = withAverages([user], (item) => item.userId, await averagesOf(workspaceId, [user.userId]));
+      return sendData(request, reply, scored);
+    },
   });
 };
 
@@ -102,11 +132,10 @@ export const userRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; c
  * answer it, with the id in the query. A URL path cannot carry the ids "." and ".." (every URL
  * parser resolves them away: /api/sessions/.. is /api/), so clients reach those here.
  */
-export const itemByQueryRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (
-  app,
-  { clickhouse, config },
-) => {
+export const itemByQueryRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (app, { clickhouse, config, scores }) => {
   const limits = queryLimitsOf(config);
+  const sessionAverages = scores?.averagesOfSessions ?? none;
+  const userAverages = scores?.averagesOfUsers ?? none;
 
   app.get('/session', {
     schema: {
@@ -117,8 +146,10 @@ export const itemByQueryRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseCl
     },
     handler: async (request, reply) => {
       const { sessionId, ...query } = request.query;
-      const { session, pagination } = await getSession(clickhouse, request.auth.workspaceId, sessionId, query, limits);
-      return sendData(request, reply, session, { meta: { pagination } });
+      const { workspaceId } = request.auth;
+      const { session, pagination } = await getSession(clickhouse, workspaceId, sessionId, query, limits);
+      const [scored] = withAverages([session], (item) => item.sessionId, await sessionAverages(workspaceId, [session.sessionId]));
+      return sendData(request, reply, scored, { meta: { pagination } });
     },
   });
 
@@ -131,7 +162,10 @@ export const itemByQueryRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseCl
     },
     handler: async (request, reply) => {
       const { userId, ...query } = request.query;
-      return sendData(request, reply, await getUser(clickhouse, request.auth.workspaceId, userId, query, limits));
+      const { workspaceId } = request.auth;
+      const user = await getUser(clickhouse, workspaceId, userId, query, limits);
+      const [scored] = withAverages([user], (item) => item.userId, await userAverages(workspaceId, [user.userId]));
+      return sendData(request, reply, scored);
     },
   });
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scoreAveragesSchema } from '../../contract/trace-scores.js';
 import { listTracesQuery, pageCursorSchema, sessionIdSchema, traceListItemSchema, userIdSchema } from '../schemas.js';
 
 /**
@@ -50,6 +51,8 @@ export const sessionSummarySchema = z.object({
   /** Up to 5 of the session's users, in text order. */
   userIds: z.array(z.string()),
   ...usage,
+  /** Per score name, the averages of the scores on the session and on its traces (absent without scores). */
+  scores: scoreAveragesSchema.optional(),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
@@ -68,6 +71,8 @@ export const userSummarySchema = z.object({
   firstSeen: z.string(),
   /** The latest start or end of the user's traces. */
   lastSeen: z.string(),
+  /** Per score name, the averages of the scores on the user's traces (absent without scores). */
+  scores: scoreAveragesSchema.optional(),
 });
 export type UserSummary = z.infer<typeof userSummarySchema>;
 

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/**
+ * How the trace reads carry scores without importing the scores feature: the scores feature
+ * implements this access (src/scores/service/trace-scores.ts) and the app hands it to the trace
+ * routes (src/app.ts). Server-side only; not part of the client package's contract.
+ */
+
+/** A score as a trace or a span shows it. */
+export const scoreOnTargetSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  dataType: z.enum(['numeric', 'categorical', 'boolean']),
+  value: z.number(),
+  stringValue: z.string().nullable(),
+  comment: z.string().nullable(),
+  source: z.string(),
+  authorId: z.string().nullable(),
+  traceId: z.string().nullable(),
+  spanId: z.string().nullable(),
+  timestamp: z.string(),
+});
+export type ScoreOnTarget = z.infer<typeof scoreOnTargetSchema>;
+
+/** Per score name, how many scores and their mean value (booleans as the share of true). */
+export const scoreAveragesSchema = z
+  .record(z.string(), z.object({ n: z.number().int(), mean: z.number() }))
+  .meta({ description: 'Per score name: the count of live scores and their mean value (boolean: the share of true)' });
+export type ScoreAverages = z.infer<typeof scoreAveragesSchema>;
+
+/** A condition on traces by one score name: a numeric range, or a category. */
+export interface TraceScoreCondition {
+  name: string;
+  min?: number | undefined;
+  max?: number | undefined;
+  value?: string | undefined;
+}
+
+export interface TraceScores {
+  /** The live scores whose target is the trace or one of its spans, oldest first. */
+  ofTrace: (workspaceId: string, traceId: string) => Promise<ScoreOnTarget[]>;
+  /** Per trace id, its scores' averages per name (traces without scores are absent). */
+  averagesOfTraces: (workspaceId: string, traceIds: string[]) => Promise<Map<string, ScoreAverages>>;
+  /** Per session id, the averages of the scores of its traces and of the session itself. */
+  averagesOfSessions: (workspaceId: string, sessionIds: string[]) => Promise<Map<string, ScoreAverages>>;
+  /** Per user id, the averages of the scores of the user's traces. */
+  averagesOfUsers: (workspaceId: string, userIds: string[]) => Promise<Map<string, ScoreAverages>>;
+  /** Tombstones every score of the trace and its spans (a trace deleted). */
+  deleteOfTrace: (workspaceId: string, traceId: string) => Promise<void>;
+  /**
+   * An SQL condition on a column of trace ids (`trace_id` in the caller's statement) that holds
+   * for traces with a live score matching `condition`: its text names only parameters prefixed
+   * `score`, bound by `values`; the caller's statement must bind `workspaceId`.
+   */
+  traceCondition: (condition: TraceScoreCondition) => { sql: string; values: Record<string, unknown> };
+}

@@ -1,0 +1,113 @@
+import jstat from 'jstat';
+
+/**
+ * The tests of a comparison between two groups of scores, from the figures the engine sums
+ * (count, mean, sample variance, counts per category): Welch's t for numeric scores, the
+ * two-proportion z test for boolean ones, Pearson's chi-square of independence for categorical
+ * ones; 95% intervals of each group's mean (Student's t; Wilson's for a proportion). The
+ * distributions are jstat's; nothing here is hand-rolled but the textbook formulas over them.
+ */
+
+const { jStat } = jstat;
+export const confidenceLevel = 0.95;
+const alpha = 1 - confidenceLevel;
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+export interface TestResult {
+  test: 'welch_t' | 'two_proportions_z' | 'chi_square';
+  /** t, z or the chi-square statistic. */
+  statistic: number;
+  /** Degrees of freedom (Welch's df is fractional); null for the z test. */
+  df: number | null;
+  pValue: number;
+}
+
+/** Student's t interval of a mean; null with fewer than two values or no spread to speak of. */
+export function meanInterval(n: number, mean: number, variance: number): Interval | null {
+  if (n < 2 || !Number.isFinite(variance)) return null;
+  const half = jStat.studentt.inv(1 - alpha / 2, n - 1) * Math.sqrt(variance / n);
+  return { low: mean - half, high: mean + half };
+}
+
+/** Wilson's score interval of a proportion of `successes` in `n`. */
+export function proportionInterval(successes: number, n: number): Interval | null {
+  if (n === 0) return null;
+  const z = jStat.normal.inv(1 - alpha / 2, 0, 1);
+  const p = successes / n;
+  const denominator = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / denominator;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denominator;
+  return { low: centre - half, high: centre + half };
+}
+
+export interface GroupFigures {
+  n: number;
+  mean: number;
+  /** Sample variance (n - 1 in the denominator). */
+  variance: number;
+}
+
+/** Welch's t test of mean(b) − mean(a); null when either group has fewer than two values or both have no spread. */
+export function welchTest(a: GroupFigures, b: GroupFigures): TestResult | null {
+  if (a.n < 2 || b.n < 2) return null;
+  const va = a.variance / a.n;
+  const vb = b.variance / b.n;
+  if (va + vb === 0) return null;
+  const statistic = (b.mean - a.mean) / Math.sqrt(va + vb);
+  const df = (va + vb) ** 2 / (va ** 2 / (a.n - 1) + vb ** 2 / (b.n - 1));
+  const pValue = 2 * (1 - jStat.studentt.cdf(Math.abs(statistic), df));
+  return { test: 'welch_t', statistic, df, pValue };
+}
+
+/** The pooled two-proportion z test of p(b) − p(a); null when a group is empty or the pooled proportion is 0 or 1. */
+export function twoProportionsTest(a: { successes: number; n: number }, b: { successes: number; n: number }): TestResult | null {
+  if (a.n === 0 || b.n === 0) return null;
+  const pooled = (a.successes + b.successes) / (a.n + b.n);
+  if (pooled === 0 || pooled === 1) return null;
+  const statistic = (b.successes / b.n - a.successes / a.n) / Math.sqrt(pooled * (1 - pooled) * (1 / a.n + 1 / b.n));
+  const pValue = 2 * (1 - jStat.normal.cdf(Math.abs(statistic), 0, 1));
+  return { test: 'two_proportions_z', statistic, df: null, pValue };
+}
+
+/**
+ * Pearson's chi-square test of independence of group × category (counts per category label);
+ * categories neither group has are left out; null with fewer than two categories or an empty group.
+ */
+export function chiSquareTest(a: Record<string, number>, b: Record<string, number>): TestResult | null {
+  const labels = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((l) => (a[l] ?? 0) + (b[l] ?? 0) > 0);
+  const totalA = labels.reduce((s, l) => s + (a[l] ?? 0), 0);
+  const totalB = labels.reduce((s, l) => s + (b[l] ?? 0), 0);
+  if (labels.length < 2 || totalA === 0 || totalB === 0) return null;
+  const total = totalA + totalB;
+  let statistic = 0;
+  for (const label of labels) {
+    const column = (a[label] ?? 0) + (b[label] ?? 0);
+    for (const [observed, rowTotal] of [
+      [a[label] ?? 0, totalA],
+      [b[label] ?? 0, totalB],
+    ] as const) {
+      const expected = (rowTotal * column) / total;
+      statistic += (observed - expected) ** 2 / expected;
+    }
+  }
+  const df = labels.length - 1;
+  return { test: 'chi_square', statistic, df, pValue: 1 - jStat.chisquare.cdf(statistic, df) };
+}
+
+export type Verdict = 'better' | 'worse' | 'no significant difference' | 'different';
+
+/**
+ * The verdict on the subject against the baseline: no significant difference unless p < 0.05;
+ * then better or worse by the sign of the difference of means and the direction (higher is
+ * better unless the config says otherwise), or `different` when the means do not tell a
+ * direction (categories without values).
+ */
+export function verdictOf(test: TestResult | null, difference: number, higherIsBetter: boolean): Verdict {
+  if (!test || !(test.pValue < alpha)) return 'no significant difference';
+  if (difference === 0) return 'different';
+  return difference > 0 === higherIsBetter ? 'better' : 'worse';
+}

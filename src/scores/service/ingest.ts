@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import type { Sql } from '../../stores/postgres.js';
+import { firstIssuePerPath, issuePath } from '../../http/errors.js';
+import { scoreInputSchema, type ScoreIngestResult, type ScoreInput } from '../api/schemas.js';
+import { isIssue, resolveScoreValue } from '../model/score-rules.js';
+import { toStoredTime } from '../model/stored-time.js';
+import type { VersionClock } from '../model/version-clock.js';
+import { selectScoreConfigsByName } from '../tables/configs-table.js';
+import { insertScoreRows, selectScoresByIds, type ScoreRowToInsert } from '../tables/scores-table.js';
+
+export interface ScoreStores {
+  clickhouse: ClickHouseClient;
+  sql: Sql;
+  clock: VersionClock;
+}
+
+export interface ScoreWriter {
+  workspaceId: string;
+  /** The API key id or the token subject that wrote the scores. */
+  authorId: string;
+  /** The source of scores that name none (`api` for the REST API). */
+  defaultSource: ScoreInput['source'];
+}
+
+/**
+ * Validates each score on its own (shape, then its config), stores the valid ones in one
+ * insert awaited before the answer (so they are readable at once) and answers per index, like
+ * trace ingest: one bad score never fails another. A re-sent id is a correction: a new row of
+ * a higher version that keeps the first write's creation time.
+ */
+export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, items: unknown[]): Promise<ScoreIngestResult> {
+  const errors: ScoreIngestResult['errors'] = [];
+  const ids: (string | null)[] = items.map(() => null);
+  const valid: { index: number; score: ScoreInput }[] = [];
+  const seen = new Map<string, number>();
+  items.forEach((item, index) => {
+    const parsed = scoreInputSchema.safeParse(item);
+    const sentId = typeof (item as { id?: unknown } | null)?.id === 'string' ? (item as { id: string }).id : null;
+    if (!parsed.success) {
+      for (const issue of firstIssuePerPath(parsed.error.issues))
+        errors.push({ index, id: sentId, path: issuePath(`scores.${index}`, issue.path), message: issue.message });
+      return;
+    }
+    const id = parsed.data.id;
+    if (id !== undefined) {
+      const first = seen.get(id);
+      if (first !== undefined) {
+        errors.push({ index, id, path: `scores.${index}.id`, message: `duplicates the id of scores.${first}` });
+        return;
+      }
+      seen.set(id, index);
+    }
+    valid.push({ index, score: parsed.data });
+  });
+
+  const configs = await selectScoreConfigsByName(stores.sql, writer.workspaceId, [...new Set(valid.map((v) => v.score.name))]);
+  const sentIds = valid.flatMap((v) => (v.score.id === undefined ? [] : [v.score.id]));
+  const earlier =
+    sentIds.length === 0
+      ? new Map<string, string>()
+      : new Map(
+          (await selectScoresByIds(stores.clickhouse, { workspaceId: writer.workspaceId, ids: sentIds })).map((r) => [
+            r.id,
+            r.created_at_text,
+          ]),
+        );
+
+  const now = new Date().toISOString();
+  const rows: ScoreRowToInsert[] = [];
+  for (const { index, score } of valid) {
+    const resolved = resolveScoreValue(score, configs.get(score.name));
+    if (isIssue(resolved)) {
+      errors.push({ index, id: score.id ?? null, path: `scores.${index}.${resolved.field}`, message: resolved.message });
+      continue;
+    }
+    const id = score.id ?? randomUUID();
+    ids[index] = id;
+    rows.push({
+      workspace_id: writer.workspaceId,
+      id,
+      name: score.name,
+      data_type: resolved.dataType,
+      value: resolved.value,
+      string_value: resolved.stringValue,
+      comment: score.comment ?? '',
+      metadata: score.metadata === undefined ? '' : JSON.stringify(score.metadata),
+      source: score.source ?? writer.defaultSource ?? 'api',
+      environment: score.environment ?? '',
+      trace_id: score.traceId ?? '',
+      span_id: score.spanId ?? '',
+      session_id: score.sessionId ?? '',
+      author_id: writer.authorId,
+      config_id: resolved.configId,
+      eval_trace_id: score.evalTraceId ?? '',
+      timestamp: toStoredTime(score.timestamp ?? now),
+      created_at: earlier.get(id) ?? toStoredTime(now),
+      version: stores.clock.next().toString(),
+      is_deleted: 0,
+    });
+  }
+  await insertScoreRows(stores.clickhouse, rows);
+  errors.sort((a, b) => a.index - b.index);
+  return { accepted: rows.length, rejected: items.length - rows.length, ids, errors };
+}

@@ -1,0 +1,39 @@
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
+import { toScoreOnTarget } from '../model/score-shape.js';
+import type { VersionClock } from '../model/version-clock.js';
+import {
+  selectAveragesOfSessions,
+  selectAveragesOfTraces,
+  selectAveragesOfUsers,
+  selectScoresOfTrace,
+  tombstoneScoresOfTrace,
+  traceScoreCondition,
+} from '../tables/scores-table.js';
+
+function byKey(rows: { key: string; name: string; n: number; mean: number }[]): Map<string, ScoreAverages> {
+  const out = new Map<string, ScoreAverages>();
+  for (const row of rows) {
+    const averages = out.get(row.key) ?? {};
+    averages[row.name] = { n: row.n, mean: row.mean };
+    out.set(row.key, averages);
+  }
+  return out;
+}
+
+/** The scores the trace reads carry (contract/trace-scores.ts), handed to the trace routes by the app. */
+export function traceScoresOf(clickhouse: ClickHouseClient, clock: VersionClock): TraceScores {
+  return {
+    ofTrace: async (workspaceId, traceId) =>
+      (await selectScoresOfTrace(clickhouse, { workspaceId, traceIds: [traceId] })).map(toScoreOnTarget),
+    averagesOfTraces: async (workspaceId, traceIds) =>
+      traceIds.length === 0 ? new Map() : byKey(await selectAveragesOfTraces(clickhouse, { workspaceId, traceIds })),
+    averagesOfSessions: async (workspaceId, sessionIds) =>
+      sessionIds.length === 0 ? new Map() : byKey(await selectAveragesOfSessions(clickhouse, { workspaceId, sessionIds })),
+    averagesOfUsers: async (workspaceId, userIds) =>
+      userIds.length === 0 ? new Map() : byKey(await selectAveragesOfUsers(clickhouse, { workspaceId, userIds })),
+    deleteOfTrace: async (workspaceId, traceId) =>
+      tombstoneScoresOfTrace(clickhouse, { workspaceId, traceId, version: clock.next().toString() }),
+    traceCondition: traceScoreCondition,
+  };
+}
