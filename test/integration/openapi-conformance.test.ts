@@ -103,6 +103,13 @@ const newScore = async () =>
   ((await authed('POST', '/api/scores', { name: 'quality', value: 1, traceId: `t-${unique()}` })).ids as string[])[0]!;
 const newScoreConfig = async () =>
   (await authed('POST', '/api/score-configs', { name: `c-${unique()}`, dataType: 'numeric', min: 0 })).id as string;
+const newDataset = async () => (await authed('POST', '/api/datasets', { name: `d-${unique()}` })).id as string;
+/** A dataset with one item `i1`: its path. */
+const newDatasetItem = async () => {
+  const id = await newDataset();
+  await authed('POST', `/api/datasets/${id}/items`, { id: 'i1', input: { q: 1 } });
+  return `/api/datasets/${id}/items/i1`;
+};
 
 /** One valid request per operation, by "METHOD path" as the document names it. */
 const examples: Record<string, () => Promise<Example>> = {
@@ -252,6 +259,20 @@ const examples: Record<string, () => Promise<Example>> = {
   'GET /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}` }),
   'PATCH /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}`, payload: { max: 10 } }),
   'DELETE /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}` }),
+  'POST /api/datasets': async () => ({ url: '/api/datasets', payload: { name: `d-${unique()}`, inputSchema: { type: 'object' } } }),
+  'GET /api/datasets': async () => ({ url: '/api/datasets' }),
+  'GET /api/datasets/{id}': async () => ({ url: `/api/datasets/${await newDataset()}` }),
+  'PATCH /api/datasets/{id}': async () => ({ url: `/api/datasets/${await newDataset()}`, payload: { description: 'd' } }),
+  'DELETE /api/datasets/{id}': async () => ({ url: `/api/datasets/${await newDataset()}` }),
+  'POST /api/datasets/{id}/items': async () => ({
+    url: `/api/datasets/${await newDataset()}/items`,
+    payload: { items: [{ id: 'a', input: { q: 'why' }, expectedOutput: 'because' }] },
+  }),
+  'GET /api/datasets/{id}/items': async () => ({ url: `${(await newDatasetItem()).replace(/\/i1$/, '')}?limit=10` }),
+  'GET /api/datasets/{id}/items/{itemId}': async () => ({ url: await newDatasetItem() }),
+  'GET /api/datasets/{id}/items/{itemId}/versions': async () => ({ url: `${await newDatasetItem()}/versions` }),
+  'POST /api/datasets/{id}/items/{itemId}/archive': async () => ({ url: `${await newDatasetItem()}/archive` }),
+  'POST /api/datasets/{id}/items/{itemId}/unarchive': async () => ({ url: `${await newDatasetItem()}/unarchive` }),
 };
 const newWebhook = async () =>
   (await authed('POST', '/api/webhooks', { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] })) as { id: string };
@@ -313,7 +334,12 @@ describe('the OpenAPI document', () => {
   it('is printed without any store, as the console build generates its client from it', () => {
     // scripts/openapi.ts builds the app over stand-ins that throw on any use: building the app
     // must not touch a database (the build runs at npm install, before any store exists).
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/openapi.ts'], { encoding: 'utf8', timeout: 60_000 });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/openapi.ts'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      // The document passed 1 MiB (execFileSync's default buffer) with the datasets routes.
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const printed = JSON.parse(out) as Document;
     // The served document drops the trailing slash of a prefix's root route; the printed one keeps it.
     const paths = (doc: Document) => Object.keys(doc.paths).map((p) => (p.length > 1 ? p.replace(/\/$/, '') : p));
