@@ -37,6 +37,7 @@ import { VersionClock } from './scores/model/version-clock.js';
 import { traceScoresOf } from './scores/service/trace-scores.js';
 import { promptScoresOf } from './scores/service/prompt-scores.js';
 import { datasetRoutes } from './datasets/api/routes.js';
+import { datasetRunRoutes } from './datasets/api/run-routes.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-admin-token"]'];
@@ -159,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(scoreRoutes, { prefix: '/api/scores', stores: scoreStores });
     await api.register(scoreConfigRoutes, { prefix: '/api/score-configs', sql: deps.sql });
     await api.register(datasetRoutes, { prefix: '/api/datasets', sql: deps.sql });
+    await api.register(datasetRunRoutes, { prefix: '/api/datasets', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
   });
   if (deps.consoleDir !== false) await registerConsole(app, deps.consoleDir);

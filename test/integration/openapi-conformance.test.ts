@@ -110,6 +110,13 @@ const newDatasetItem = async () => {
   await authed('POST', `/api/datasets/${id}/items`, { id: 'i1', input: { q: 1 } });
   return `/api/datasets/${id}/items/i1`;
 };
+/** A run over a dataset with one item `i1`: its path. */
+const newDatasetRun = async () => {
+  const id = await newDataset();
+  await authed('POST', `/api/datasets/${id}/items`, { id: 'i1', input: { q: 1 } });
+  const run = (await authed('POST', `/api/datasets/${id}/runs`, { name: `r-${unique()}` })).id as string;
+  return `/api/datasets/${id}/runs/${run}`;
+};
 
 /** One valid request per operation, by "METHOD path" as the document names it. */
 const examples: Record<string, () => Promise<Example>> = {
@@ -273,6 +280,19 @@ const examples: Record<string, () => Promise<Example>> = {
   'GET /api/datasets/{id}/items/{itemId}/versions': async () => ({ url: `${await newDatasetItem()}/versions` }),
   'POST /api/datasets/{id}/items/{itemId}/archive': async () => ({ url: `${await newDatasetItem()}/archive` }),
   'POST /api/datasets/{id}/items/{itemId}/unarchive': async () => ({ url: `${await newDatasetItem()}/unarchive` }),
+  'POST /api/datasets/{id}/runs': async () => ({
+    url: `/api/datasets/${await newDataset()}/runs`,
+    payload: { name: 'r', metadata: { model: 'm' }, datasetVersion: new Date().toISOString() },
+  }),
+  'GET /api/datasets/{id}/runs': async () => ({ url: `/api/datasets/${await newDataset()}/runs` }),
+  'GET /api/datasets/{id}/runs/{runId}': async () => ({ url: await newDatasetRun() }),
+  'PATCH /api/datasets/{id}/runs/{runId}': async () => ({ url: await newDatasetRun(), payload: { description: 'd' } }),
+  'DELETE /api/datasets/{id}/runs/{runId}': async () => ({ url: await newDatasetRun() }),
+  'POST /api/datasets/{id}/runs/{runId}/items': async () => ({
+    url: `${await newDatasetRun()}/items`,
+    payload: { items: [{ datasetItemId: 'i1', traceId: 't1', output: 'o' }] },
+  }),
+  'GET /api/datasets/{id}/runs/{runId}/items': async () => ({ url: `${await newDatasetRun()}/items?limit=5` }),
 };
 const newWebhook = async () =>
   (await authed('POST', '/api/webhooks', { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] })) as { id: string };
