@@ -33,6 +33,7 @@ import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 import { registerConsole } from './http/console.js';
 import { scoreRoutes } from './scores/api/routes.js';
 import { scoreConfigRoutes } from './scores/api/config-routes.js';
+import { langfuseScoreRoutes } from './scores/api/langfuse-routes.js';
 import { VersionClock } from './scores/model/version-clock.js';
 import { traceScoresOf } from './scores/service/trace-scores.js';
 import { promptScoresOf } from './scores/service/prompt-scores.js';
@@ -159,6 +160,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     await api.register(scoreRoutes, { prefix: '/api/scores', stores: scoreStores });
     await api.register(scoreConfigRoutes, { prefix: '/api/score-configs', sql: deps.sql });
+    // Langfuse SDKs' and API's scores, with their Basic credentials (docs/api.md, Langfuse SDKs).
+    await api.register(langfuseScoreRoutes, { prefix: '/api/public', stores: scoreStores });
     await api.register(datasetRoutes, { prefix: '/api/datasets', sql: deps.sql });
     await api.register(datasetRunRoutes, { prefix: '/api/datasets', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });

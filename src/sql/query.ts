@@ -20,7 +20,13 @@ import type { SqlSession } from './session.js';
  */
 
 /** The views a query may read, by the name callers use, and the parameterized view behind each. */
-export const sqlViews = { spans: 'sql_spans', traces: 'sql_traces', sessions: 'sql_sessions', users: 'sql_users' } as const;
+export const sqlViews = {
+  spans: 'sql_spans',
+  traces: 'sql_traces',
+  sessions: 'sql_sessions',
+  users: 'sql_users',
+  scores: 'sql_scores',
+} as const;
 const viewNames = Object.keys(sqlViews);
 
 /** The workspace parameter: callers' parameter names cannot start with an underscore (schemas.ts). */
