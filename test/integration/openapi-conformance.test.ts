@@ -281,6 +281,36 @@ const examples: Record<string, () => Promise<Example>> = {
     payload: { items: [{ id: 'a', input: { q: 'why' }, expectedOutput: 'because' }] },
   }),
   'GET /api/datasets/{id}/items': async () => ({ url: `${(await newDatasetItem()).replace(/\/i1$/, '')}?limit=10` }),
+  'POST /api/datasets/{id}/items/from-span': async () => {
+    const traceId = `t-${unique()}`;
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/traces',
+      headers: tenant.headers,
+      payload: {
+        traces: [
+          {
+            traceId,
+            source: 'sdk',
+            spans: [
+              {
+                spanId: 's1',
+                name: 'step',
+                kind: 'tool',
+                input: { text: 'q' },
+                output: { text: 'a' },
+                startTime: '2025-01-01T10:00:00.000Z',
+                endTime: '2025-01-01T10:00:01.000Z',
+                durationMs: 1000,
+                status: 'ok',
+              },
+            ],
+          },
+        ],
+      },
+    });
+    return { url: `/api/datasets/${await newDataset()}/items/from-span`, payload: { traceId, spanId: 's1' } };
+  },
   'GET /api/datasets/{id}/items/{itemId}': async () => ({ url: await newDatasetItem() }),
   'GET /api/datasets/{id}/items/{itemId}/versions': async () => ({ url: `${await newDatasetItem()}/versions` }),
   'POST /api/datasets/{id}/items/{itemId}/archive': async () => ({ url: `${await newDatasetItem()}/archive` }),

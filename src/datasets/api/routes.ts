@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
+import type { SpanContentReader } from '../../contract/span-content.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import * as datasets from '../service/datasets.js';
 import * as items from '../service/items.js';
@@ -9,6 +10,7 @@ import {
   datasetParams,
   datasetSchema,
   itemAsOfQuery,
+  itemFromSpanBody,
   itemPageMetaSchema,
   itemParams,
   itemSchema,
@@ -22,7 +24,7 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const tags = ['datasets'];
 
 /** The datasets of the caller's workspace and their items (versioned by time). */
-export const datasetRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { sql }) => {
+export const datasetRoutes: FastifyPluginAsyncZod<{ sql: Sql; spans: SpanContentReader }> = async (app, { sql, spans }) => {
   app.post('/', {
     schema: {
       tags,
@@ -81,6 +83,20 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { 
       const sent = 'items' in body && Array.isArray(body.items) ? body.items : [body];
       return sendData(request, reply, await items.upsertItems(sql, request.auth.workspaceId, request.params.id, sent));
     },
+  });
+
+  app.post('/:id/items/from-span', {
+    schema: {
+      tags,
+      summary: "Add a stored span to the dataset: its input the item's input, its output the expected output",
+      params: datasetParams,
+      body: itemFromSpanBody,
+      response: { 201: envelope(itemSchema), ...errors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await items.addItemFromSpan(sql, spans, request.auth.workspaceId, request.params.id, request.body), {
+        status: 201,
+      }),
   });
 
   app.get('/:id/items', {

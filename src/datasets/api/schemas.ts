@@ -108,3 +108,12 @@ export const itemPageMetaSchema = {
   /** The time the page answers for. */
   asOf: z.string(),
 };
+
+export const itemFromSpanBody = z.object({
+  traceId: idSchema,
+  spanId: idSchema,
+  id: idSchema.optional().meta({ description: "The item's id (an existing one gets a new version); else generated" }),
+  expectedOutput: z.unknown().optional().meta({ description: "Default: the span's output" }),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type ItemFromSpan = z.infer<typeof itemFromSpanBody>;

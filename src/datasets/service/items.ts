@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../stores/postgres.js';
+import type { SpanContentReader } from '../../contract/span-content.js';
 import { firstIssuePerPath, issuePath, notFound, validationError } from '../../http/errors.js';
-import { itemInputSchema, type Item, type ItemInput, type ListItemsQuery, type UpsertItemsResult } from '../api/schemas.js';
+import {
+  itemInputSchema,
+  type Item,
+  type ItemFromSpan,
+  type ItemInput,
+  type ListItemsQuery,
+  type UpsertItemsResult,
+} from '../api/schemas.js';
 import { compileJsonSchema, type ValueCheck } from '../model/json-schema-rules.js';
 import { decodeItemCursor, encodeItemCursor } from '../model/item-cursor.js';
 import { lockDataset, selectDataset } from '../tables/datasets-table.js';
@@ -152,4 +160,35 @@ export async function setItemStatus(
     await table.writeItemVersions(tx, datasetId, at, [{ ...current, status }], new Map([[itemId, current.createdAt]]));
     return (await table.selectCurrentItems(tx, datasetId, [itemId])).get(itemId)!;
   });
+}
+
+/**
+ * Adds a stored span to a dataset: its input becomes the item's input, its output the expected
+ * output (unless one is given), and the item names the span it came from. Checked against the
+ * dataset's schemas like any item (400 naming the path).
+ */
+export async function addItemFromSpan(
+  sql: Sql,
+  spans: SpanContentReader,
+  workspaceId: string,
+  datasetId: string,
+  body: ItemFromSpan,
+): Promise<Item> {
+  await requireDataset(sql, workspaceId, datasetId);
+  const span = await spans(workspaceId, body.traceId, body.spanId);
+  if (!span) throw notFound('Span', { traceId: body.traceId, spanId: body.spanId });
+  const item = {
+    ...(body.id === undefined ? {} : { id: body.id }),
+    input: span.input ?? null,
+    expectedOutput: body.expectedOutput !== undefined ? body.expectedOutput : (span.output ?? null),
+    metadata: body.metadata ?? {},
+    sourceTraceId: body.traceId,
+    sourceSpanId: body.spanId,
+  };
+  const result = await upsertItems(sql, workspaceId, datasetId, [item]);
+  if (result.accepted === 0) {
+    const issues = result.errors.map((e) => ({ path: e.path.replace(/^items\.0\./, 'span.'), message: e.message }));
+    throw validationError(`The span does not fit the dataset: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  }
+  return getItem(sql, workspaceId, datasetId, result.ids[0]!, undefined);
 }
