@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { Sql } from './stores/postgres.js';
@@ -31,12 +31,13 @@ import { registerReadBarrier } from './traces/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
 import { sessionRoutes, userRoutes } from './traces/sessions/routes.js';
 import { registerConsole } from './http/console.js';
-import { scoreRoutes } from './scores/api/routes.js';
+import { authorOf, scoreRoutes } from './scores/api/routes.js';
 import { scoreConfigRoutes } from './scores/api/config-routes.js';
 import { langfuseScoreRoutes } from './scores/api/langfuse-routes.js';
 import { VersionClock } from './scores/model/version-clock.js';
 import { traceScoresOf } from './scores/service/trace-scores.js';
 import { promptScoresOf } from './scores/service/prompt-scores.js';
+import { ingestScores } from './scores/service/ingest.js';
 import { datasetRoutes } from './datasets/api/routes.js';
 import { datasetRunRoutes } from './datasets/api/run-routes.js';
 import { spanContentReader } from './traces/span-content.js';
@@ -140,9 +141,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       scores: traceScores,
     });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
-    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer });
+    // Evaluation events of OTLP spans become scores (source otel) on their spans.
+    const recordScores = async (request: FastifyRequest, scores: Record<string, unknown>[]) => {
+      await ingestScores(
+        scoreStores,
+        { workspaceId: request.auth.workspaceId, authorId: authorOf(request), defaultSource: 'otel' },
+        scores,
+      );
+    };
+    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer, recordScores });
     // The path Langfuse SDKs export to: a Langfuse user switches by changing the host (docs/api.md, Langfuse SDKs).
-    await api.register(otlpRoutes, { prefix: '/api/public/otel', writer });
+    await api.register(otlpRoutes, { prefix: '/api/public/otel', writer, recordScores });
     await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
     await api.register(promptRoutes, {

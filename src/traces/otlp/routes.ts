@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { ingestTurns } from '../../http/turns.js';
+import { evaluationScoresOf } from './evaluation-events.js';
 import { storeUnavailable } from '../write-errors.js';
 import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from './json.js';
 import {
@@ -114,7 +115,11 @@ function decodeLogsBody(body: OtlpBody | undefined): PlainLogsRequest {
  * JSON and protobuf, plain or gzip (decompressed, within the body limit, by the app's body
  * hook); the answer is an ExportTraceServiceResponse in the request's encoding.
  */
-export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async (app, { writer }) => {
+export const otlpRoutes: FastifyPluginAsyncZod<{
+  writer: WriteBatcher;
+  /** Stores the scores of evaluation events (evaluation-events.ts); the scores feature's, wired by the app. */
+  recordScores?: (request: FastifyRequest, scores: Record<string, unknown>[]) => Promise<void>;
+}> = async (app, { writer, recordScores }) => {
   // Only these two encodings, in this scope only: anything else answers 415.
   app.removeAllContentTypeParsers();
   // Bodies are parsed and decoded in the thread's ingest turns (http/turns.ts).
@@ -143,6 +148,8 @@ export const otlpRoutes: FastifyPluginAsyncZod<{ writer: WriteBatcher }> = async
     const leave = gate.enter();
     try {
       const result = await exportSpans(writer, request.auth.workspaceId, plain, request.log);
+      const evaluations = recordScores ? evaluationScoresOf(plain) : [];
+      if (evaluations.length > 0) await recordScores?.(request, evaluations);
       if (body?.encoding === 'json') {
         return reply.code(200).send({
           ...(result.rejected > 0 ? { partialSuccess: { rejectedSpans: result.rejected, errorMessage: result.errorMessage } } : {}),
