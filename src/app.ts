@@ -43,6 +43,9 @@ import { VersionClock } from './scores/model/version-clock.js';
 import { traceScoresOf } from './scores/service/trace-scores.js';
 import { promptScoresOf } from './scores/service/prompt-scores.js';
 import { ingestScores } from './scores/service/ingest.js';
+import { datasetRoutes } from './datasets/api/routes.js';
+import { datasetRunRoutes } from './datasets/api/run-routes.js';
+import { spanContentReader } from './traces/span-content.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = [
@@ -226,6 +229,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(scoreConfigRoutes, { prefix: '/api/score-configs', sql: deps.sql });
     // Langfuse SDKs' and API's scores, with their Basic credentials (docs/api.md, Langfuse SDKs).
     await api.register(langfuseScoreRoutes, { prefix: '/api/public', stores: scoreStores });
+    await api.register(datasetRoutes, { prefix: '/api/datasets', sql: deps.sql, spans: spanContentReader(deps.clickhouse) });
+    await api.register(datasetRunRoutes, { prefix: '/api/datasets', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
     // The MCP server's tools read through this app's own routes with the caller's credential;
     // the /mcp request was counted against the rate limit, its reads are not counted again.

@@ -23,6 +23,8 @@ const workspaceReads = new Set([
   'GET /api/prompt/:id/compare',
   'GET /api/models/unpriced',
   'POST /api/models/reprice',
+  // Adding a span to a dataset reads the span (its trace id is in the body).
+  'POST /api/datasets/:id/items/from-span',
 ]);
 const oneTraceReads = new Set([
   'GET /api/traces/:id',

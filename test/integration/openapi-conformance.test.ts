@@ -103,6 +103,20 @@ const newScore = async () =>
   ((await authed('POST', '/api/scores', { name: 'quality', value: 1, traceId: `t-${unique()}` })).ids as string[])[0]!;
 const newScoreConfig = async () =>
   (await authed('POST', '/api/score-configs', { name: `c-${unique()}`, dataType: 'numeric', min: 0 })).id as string;
+const newDataset = async () => (await authed('POST', '/api/datasets', { name: `d-${unique()}` })).id as string;
+/** A dataset with one item `i1`: its path. */
+const newDatasetItem = async () => {
+  const id = await newDataset();
+  await authed('POST', `/api/datasets/${id}/items`, { id: 'i1', input: { q: 1 } });
+  return `/api/datasets/${id}/items/i1`;
+};
+/** A run over a dataset with one item `i1`: its path. */
+const newDatasetRun = async () => {
+  const id = await newDataset();
+  await authed('POST', `/api/datasets/${id}/items`, { id: 'i1', input: { q: 1 } });
+  const run = (await authed('POST', `/api/datasets/${id}/runs`, { name: `r-${unique()}` })).id as string;
+  return `/api/datasets/${id}/runs/${run}`;
+};
 
 /** One valid request per operation, by "METHOD path" as the document names it. */
 const examples: Record<string, () => Promise<Example>> = {
@@ -271,6 +285,63 @@ const examples: Record<string, () => Promise<Example>> = {
   'GET /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}` }),
   'PATCH /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}`, payload: { max: 10 } }),
   'DELETE /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}` }),
+  'POST /api/datasets': async () => ({ url: '/api/datasets', payload: { name: `d-${unique()}`, inputSchema: { type: 'object' } } }),
+  'GET /api/datasets': async () => ({ url: '/api/datasets' }),
+  'GET /api/datasets/{id}': async () => ({ url: `/api/datasets/${await newDataset()}` }),
+  'PATCH /api/datasets/{id}': async () => ({ url: `/api/datasets/${await newDataset()}`, payload: { description: 'd' } }),
+  'DELETE /api/datasets/{id}': async () => ({ url: `/api/datasets/${await newDataset()}` }),
+  'POST /api/datasets/{id}/items': async () => ({
+    url: `/api/datasets/${await newDataset()}/items`,
+    payload: { items: [{ id: 'a', input: { q: 'why' }, expectedOutput: 'because' }] },
+  }),
+  'GET /api/datasets/{id}/items': async () => ({ url: `${(await newDatasetItem()).replace(/\/i1$/, '')}?limit=10` }),
+  'POST /api/datasets/{id}/items/from-span': async () => {
+    const traceId = `t-${unique()}`;
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/traces',
+      headers: tenant.headers,
+      payload: {
+        traces: [
+          {
+            traceId,
+            source: 'sdk',
+            spans: [
+              {
+                spanId: 's1',
+                name: 'step',
+                kind: 'tool',
+                input: { text: 'q' },
+                output: { text: 'a' },
+                startTime: '2025-01-01T10:00:00.000Z',
+                endTime: '2025-01-01T10:00:01.000Z',
+                durationMs: 1000,
+                status: 'ok',
+              },
+            ],
+          },
+        ],
+      },
+    });
+    return { url: `/api/datasets/${await newDataset()}/items/from-span`, payload: { traceId, spanId: 's1' } };
+  },
+  'GET /api/datasets/{id}/items/{itemId}': async () => ({ url: await newDatasetItem() }),
+  'GET /api/datasets/{id}/items/{itemId}/versions': async () => ({ url: `${await newDatasetItem()}/versions` }),
+  'POST /api/datasets/{id}/items/{itemId}/archive': async () => ({ url: `${await newDatasetItem()}/archive` }),
+  'POST /api/datasets/{id}/items/{itemId}/unarchive': async () => ({ url: `${await newDatasetItem()}/unarchive` }),
+  'POST /api/datasets/{id}/runs': async () => ({
+    url: `/api/datasets/${await newDataset()}/runs`,
+    payload: { name: 'r', metadata: { model: 'm' }, datasetVersion: new Date().toISOString() },
+  }),
+  'GET /api/datasets/{id}/runs': async () => ({ url: `/api/datasets/${await newDataset()}/runs` }),
+  'GET /api/datasets/{id}/runs/{runId}': async () => ({ url: await newDatasetRun() }),
+  'PATCH /api/datasets/{id}/runs/{runId}': async () => ({ url: await newDatasetRun(), payload: { description: 'd' } }),
+  'DELETE /api/datasets/{id}/runs/{runId}': async () => ({ url: await newDatasetRun() }),
+  'POST /api/datasets/{id}/runs/{runId}/items': async () => ({
+    url: `${await newDatasetRun()}/items`,
+    payload: { items: [{ datasetItemId: 'i1', traceId: 't1', output: 'o' }] },
+  }),
+  'GET /api/datasets/{id}/runs/{runId}/items': async () => ({ url: `${await newDatasetRun()}/items?limit=5` }),
 };
 const newWebhook = async () =>
   (await authed('POST', '/api/webhooks', { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] })) as { id: string };

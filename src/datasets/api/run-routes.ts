@@ -1,0 +1,107 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Sql } from '../../stores/postgres.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import * as runs from '../service/runs.js';
+import { datasetParams } from './schemas.js';
+import {
+  createRunBody,
+  listRunItemsQuery,
+  runItemPageMetaSchema,
+  runItemSchema,
+  runParams,
+  runSchema,
+  updateRunBody,
+  upsertRunItemsBody,
+  upsertRunItemsResultSchema,
+} from './run-schemas.js';
+
+const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
+const tags = ['datasets'];
+
+/** The runs (experiments) of a dataset of the caller's workspace, under `/api/datasets/:id/runs`. */
+export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { sql }) => {
+  app.post('/:id/runs', {
+    schema: {
+      tags,
+      summary: 'Create a run (a name is unique in the dataset); it records the dataset version (a time) it uses',
+      params: datasetParams,
+      body: createRunBody,
+      response: { 201: envelope(runSchema), ...errors, 409: errorEnvelopeSchema },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await runs.createRun(sql, request.auth.workspaceId, request.params.id, request.body), { status: 201 }),
+  });
+
+  app.get('/:id/runs', {
+    schema: {
+      tags,
+      summary: 'The runs of a dataset, newest first',
+      params: datasetParams,
+      response: { 200: envelope(z.array(runSchema)), ...errors },
+    },
+    handler: async (request, reply) => sendData(request, reply, await runs.listRuns(sql, request.auth.workspaceId, request.params.id)),
+  });
+
+  app.get('/:id/runs/:runId', {
+    schema: { tags, summary: 'One run', params: runParams, response: { 200: envelope(runSchema), ...errors } },
+    handler: async (request, reply) =>
+      sendData(request, reply, await runs.getRun(sql, request.auth.workspaceId, request.params.id, request.params.runId)),
+  });
+
+  app.patch('/:id/runs/:runId', {
+    schema: {
+      tags,
+      summary: "Change a run's description or metadata",
+      params: runParams,
+      body: updateRunBody,
+      response: { 200: envelope(runSchema), ...errors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await runs.updateRun(sql, request.auth.workspaceId, request.params.id, request.params.runId, request.body)),
+  });
+
+  app.delete('/:id/runs/:runId', {
+    schema: {
+      tags,
+      summary: 'Delete a run and its items (their traces and scores stay)',
+      params: runParams,
+      response: { 200: envelope(z.object({ id: z.string(), deleted: z.literal(true) })), ...errors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await runs.deleteRun(sql, request.auth.workspaceId, request.params.id, request.params.runId)),
+  });
+
+  app.post('/:id/runs/:runId/items', {
+    schema: {
+      tags,
+      summary: 'Record run items (up to 1,000): per dataset item its trace, output or error; answered per item',
+      params: runParams,
+      body: upsertRunItemsBody,
+      response: { 200: envelope(upsertRunItemsResultSchema), ...errors },
+    },
+    handler: async (request, reply) => {
+      const body = request.body;
+      const sent = 'items' in body && Array.isArray(body.items) ? body.items : [body];
+      return sendData(
+        request,
+        reply,
+        await runs.upsertRunItems(sql, request.auth.workspaceId, request.params.id, request.params.runId, sent),
+      );
+    },
+  });
+
+  app.get('/:id/runs/:runId/items', {
+    schema: {
+      tags,
+      summary: "A page of a run's items by dataset item id",
+      params: runParams,
+      querystring: listRunItemsQuery,
+      response: { 200: envelope(z.array(runItemSchema), runItemPageMetaSchema), ...errors },
+    },
+    handler: async (request, reply) => {
+      const page = await runs.listRunItems(sql, request.auth.workspaceId, request.params.id, request.params.runId, request.query);
+      return sendData(request, reply, page.items, { meta: page.meta });
+    },
+  });
+};

@@ -1,0 +1,112 @@
+import type { Sql } from '../../stores/postgres.js';
+import type { CreateRun, Run, RunItem, RunItemInput, UpdateRun } from '../api/run-schemas.js';
+
+/** The SQL on `dataset_runs` and `dataset_run_items` (postgres/0010); a run is reached through its dataset's workspace. */
+
+interface RunRow {
+  id: string;
+  datasetId: string;
+  name: string;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  datasetVersion: Date;
+  itemCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const toRun = (row: RunRow): Run => ({
+  ...row,
+  datasetVersion: row.datasetVersion.toISOString(),
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+const select = (sql: Sql) => sql`
+  select r.id, r.dataset_id as "datasetId", r.name, r.description, r.metadata, r.dataset_version as "datasetVersion",
+    (select count(*)::int from dataset_run_items i where i.run_id = r.id) as "itemCount",
+    r.created_at as "createdAt", r.updated_at as "updatedAt"
+  from dataset_runs r join datasets d on d.id = r.dataset_id`;
+
+/** The new run, or undefined when the dataset has a run of that name. */
+export async function insertRun(sql: Sql, datasetId: string, body: CreateRun, datasetVersion: Date): Promise<Run | undefined> {
+  const [row] = await sql<{ id: string }[]>`
+    insert into dataset_runs (dataset_id, name, description, metadata, dataset_version)
+    values (${datasetId}, ${body.name}, ${body.description ?? null}, ${sql.json((body.metadata ?? {}) as never)}, ${datasetVersion})
+    on conflict (dataset_id, name) do nothing
+    returning id`;
+  if (!row) return undefined;
+  const [run] = await sql<RunRow[]>`${select(sql)} where r.id = ${row.id}`;
+  return run && toRun(run);
+}
+
+export async function selectRuns(sql: Sql, workspaceId: string, datasetId: string): Promise<Run[]> {
+  const rows = await sql<RunRow[]>`
+    ${select(sql)} where d.workspace_id = ${workspaceId} and r.dataset_id = ${datasetId} order by r.created_at desc, r.name`;
+  return rows.map(toRun);
+}
+
+export async function selectRun(sql: Sql, workspaceId: string, datasetId: string, runId: string): Promise<Run | undefined> {
+  const [row] = await sql<RunRow[]>`
+    ${select(sql)} where d.workspace_id = ${workspaceId} and r.dataset_id = ${datasetId} and r.id = ${runId}`;
+  return row && toRun(row);
+}
+
+export async function updateRun(sql: Sql, runId: string, merged: Required<{ [K in keyof UpdateRun]: Exclude<UpdateRun[K], undefined> }>) {
+  await sql`
+    update dataset_runs set description = ${merged.description}, metadata = ${sql.json(merged.metadata as never)}, updated_at = now()
+    where id = ${runId}`;
+}
+
+export async function deleteRun(sql: Sql, runId: string): Promise<void> {
+  await sql`delete from dataset_runs where id = ${runId}`;
+}
+
+/** Which of these items the dataset had at `asOf` (any status). */
+export async function selectItemIdsAt(sql: Sql, datasetId: string, ids: string[], asOf: Date): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await sql<{ id: string }[]>`
+    select item_id as id from dataset_item_versions
+    where dataset_id = ${datasetId} and item_id = any(${ids}) and valid_from <= ${asOf} and (valid_to is null or valid_to > ${asOf})`;
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Writes run items, one per dataset item: a re-sent one replaces it (keeping its creation time). */
+export async function upsertRunItems(sql: Sql, runId: string, items: RunItemInput[]): Promise<void> {
+  if (items.length === 0) return;
+  const rows = items.map((item) => ({
+    dataset_item_id: item.datasetItemId,
+    trace_id: item.traceId,
+    span_id: item.spanId ?? null,
+    output: item.output === undefined ? null : JSON.stringify(item.output),
+    error: item.error ?? null,
+  }));
+  await sql`
+    insert into dataset_run_items (run_id, dataset_item_id, trace_id, span_id, output, error)
+    select ${runId}, dataset_item_id, trace_id, span_id, output::jsonb, error
+    from jsonb_to_recordset(${sql.json(rows)}::jsonb) as r(dataset_item_id text, trace_id text, span_id text, output text, error text)
+    on conflict (run_id, dataset_item_id) do update set trace_id = excluded.trace_id, span_id = excluded.span_id,
+      output = excluded.output, error = excluded.error, updated_at = now()`;
+}
+
+interface RunItemRow {
+  datasetItemId: string;
+  traceId: string;
+  spanId: string | null;
+  output: unknown;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One page of a run's items by dataset item id after `afterId`; one more than `limit` says a later page exists. */
+export async function selectRunItemsPage(sql: Sql, runId: string, limit: number, afterId: string | undefined): Promise<RunItem[]> {
+  const rows = await sql<RunItemRow[]>`
+    select dataset_item_id as "datasetItemId", trace_id as "traceId", span_id as "spanId", output, error,
+      created_at as "createdAt", updated_at as "updatedAt"
+    from dataset_run_items
+    where run_id = ${runId} ${afterId === undefined ? sql`` : sql`and dataset_item_id > ${afterId}`}
+    order by dataset_item_id
+    limit ${limit + 1}`;
+  return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() }));
+}
