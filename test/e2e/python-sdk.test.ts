@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 
@@ -9,33 +9,38 @@ import { describe, expect, inject, it } from 'vitest';
  */
 const pythonPackage = fileURLToPath(new URL('../../packages/python/', import.meta.url));
 
-function run(command: string, args: string[], env: Record<string, string> = {}) {
-  const done = spawnSync(command, args, {
-    cwd: pythonPackage,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
+/**
+ * Runs a command to its end without blocking this process's event loop (a synchronous spawn of
+ * minutes starves the test runner's own messages, which then time out).
+ */
+function run(command: string, args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: pythonPackage, env: { ...process.env, ...env } });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('error', (error) => resolve({ status: null, output: `${output}${String(error)}` }));
+    child.on('close', (status) => resolve({ status, output }));
   });
-  return { status: done.status, output: `${done.stdout ?? ''}${done.stderr ?? ''}${done.error ? String(done.error) : ''}` };
 }
 
 describe('the Python SDK', () => {
-  it('installs with pip, and ruff, ruff format and mypy --strict are clean', { timeout: 900_000 }, () => {
-    const setup = run('bash', ['scripts/setup-venv.sh']);
+  it('installs with pip, and ruff, ruff format and mypy --strict are clean', { timeout: 900_000 }, async () => {
+    const setup = await run('bash', ['scripts/setup-venv.sh']);
     expect(setup.status, setup.output).toBe(0);
     for (const [command, args] of [
       ['.venv/bin/ruff', ['check', '.']],
       ['.venv/bin/ruff', ['format', '--check', '.']],
       ['.venv/bin/mypy', []],
     ] as const) {
-      const checked = run(command, [...args]);
+      const checked = await run(command, [...args]);
       expect(checked.status, `${command} ${args.join(' ')}\n${checked.output}`).toBe(0);
     }
   });
 
-  it('passes its pytest suite against a service it starts', { timeout: 900_000 }, () => {
+  it('passes its pytest suite against a service it starts', { timeout: 900_000 }, async () => {
     // The suite's PostgreSQL server: the Python tests make their own database on it.
-    const tested = run('.venv/bin/python', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider'], {
+    const tested = await run('.venv/bin/python', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider'], {
       LOUPE_TEST_DATABASE_URL: inject('postgresUrl'),
     });
     expect(tested.status, tested.output).toBe(0);
