@@ -24,6 +24,7 @@ export const consolePages = [
   '/dashboard',
   '/prompts',
   '/prompts/:name',
+  '/settings/scores',
 ];
 
 /**

@@ -7,6 +7,8 @@ const meSchema = z.object({
   organizationId: z.string(),
   plan: z.string(),
   principal: z.object({ kind: z.string(), scope: z.string().optional(), userId: z.string().nullable().optional() }),
+  /** What the scores this credential writes carry as `authorId` (the key id or the token subject). */
+  authorId: z.string(),
 });
 
 /** Tells a caller which workspace its credential resolves to: the quickest check of a new key. */
@@ -23,6 +25,7 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
           principal.kind === 'apiKey'
             ? { kind: principal.kind, scope: principal.scope, userId: principal.userId }
             : { kind: principal.kind, userId: principal.userId },
+        authorId: principal.kind === 'apiKey' ? principal.keyId : principal.subject,
       });
     },
   });

@@ -27,6 +27,12 @@ describe('trace list view in the URL', () => {
     });
   });
 
+  it('keeps the score filter (name, bounds, label) in the URL', () => {
+    const view = parseTraceView('score=accuracy&scoreMin=-1&scoreMax=3&scoreValue=good');
+    expect(view.filters).toEqual({ score: 'accuracy', scoreMin: '-1', scoreMax: '3', scoreValue: 'good' });
+    expect(traceViewToSearch(view)).toBe('score=accuracy&scoreMin=-1&scoreMax=3&scoreValue=good');
+  });
+
   it('sorts a page by a column with missing values last', () => {
     const rows = [{ costUsd: 2 }, { costUsd: undefined }, { costUsd: 5 }];
     expect(sortRows(rows, 'costUsd', true).map((r) => r.costUsd)).toEqual([5, 2, undefined]);

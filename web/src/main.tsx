@@ -53,6 +53,7 @@ const router = createBrowserRouter([
           { path: '/dashboard', lazy: async () => ({ Component: (await import('./pages/Dashboard')).DashboardPage }) },
           { path: '/prompts', element: <PromptsPage /> },
           { path: '/prompts/:name', lazy: async () => ({ Component: (await import('./pages/Prompt')).PromptPage }) },
+          { path: '/settings/scores', lazy: async () => ({ Component: (await import('./pages/ScoreSettings')).ScoreSettingsPage }) },
           { path: '*', element: <Navigate to="/traces" replace /> },
         ],
       },

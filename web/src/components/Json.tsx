@@ -1,7 +1,10 @@
 import { JsonView, collapseAllNested, defaultStyles } from 'react-json-view-lite';
 import 'react-json-view-lite/dist/index.css';
 
-/** A collapsible JSON tree (first level open) for raw values, attributes and metadata. */
+/**
+ * A collapsible JSON tree (first level open) for raw values, attributes and metadata. Numbers in
+ * a darker blue than the package's (which is below the WCAG AA contrast on white).
+ */
 export function Json({ value, label }: { value: unknown; label: string }) {
   if (value === undefined) return null;
   if (value === null || typeof value !== 'object') {
@@ -13,7 +16,11 @@ export function Json({ value, label }: { value: unknown; label: string }) {
   }
   return (
     <div className="json" aria-label={label}>
-      <JsonView data={value} shouldExpandNode={collapseAllNested} style={{ ...defaultStyles, container: 'json-container' }} />
+      <JsonView
+        data={value}
+        shouldExpandNode={collapseAllNested}
+        style={{ ...defaultStyles, container: 'json-container', numberValue: 'json-number' }}
+      />
     </div>
   );
 }

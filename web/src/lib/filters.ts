@@ -15,6 +15,10 @@ export const traceFilterKeys = [
   'service',
   'minDurationMs',
   'minCostUsd',
+  'score',
+  'scoreMin',
+  'scoreMax',
+  'scoreValue',
   'startAfter',
   'startBefore',
 ] as const;

@@ -12,6 +12,7 @@ import { useItemParam } from './item-param';
 import { Clamped, Clipped } from '../components/Clipped';
 
 const PromptDiff = lazy(() => import('./PromptDiff'));
+const PromptCompare = lazy(() => import('./PromptCompare'));
 
 export function PromptPage() {
   const name = useItemParam('prompts');
@@ -27,6 +28,13 @@ export function PromptPage() {
   const latest = list.find((p) => p.isLatest) ?? list[0];
   const to = byVersion.get(params.get('to') ?? '') ?? list[0];
   const from = byVersion.get(params.get('from') ?? '') ?? list[list.indexOf(to!) + 1];
+  const comparing = params.get('view') === 'compare';
+  const setComparing = (on: boolean) => {
+    const next = new URLSearchParams(params);
+    if (on) next.set('view', 'compare');
+    else next.delete('view');
+    setParams(next, { replace: true });
+  };
 
   const pick = (key: 'from' | 'to', version: string) => {
     const next = new URLSearchParams(params);
@@ -113,23 +121,47 @@ export function PromptPage() {
           </table>
         </section>
         <div className="prompt-main">
-          <section className="card" aria-label="Diff">
-            <h2>
-              {from ? (
-                <>
-                  Changes from v{from.version} to v{to.version}
-                </>
-              ) : (
-                <>v{to.version} (first version)</>
-              )}
-            </h2>
-            <Suspense fallback={<Loading label="Loading diff…" />}>
-              <PromptDiff
-                from={from ?? { ...to, systemPrompt: '', humanPrompt: null, outputSchema: null, metadata: {}, description: '' }}
-                to={to}
-              />
-            </Suspense>
-          </section>
+          <div className="button-row" role="group" aria-label="View">
+            <button className={`button small${comparing ? '' : ' active'}`} aria-pressed={!comparing} onClick={() => setComparing(false)}>
+              Diff
+            </button>
+            <button
+              className={`button small${comparing ? ' active' : ''}`}
+              aria-pressed={comparing}
+              disabled={!from}
+              onClick={() => setComparing(true)}
+            >
+              Compare versions
+            </button>
+          </div>
+          {comparing && from ? (
+            <section className="card" aria-label="Compare versions">
+              <h2>
+                v{to.version} against v{from.version}
+              </h2>
+              <Suspense fallback={<Loading label="Loading comparison…" />}>
+                <PromptCompare subject={to} baseline={from} />
+              </Suspense>
+            </section>
+          ) : (
+            <section className="card" aria-label="Diff">
+              <h2>
+                {from ? (
+                  <>
+                    Changes from v{from.version} to v{to.version}
+                  </>
+                ) : (
+                  <>v{to.version} (first version)</>
+                )}
+              </h2>
+              <Suspense fallback={<Loading label="Loading diff…" />}>
+                <PromptDiff
+                  from={from ?? { ...to, systemPrompt: '', humanPrompt: null, outputSchema: null, metadata: {}, description: '' }}
+                  to={to}
+                />
+              </Suspense>
+            </section>
+          )}
           <RenderPreview prompt={to} />
         </div>
       </div>

@@ -9,6 +9,7 @@ import { formatDuration } from '../lib/timeline';
 import { formatInt, formatTime, formatUsd } from '../lib/format';
 import { itemPath } from '../lib/paths';
 import { Clamped, ClippedLink } from '../components/Clipped';
+import { ScoreList } from './Scores';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -178,6 +179,11 @@ export function SpanPanel({ traceId, node }: { traceId: string; node: SpanNode }
           />
         )}
       </dl>
+      {node.scores && node.scores.length > 0 && (
+        <Section title="Scores">
+          <ScoreList scores={node.scores} label={`Scores of span ${span.name}`} traceId={traceId} />
+        </Section>
+      )}
       {detail.isPending ? (
         <Loading label="Loading input and output…" />
       ) : detail.isError ? (

@@ -11,6 +11,7 @@ import { SpanPanel } from './SpanPanel';
 import { useItemParam } from './item-param';
 import { itemPath } from '../lib/paths';
 import { Clamped, Clipped, ClippedLink } from '../components/Clipped';
+import { Annotate, ScoreList } from './Scores';
 
 export function TracePage() {
   const traceId = useItemParam('traces');
@@ -120,6 +121,11 @@ export function TracePage() {
           <dd>{t.model ?? '—'}</dd>
         </div>
       </dl>
+      <section className="trace-scores" aria-labelledby="trace-scores-title">
+        <h2 id="trace-scores-title">Scores</h2>
+        <ScoreList scores={t.scores} label="Trace scores" traceId={t.traceId} />
+        <Annotate target={{ traceId: t.traceId }} scores={t.scores} label="Annotate this trace" />
+      </section>
       <div className="trace-split">
         <SpanTree spans={t.spans} selectedId={selected?.spanId} onSelect={select} />
         <div className="trace-side">

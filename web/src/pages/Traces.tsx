@@ -24,7 +24,9 @@ import { Clipped, ClippedLink } from '../components/Clipped';
  * does not have does not compile.
  */
 type TextFilterKey = Exclude<keyof TraceListQuery & TraceFilterKey, 'status' | 'startAfter' | 'startBefore'>;
-const textFilters: Array<{ key: TextFilterKey; label: string; placeholder: string; type?: string }> = [
+/** The score bounds the API takes as numbers. */
+type ScoreBoundKey = 'scoreMin' | 'scoreMax';
+const textFilters: Array<{ key: TextFilterKey; label: string; placeholder: string; type?: string; signed?: boolean }> = [
   { key: 'name', label: 'Name', placeholder: 'trace name' },
   { key: 'source', label: 'Source', placeholder: 'sdk, otel…' },
   { key: 'environment', label: 'Environment', placeholder: 'production' },
@@ -35,6 +37,10 @@ const textFilters: Array<{ key: TextFilterKey; label: string; placeholder: strin
   { key: 'service', label: 'Service', placeholder: 'service.name' },
   { key: 'minDurationMs', label: 'Min duration (ms)', placeholder: '1000', type: 'number' },
   { key: 'minCostUsd', label: 'Min cost (USD)', placeholder: '0.01', type: 'number' },
+  { key: 'score', label: 'Score', placeholder: 'score name' },
+  { key: 'scoreMin', label: 'Score at least', placeholder: '0', type: 'number', signed: true },
+  { key: 'scoreMax', label: 'Score at most', placeholder: '1', type: 'number', signed: true },
+  { key: 'scoreValue', label: 'Score label', placeholder: 'true, good…' },
 ];
 
 const columns: Array<{ key: SortKey; label: string }> = [
@@ -46,6 +52,8 @@ const columns: Array<{ key: SortKey; label: string }> = [
   { key: 'costUsd', label: 'Cost' },
 ];
 
+const formatMean = (mean: number) => (Number.isInteger(mean) ? String(mean) : mean.toFixed(2));
+
 export function TracesPage() {
   const [params, setParams] = useSearchParams();
   const view = parseTraceView(params);
@@ -53,16 +61,21 @@ export function TracesPage() {
   const setView = (next: TraceView) => setParams(new URLSearchParams(traceViewToSearch(next)));
 
   // The text filters that are set, typed as the API's query names them.
-  const textQuery: Partial<Record<TextFilterKey, string>> = {};
+  const textQuery: Partial<Record<Exclude<TextFilterKey, ScoreBoundKey>, string>> = {};
+  const scoreBounds: Partial<Record<ScoreBoundKey, number>> = {};
   for (const f of textFilters) {
     const value = view.filters[f.key];
-    if (value) textQuery[f.key] = value;
+    if (!value) continue;
+    if (f.key === 'scoreMin' || f.key === 'scoreMax') {
+      if (Number.isFinite(Number(value))) scoreBounds[f.key] = Number(value);
+    } else textQuery[f.key] = value;
   }
   const query: TraceListQuery = {
     limit: view.pageSize,
     offset: (view.page - 1) * view.pageSize,
     ...(view.filters.status ? { status: view.filters.status as TraceListQuery['status'] } : {}),
     ...textQuery,
+    ...scoreBounds,
     ...(view.filters.startAfter ? { startAfter: view.filters.startAfter } : {}),
     ...(view.filters.startBefore ? { startBefore: view.filters.startBefore } : {}),
     ...(serverSortKeys.includes(view.sort) ? { sort: `${view.descending ? '-' : ''}${view.sort}` as TraceListQuery['sort'] } : {}),
@@ -90,6 +103,8 @@ export function TracesPage() {
   }
 
   const pagination = list.data?.meta.pagination;
+  // One column per score name on this page: its mean on each trace (boolean: the share of true).
+  const scoreNames = [...new Set((list.data?.data ?? []).flatMap((t) => Object.keys(t.scores ?? {})))].sort();
   const rows = list.data ? sortRows(list.data.data, view.sort, view.descending) : [];
   const filtered = Object.keys(view.filters).length > 0;
   const formKey = params.toString();
@@ -124,7 +139,7 @@ export function TracesPage() {
               name={f.key}
               type={f.type ?? 'text'}
               step={f.type === 'number' ? 'any' : undefined}
-              min={f.type === 'number' ? 0 : undefined}
+              min={f.type === 'number' && !f.signed ? 0 : undefined}
               defaultValue={view.filters[f.key] ?? ''}
               placeholder={f.placeholder}
             />
@@ -177,6 +192,11 @@ export function TracesPage() {
                       </button>
                     </th>
                   ))}
+                  {scoreNames.map((name) => (
+                    <th scope="col" key={`score-${name}`} className="num" data-score-column={name}>
+                      <Clipped text={name} inCell />
+                    </th>
+                  ))}
                   <th scope="col">Model</th>
                   <th scope="col">User</th>
                   <th scope="col">Session</th>
@@ -215,6 +235,19 @@ export function TracesPage() {
                     <td className={`num${t.errorCount ? ' text-error' : ''}`}>{formatInt(t.errorCount)}</td>
                     <td className="num">{formatInt(t.totalTokens)}</td>
                     <td className="num">{formatUsd(t.costUsd)}</td>
+                    {scoreNames.map((name) => {
+                      const score = t.scores?.[name];
+                      return (
+                        <td
+                          key={`score-${name}`}
+                          className="num"
+                          data-score={name}
+                          title={score ? `mean of ${formatInt(score.n)} score${score.n === 1 ? '' : 's'}` : undefined}
+                        >
+                          {score ? formatMean(score.mean) : <span className="muted">—</span>}
+                        </td>
+                      );
+                    })}
                     <td className="muted">{t.model ? <Clipped text={t.model} inCell /> : '—'}</td>
                     <td>
                       {t.userId ? <ClippedLink to={itemPath('users', t.userId)} text={t.userId} /> : <span className="muted">—</span>}
