@@ -150,6 +150,9 @@ describe('evaluators', () => {
     expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
     const second = evaluatorWorkerFor(ctx, { retry: noRetryWait });
     expect(await second.scan()).toBe(0);
+    // Found again (two workers scanning at once, a scan start lost): the job's key keeps it queued once.
+    await ctx.sql`update evaluators set scanned_from = scanned_from - interval '1 hour' where id = ${ev.id}`;
+    expect(await second.scan()).toBe(0);
     await Promise.all([worker.runOnce(), second.runOnce()]);
     expect(fake.requests.length - before).toBe(1);
 
