@@ -46,6 +46,15 @@ import { ingestScores } from './scores/service/ingest.js';
 import { datasetRoutes } from './datasets/api/routes.js';
 import { datasetRunRoutes } from './datasets/api/run-routes.js';
 import { spanContentReader } from './traces/span-content.js';
+import { evaluationTracesOf } from './traces/evaluation-targets.js';
+import { queryLimitsOf } from './traces/query-limits.js';
+import { evaluationPromptsOf } from './prompts/evaluation-prompts.js';
+import type { RecordEvaluationScore } from './contract/evaluation-scores.js';
+import { evaluatorRoutes, modelConnectionRoutes } from './evaluators/api/routes.js';
+import type { ConnectionDeps } from './evaluators/service/connections.js';
+import { createSecretBox } from './evaluators/model/secret-box.js';
+import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
+import type { ScoreStores } from './scores/service/ingest.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = [
@@ -95,6 +104,46 @@ export function credentialCacheFor(sql: Sql, config: Config, log: FastifyBaseLog
 /** Webhook targets: private addresses refused unless LOUPE_WEBHOOK_ALLOW_PRIVATE=true. */
 export const webhookTargetGuard = (config: Config): TargetGuard =>
   createTargetGuard({ allowPrivate: config.LOUPE_WEBHOOK_ALLOW_PRIVATE, allowSetting: 'LOUPE_WEBHOOK_ALLOW_PRIVATE' });
+
+/** Bound on one call to a model provider (a judge's answer, a connection test). */
+const MODEL_CALL_TIMEOUT_MS = 60_000;
+
+/** What model connections need: the guard of webhooks (same switch) and the key that seals API keys. */
+export const modelConnectionDepsFor = (sql: Sql, config: Config, guard?: TargetGuard): ConnectionDeps => ({
+  sql,
+  guard: guard ?? webhookTargetGuard(config),
+  box: config.LOUPE_ENCRYPTION_KEY ? createSecretBox(config.LOUPE_ENCRYPTION_KEY) : undefined,
+  timeoutMs: MODEL_CALL_TIMEOUT_MS,
+});
+
+/** Evaluators' scores go through the scores feature's ingest (source `eval`), validated like any score. */
+export const evaluationScoreRecorder =
+  (stores: ScoreStores): RecordEvaluationScore =>
+  async (workspaceId, evaluatorId, score) => {
+    const result = await ingestScores(stores, { workspaceId, authorId: `evaluator:${evaluatorId}`, defaultSource: 'eval' }, [
+      { ...score, source: 'eval' },
+    ]);
+    const id = result.ids[0];
+    return id ? { id } : { error: result.errors.map((e) => `${e.path} ${e.message}`).join('; ') || 'refused' };
+  };
+
+/** The evaluators' worker over this service's stores: one per replica (server.ts), or made by a test. */
+export function evaluatorWorkerFor(
+  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; guard?: TargetGuard },
+  options: Partial<EvaluatorWorkerOptions> = {},
+): EvaluatorWorker {
+  const connections = modelConnectionDepsFor(deps.sql, deps.config, deps.guard);
+  return createEvaluatorWorker({
+    sql: deps.sql,
+    connections,
+    guard: connections.guard,
+    timeoutMs: MODEL_CALL_TIMEOUT_MS,
+    prompts: evaluationPromptsOf(deps.sql),
+    traces: evaluationTracesOf(deps.clickhouse, queryLimitsOf(deps.config)),
+    recordScore: evaluationScoreRecorder({ clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() }),
+    ...options,
+  });
+}
 
 /** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
 export const maxPathParamLength = 512;
@@ -231,6 +280,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(langfuseScoreRoutes, { prefix: '/api/public', stores: scoreStores });
     await api.register(datasetRoutes, { prefix: '/api/datasets', sql: deps.sql, spans: spanContentReader(deps.clickhouse) });
     await api.register(datasetRunRoutes, { prefix: '/api/datasets', sql: deps.sql });
+    await api.register(modelConnectionRoutes, {
+      prefix: '/api/model-connections',
+      deps: modelConnectionDepsFor(deps.sql, deps.config, deps.webhookGuard),
+    });
+    await api.register(evaluatorRoutes, { prefix: '/api/evaluators', deps: { sql: deps.sql, prompts: evaluationPromptsOf(deps.sql) } });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
     // The MCP server's tools read through this app's own routes with the caller's credential;
     // the /mcp request was counted against the rate limit, its reads are not counted again.

@@ -158,6 +158,14 @@ export const configSchema = z.object({
   LOUPE_ORGANIZATION_ID: optionalString.pipe(z.uuid('must be a UUID').optional()),
   /** Lets webhooks reach loopback, private and link-local addresses (tests, self-hosted receivers). */
   LOUPE_WEBHOOK_ALLOW_PRIVATE: optionalString.pipe(z.enum(['true', 'false']).optional()).transform((v) => v === 'true'),
+  /**
+   * The key that seals secrets stored for a workspace (model connections' API keys,
+   * src/evaluators/model/secret-box.ts): 32 bytes as 64 hexadecimal characters. Unset, no
+   * secret can be stored and creating a model connection answers 503 naming this variable.
+   */
+  LOUPE_ENCRYPTION_KEY: optionalString.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), {
+    message: 'must be 64 hexadecimal characters (32 bytes)',
+  }),
   LOG_LEVEL: optionalString
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional())
     .transform((v) => v ?? 'info'),

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
-import { buildApp, credentialCacheFor, secretLogPaths, webhookTargetGuard } from './app.js';
+import { buildApp, credentialCacheFor, evaluatorWorkerFor, secretLogPaths, webhookTargetGuard } from './app.js';
+import type { EvaluatorWorker } from './evaluators/service/worker.js';
 import { createGrpcAdmission } from './grpc-access.js';
 import { startOtlpGrpcServer, type OtlpGrpcServer } from './traces/otlp/grpc/server.js';
 import { migratePostgres, openPostgres, withMigrationLock, type PostgresStore } from './stores/postgres.js';
@@ -103,6 +104,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   let app: FastifyInstance | undefined;
   let writer: WriteBatcher | undefined;
   let webhooks: WebhookWorker | undefined;
+  let evaluations: EvaluatorWorker | undefined;
   let grpc: OtlpGrpcServer | undefined;
   try {
     const { applied, first } = await prepareStores(config, stores);
@@ -161,6 +163,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     webhooks = createWebhookWorker({ sql, guard: webhookGuard, log });
     webhooks.start();
     const worker = webhooks;
+    // Every replica runs one too: jobs are claimed row by row, and a target's key is unique.
+    evaluations = evaluatorWorkerFor({ config, sql, clickhouse: stores.clickhouse.client, guard: webhookGuard }, { log });
+    evaluations.start();
+    const evaluationWorker = evaluations;
     log.info(
       {
         url,
@@ -184,6 +190,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
         await Promise.all([server.close(), otlpGrpc?.stop()]);
         await closeWriter(ingest, log); // applies what the log holds; what it cannot stays for the next start
         await worker.stop(); // waits for deliveries in flight; the undelivered stay in the outbox
+        await evaluationWorker.stop(); // waits for jobs in flight; the rest stay pending
         await stores.close();
       },
     };
@@ -192,6 +199,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     await grpc?.stop(0).catch(() => {});
     if (writer) await closeWriter(writer, log).catch(() => {});
     await webhooks?.stop().catch(() => {});
+    await evaluations?.stop().catch(() => {});
     await stores.close().catch(() => {});
     throw error;
   }

@@ -61,3 +61,11 @@ export function checkOutputSchema(schema: Record<string, unknown>): SchemaProble
     return [{ path: [], message: `does not compile: ${(error as Error).message}` }];
   }
 }
+
+/** The problems of `value` against an output schema (none when it is valid), for the checks that put the schema to work. */
+export function validateAgainstOutputSchema(schema: Record<string, unknown>, value: unknown): SchemaProblem[] {
+  const ajv = validatorFor(schema.$schema);
+  if (!ajv) return [{ path: ['$schema'], message: 'names an unknown JSON Schema dialect' }];
+  const validate = ajv.compile(schema);
+  return validate(value) ? [] : (validate.errors ?? []).map(toProblem);
+}

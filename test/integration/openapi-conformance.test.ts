@@ -101,6 +101,18 @@ const newPrompt = async () => (await authed('POST', '/api/prompt', { name: `p-${
 let versions = 0;
 const newScore = async () =>
   ((await authed('POST', '/api/scores', { name: 'quality', value: 1, traceId: `t-${unique()}` })).ids as string[])[0]!;
+const newModelConnection = async () =>
+  (
+    await authed('POST', '/api/model-connections', {
+      name: `m-${unique()}`,
+      provider: 'openai',
+      baseUrl: 'https://api.example.com/v1',
+      apiKey: 'sk-conformance-key',
+      defaultModel: 'm',
+    })
+  ).id as string;
+const checkEvaluator = { type: 'check', check: { type: 'json_parse' }, score: { name: 'json', dataType: 'boolean' } };
+const newEvaluator = async () => (await authed('POST', '/api/evaluators', { name: `e-${unique()}`, ...checkEvaluator })).id as string;
 const newScoreConfig = async () =>
   (await authed('POST', '/api/score-configs', { name: `c-${unique()}`, dataType: 'numeric', min: 0 })).id as string;
 const newDataset = async () => (await authed('POST', '/api/datasets', { name: `d-${unique()}` })).id as string;
@@ -285,6 +297,36 @@ const examples: Record<string, () => Promise<Example>> = {
   'GET /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}` }),
   'PATCH /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}`, payload: { max: 10 } }),
   'DELETE /api/score-configs/{id}': async () => ({ url: `/api/score-configs/${await newScoreConfig()}` }),
+  'POST /api/model-connections': async () => ({
+    url: '/api/model-connections',
+    payload: {
+      name: `m-${unique()}`,
+      provider: 'anthropic',
+      baseUrl: 'https://api.example.com/v1',
+      apiKey: 'sk-x-1234',
+      defaultModel: 'm',
+    },
+  }),
+  'GET /api/model-connections': async () => ({ url: '/api/model-connections' }),
+  'GET /api/model-connections/{id}': async () => ({ url: `/api/model-connections/${await newModelConnection()}` }),
+  'PATCH /api/model-connections/{id}': async () => ({
+    url: `/api/model-connections/${await newModelConnection()}`,
+    payload: { defaultModel: 'n' },
+  }),
+  'DELETE /api/model-connections/{id}': async () => ({ url: `/api/model-connections/${await newModelConnection()}` }),
+  // api.example.com does not resolve here: the test answers 200 with the error.
+  'POST /api/model-connections/{id}/test': async () => ({ url: `/api/model-connections/${await newModelConnection()}/test` }),
+  'POST /api/evaluators': async () => ({ url: '/api/evaluators', payload: { name: `e-${unique()}`, ...checkEvaluator } }),
+  'GET /api/evaluators': async () => ({ url: '/api/evaluators' }),
+  'GET /api/evaluators/{id}': async () => ({ url: `/api/evaluators/${await newEvaluator()}` }),
+  'PUT /api/evaluators/{id}': async () => ({
+    url: `/api/evaluators/${await newEvaluator()}`,
+    payload: { name: `e-${unique()}`, ...checkEvaluator },
+  }),
+  'POST /api/evaluators/{id}/pause': async () => ({ url: `/api/evaluators/${await newEvaluator()}/pause` }),
+  'POST /api/evaluators/{id}/resume': async () => ({ url: `/api/evaluators/${await newEvaluator()}/resume` }),
+  'DELETE /api/evaluators/{id}': async () => ({ url: `/api/evaluators/${await newEvaluator()}` }),
+  'GET /api/evaluators/{id}/jobs': async () => ({ url: `/api/evaluators/${await newEvaluator()}/jobs?status=failed` }),
   'POST /api/datasets': async () => ({ url: '/api/datasets', payload: { name: `d-${unique()}`, inputSchema: { type: 'object' } } }),
   'GET /api/datasets': async () => ({ url: '/api/datasets' }),
   'GET /api/datasets/{id}': async () => ({ url: `/api/datasets/${await newDataset()}` }),
@@ -348,7 +390,7 @@ const newWebhook = async () =>
 
 beforeAll(async () => {
   // The console's pages are not API operations (test/integration/console-serving.test.ts).
-  ctx = await createTestContext({ deps: { consoleDir: false } });
+  ctx = await createTestContext({ deps: { consoleDir: false }, env: { LOUPE_ENCRYPTION_KEY: 'cd'.repeat(32) } });
   tenant = await ctx.tenant();
   document = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json<Document>();
   ajv = new Ajv2020({ strict: false, allErrors: true });

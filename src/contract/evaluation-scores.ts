@@ -1,0 +1,21 @@
+/**
+ * How the evaluators feature writes the scores it produces through the scores feature's
+ * ingest (so configs validate them like any score) without importing it: the app wires this.
+ */
+export interface EvaluationScore {
+  /** Stable per job, so a job repeated after a crash corrects its score instead of adding one. */
+  id: string;
+  name: string;
+  dataType: 'numeric' | 'boolean';
+  value: number | boolean;
+  comment?: string;
+  traceId: string;
+  metadata: Record<string, unknown>;
+}
+
+/** Stores the score (source `eval`); answers its id, or why it was refused. */
+export type RecordEvaluationScore = (
+  workspaceId: string,
+  evaluatorId: string,
+  score: EvaluationScore,
+) => Promise<{ id: string } | { error: string }>;

@@ -1,0 +1,178 @@
+import http from 'node:http';
+import https from 'node:https';
+import { describeRequestError } from '../../egress/request-error.js';
+import { RefusedTarget, type TargetGuard } from '../../egress/target-guard.js';
+import type { ModelConnection } from '../api/schemas.js';
+
+/** The longest answer of a provider read; past it the call fails (a judge's answer is small). */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+/** How much of a failed answer is kept in an error. */
+const ERROR_EXCERPT_CHARS = 300;
+
+export interface ModelCallOptions {
+  /** Refuses private base URLs unless the operator allowed them (src/egress/target-guard.ts). */
+  guard: TargetGuard;
+  timeoutMs: number;
+}
+
+/** What one call gave: the parsed answer, or an error a retry may cure (`transient`) or not. */
+export type ModelCallOutcome =
+  { ok: true; statusCode: number; body: unknown } | { ok: false; transient: boolean; statusCode: number | null; error: string };
+
+export interface ChatRequest {
+  system: string;
+  user: string;
+  model: string;
+  /** Asks for a structured answer of this JSON schema (OpenAI response_format, Anthropic forced tool). */
+  answerSchema?: Record<string, unknown>;
+  maxTokens?: number;
+}
+
+/** The tool an Anthropic judge is made to call: its input is the structured answer. */
+export const ANSWER_TOOL = 'record_score';
+
+/** The request a provider expects, without the key (headers carry it). */
+export function providerRequest(connection: ModelConnection, request: ChatRequest): { path: string; body: Record<string, unknown> } {
+  const { temperature, maxTokens } = connection.parameters;
+  if (connection.provider === 'openai') {
+    return {
+      path: '/chat/completions',
+      body: {
+        model: request.model,
+        messages: [
+          { role: 'system', content: request.system },
+          { role: 'user', content: request.user },
+        ],
+        ...(temperature !== undefined && { temperature }),
+        ...((request.maxTokens ?? maxTokens) !== undefined && { max_tokens: request.maxTokens ?? maxTokens }),
+        ...(request.answerSchema && {
+          response_format: { type: 'json_schema', json_schema: { name: 'score', strict: true, schema: request.answerSchema } },
+        }),
+      },
+    };
+  }
+  return {
+    path: '/messages',
+    body: {
+      model: request.model,
+      max_tokens: request.maxTokens ?? maxTokens ?? 1024,
+      system: request.system,
+      messages: [{ role: 'user', content: request.user }],
+      ...(temperature !== undefined && { temperature }),
+      ...(request.answerSchema && {
+        tools: [{ name: ANSWER_TOOL, description: 'Record the score and the reasoning behind it', input_schema: request.answerSchema }],
+        tool_choice: { type: 'tool', name: ANSWER_TOOL },
+      }),
+    },
+  };
+}
+
+/** The text of a plain answer, or the structured answer, of either provider; undefined when the answer has none. */
+export function answerOf(connection: ModelConnection, body: unknown, structured: boolean): unknown {
+  const b = body as { choices?: { message?: { content?: unknown } }[]; content?: unknown } | null;
+  if (connection.provider === 'openai') {
+    const content = b?.choices?.[0]?.message?.content;
+    return typeof content === 'string' ? content : undefined;
+  }
+  const blocks = b?.content;
+  if (!Array.isArray(blocks)) return undefined;
+  if (structured)
+    return (blocks as { type?: string; name?: string; input?: unknown }[]).find((c) => c.type === 'tool_use' && c.name === ANSWER_TOOL)
+      ?.input;
+  const texts = (blocks as { type?: string; text?: unknown }[])
+    .filter((c) => c.type === 'text' && typeof c.text === 'string')
+    .map((c) => c.text);
+  return texts.length > 0 ? texts.join('') : undefined;
+}
+
+/** 429 (rate limited), 408 and every 5xx may pass on a later try; other statuses will not. */
+export const isTransientStatus = (status: number) => status === 429 || status === 408 || status >= 500;
+
+/**
+ * One call to a connection's provider. The key travels only in the request's header and is
+ * struck from any error excerpt (providers echo bits of a wrong key), so no answer, job row
+ * or log line carries it.
+ */
+export function callModel(
+  connection: ModelConnection,
+  apiKey: string,
+  request: ChatRequest,
+  options: ModelCallOptions,
+): Promise<ModelCallOutcome> {
+  const redact = (text: string) => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
+  const { path, body } = providerRequest(connection, request);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (outcome: ModelCallOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    // A network failure may pass; a refusal by the guard will not.
+    const failure = (error: unknown): ModelCallOutcome => ({
+      ok: false,
+      transient: !(error instanceof RefusedTarget),
+      statusCode: null,
+      error: redact(describeRequestError(error)),
+    });
+    const url = new URL(connection.baseUrl.replace(/\/+$/, '') + path);
+    let guarded: ReturnType<TargetGuard['connectOptions']>;
+    try {
+      guarded = options.guard.connectOptions(url);
+    } catch (error) {
+      resolve({ ok: false, transient: false, statusCode: null, error: describeRequestError(error) });
+      return;
+    }
+    const headers: Record<string, string> =
+      connection.provider === 'openai' ? { authorization: `Bearer ${apiKey}` } : { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' };
+    const client = url.protocol === 'https:' ? https : http;
+    const call = client.request(url, {
+      method: 'POST',
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(payload)),
+        'user-agent': 'Loupe-Evaluators/1',
+      },
+      agent: false, // a fresh connection per call: no pooled socket outlives the check of its address
+      ...guarded,
+    });
+    const timer = setTimeout(() => call.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    call.on('error', (error) => finish(failure(error)));
+    call.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) {
+          finish({ ok: false, transient: false, statusCode: response.statusCode ?? null, error: 'the answer is larger than 1 MiB' });
+          response.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on('error', (error) => finish(failure(error)));
+      response.on('end', () => {
+        const status = response.statusCode ?? 0;
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (status < 200 || status >= 300) {
+          finish({
+            ok: false,
+            transient: isTransientStatus(status),
+            statusCode: status,
+            error: redact(`the provider answered ${status}: ${text.slice(0, ERROR_EXCERPT_CHARS)}`),
+          });
+          return;
+        }
+        try {
+          finish({ ok: true, statusCode: status, body: JSON.parse(text) });
+        } catch {
+          finish({ ok: false, transient: false, statusCode: status, error: 'the provider answered something other than JSON' });
+        }
+      });
+    });
+    call.end(payload);
+  });
+}

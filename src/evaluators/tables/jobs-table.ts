@@ -1,0 +1,104 @@
+import type postgres from 'postgres';
+import type { Sql } from '../../stores/postgres.js';
+import type { EvaluatorJob } from '../api/schemas.js';
+
+/** The SQL on `evaluator_jobs` (postgres/0011): the durable queue of evaluations. */
+
+/**
+ * Adds a pending job per trace; a (evaluator, version, trace) already queued, done or failed is
+ * left alone, so finding a trace again (another worker, a restart) never scores it twice.
+ * Answers how many jobs were added.
+ */
+export async function enqueueJobs(
+  sql: Sql,
+  job: { workspaceId: string; evaluatorId: string; version: number; status: 'pending' | 'skipped' },
+  traceIds: string[],
+): Promise<number> {
+  if (traceIds.length === 0) return 0;
+  const rows = await sql`
+    insert into evaluator_jobs (workspace_id, evaluator_id, evaluator_version, trace_id, status, finished_at, last_error)
+    select ${job.workspaceId}, ${job.evaluatorId}, ${job.version}, t, ${job.status},
+      ${job.status === 'skipped' ? new Date() : null}, ${job.status === 'skipped' ? 'left out by the sampling rate' : null}
+    from unnest(${traceIds}::text[]) as t
+    on conflict (evaluator_id, evaluator_version, trace_id) do nothing
+    returning id`;
+  return rows.length;
+}
+
+export interface ClaimedJob {
+  id: string;
+  workspaceId: string;
+  evaluatorId: string;
+  evaluatorVersion: number;
+  traceId: string;
+  attempts: number;
+}
+
+/**
+ * Claims the oldest due job of a workspace not in `busy`, locked for the caller's transaction
+ * (`FOR UPDATE SKIP LOCKED`, as the webhook outbox): no two workers run one job at once, and a
+ * job whose worker died is due again when the database ends its transaction. A paused
+ * evaluator's jobs wait until it is resumed.
+ */
+export async function claimDueJob(tx: postgres.TransactionSql, busy: string[]): Promise<ClaimedJob | undefined> {
+  const [job] = await tx<ClaimedJob[]>`
+    select j.id, j.workspace_id as "workspaceId", j.evaluator_id as "evaluatorId", j.evaluator_version as "evaluatorVersion",
+      j.trace_id as "traceId", j.attempts
+    from evaluator_jobs j join evaluators e on e.id = j.evaluator_id and e.status = 'active'
+    where j.status = 'pending' and j.next_attempt_at <= now() and j.workspace_id <> all(${busy}::uuid[])
+    order by j.next_attempt_at
+    limit 1
+    for update of j skip locked`;
+  return job;
+}
+
+export async function markJobDone(
+  tx: postgres.TransactionSql,
+  id: string,
+  outcome: { status: 'succeeded' | 'skipped'; scoreId: string | null; note: string | null },
+): Promise<void> {
+  await tx`
+    update evaluator_jobs set status = ${outcome.status}, attempts = attempts + 1, score_id = ${outcome.scoreId},
+      last_error = ${outcome.note}, finished_at = now()
+    where id = ${id}`;
+}
+
+/** A failed attempt: retried after `retryAfterMs`, or failed for good when it is null. */
+export async function markJobFailed(tx: postgres.TransactionSql, id: string, error: string, retryAfterMs: number | null): Promise<void> {
+  await tx`
+    update evaluator_jobs set attempts = attempts + 1, last_error = ${error.slice(0, 1000)},
+      status = ${retryAfterMs === null ? 'failed' : 'pending'},
+      next_attempt_at = now() + make_interval(secs => ${(retryAfterMs ?? 0) / 1000}),
+      finished_at = case when ${retryAfterMs === null} then now() else null end
+    where id = ${id}`;
+}
+
+interface JobRow {
+  id: string;
+  evaluatorVersion: number;
+  traceId: string;
+  status: EvaluatorJob['status'];
+  attempts: number;
+  error: string | null;
+  scoreId: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+/** The evaluator's jobs, newest first. */
+export async function selectJobs(
+  sql: Sql,
+  workspaceId: string,
+  evaluatorId: string,
+  limit: number,
+  status?: EvaluatorJob['status'],
+): Promise<EvaluatorJob[]> {
+  const rows = await sql<JobRow[]>`
+    select id, evaluator_version as "evaluatorVersion", trace_id as "traceId", status, attempts, last_error as error,
+      score_id as "scoreId", created_at as "createdAt", finished_at as "finishedAt"
+    from evaluator_jobs
+    where workspace_id = ${workspaceId} and evaluator_id = ${evaluatorId} ${status ? sql`and status = ${status}` : sql``}
+    order by created_at desc, id
+    limit ${limit}`;
+  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), finishedAt: r.finishedAt?.toISOString() ?? null }));
+}
