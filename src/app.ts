@@ -18,6 +18,7 @@ import type { FailedAuthLimiter } from './tenancy/failed-auth.js';
 import { createKeyDirectory } from './tenancy/key-directory.js';
 import { createCredentialCache, type CredentialCache } from './tenancy/credential-cache.js';
 import { adminRoutes } from './tenancy/admin-routes.js';
+import { retentionAdminRoutes, retentionRoutes } from './retention/routes.js';
 import { traceRoutes } from './traces/routes.js';
 import { promptRoutes } from './prompts/routes.js';
 import { promptFiguresReader } from './traces/spans-table.js';
@@ -204,12 +205,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ingestTrouble: () => writer.trouble(),
   });
   if (deps.postgresOutage) registerOutageGate(app, deps.postgresOutage);
+  const retentionDeps = { sql: deps.sql, clickhouse: deps.clickhouse, deploymentDays: deps.config.LOUPE_RETENTION_DAYS };
   if (deps.config.LOUPE_ADMIN_TOKEN) {
     await app.register(adminRoutes, {
       prefix: '/api/admin',
       sql: deps.sql,
       adminToken: deps.config.LOUPE_ADMIN_TOKEN,
       failedAuth: deps.failedAuth,
+      featureRoutes: [async (admin) => admin.register(retentionAdminRoutes, retentionDeps)],
     });
   }
 
@@ -278,6 +281,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(scoreConfigRoutes, { prefix: '/api/score-configs', sql: deps.sql });
     // Langfuse SDKs' and API's scores, with their Basic credentials (docs/api.md, Langfuse SDKs).
     await api.register(langfuseScoreRoutes, { prefix: '/api/public', stores: scoreStores });
+    await api.register(retentionRoutes, { prefix: '/api', ...retentionDeps });
     await api.register(datasetRoutes, { prefix: '/api/datasets', sql: deps.sql, spans: spanContentReader(deps.clickhouse) });
     await api.register(datasetRunRoutes, { prefix: '/api/datasets', sql: deps.sql });
     await api.register(modelConnectionRoutes, {

@@ -9,6 +9,7 @@ import { createGrpcAdmission } from './grpc-access.js';
 import { startOtlpGrpcServer, type OtlpGrpcServer } from './traces/otlp/grpc/server.js';
 import { migratePostgres, openPostgres, withMigrationLock, type PostgresStore } from './stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from './stores/clickhouse.js';
+import { startRetention } from './retention/engine-retention.js';
 import { bootstrap, type BootstrapResult } from './tenancy/bootstrap.js';
 import { oauthVerifierFromConfig } from './tenancy/oauth.js';
 import { createRateLimiter } from './tenancy/rate-limit.js';
@@ -83,6 +84,8 @@ export async function migrate(config: Config, stores: Stores) {
  */
 export async function prepareStores(config: Config, stores: Stores) {
   const applied = await migrate(config, stores);
+  // The trace store's copy of the retention settings, with this start's LOUPE_RETENTION_DAYS.
+  await startRetention(stores.postgres.sql, stores.clickhouse.client, config.LOUPE_RETENTION_DAYS ?? null);
   const first: BootstrapResult = await withMigrationLock(stores.postgres.sql, (tx) =>
     bootstrap(tx, { apiKey: config.LOUPE_BOOTSTRAP_API_KEY, plan: config.LOUPE_BOOTSTRAP_PLAN }),
   );

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsync } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../stores/postgres.js';
@@ -37,10 +38,13 @@ const errors = {
 const security = [{ adminToken: [] }];
 
 /** Registered only when LOUPE_ADMIN_TOKEN is set; without it every /api/admin route answers 404. */
-export const adminRoutes: FastifyPluginAsyncZod<{ sql: Sql; adminToken: string; failedAuth?: FailedAuthLimiter | undefined }> = async (
-  app,
-  { sql, adminToken, failedAuth },
-) => {
+export const adminRoutes: FastifyPluginAsyncZod<{
+  sql: Sql;
+  adminToken: string;
+  failedAuth?: FailedAuthLimiter | undefined;
+  /** Admin routes of other features (retention), behind the same admin token. */
+  featureRoutes?: FastifyPluginAsync[] | undefined;
+}> = async (app, { sql, adminToken, failedAuth, featureRoutes }) => {
   app.addHook('onRequest', async (request) => {
     await guardedAuthentication(request, failedAuth, () => {
       const given = headerValue(request, 'x-admin-token');
@@ -117,4 +121,5 @@ export const adminRoutes: FastifyPluginAsyncZod<{ sql: Sql; adminToken: string; 
     schema: { tags: ['admin'], security, params: idParams, response: { 200: envelope(apiKeySchema), ...errors } },
     handler: async (request, reply) => sendData(request, reply, await tenancy.revokeApiKey(sql, request.params.id)),
   });
+  for (const routes of featureRoutes ?? []) await app.register(routes);
 };

@@ -17,6 +17,8 @@ const workspaceReads = new Set([
   'GET /api/users',
   'GET /api/users/:userId',
   'POST /api/sql',
+  // Usage counts the workspace's traces and spans.
+  'GET /api/usage',
   // Filters by session, user or prompt read the trace summaries and spans.
   'GET /api/scores',
   'GET /api/prompt/:id/metrics',

@@ -164,6 +164,14 @@ const examples: Record<string, () => Promise<Example>> = {
     });
     return { url: `/api/admin/api-keys/${key.id}` };
   },
+  'GET /api/admin/workspaces/{workspaceId}/retention': async () => ({ url: `/api/admin/workspaces/${tenant.workspaceId}/retention` }),
+  'PUT /api/admin/workspaces/{workspaceId}/retention': async () => ({
+    url: `/api/admin/workspaces/${tenant.workspaceId}/retention`,
+    payload: { retentionDays: 3650, environments: { development: 3650 } },
+  }),
+  'POST /api/admin/retention/apply': async () => ({ url: '/api/admin/retention/apply', payload: { workspaceId: tenant.workspaceId } }),
+  'GET /api/retention': async () => ({ url: '/api/retention' }),
+  'GET /api/usage': async () => ({ url: '/api/usage' }),
   'GET /api/me': async () => ({ url: '/api/me' }),
   'POST /api/traces': async () => ({ url: '/api/traces', payload: { traces: [trace()] } }),
   'GET /api/traces': async () => ({ url: '/api/traces?limit=5&include=spans' }),

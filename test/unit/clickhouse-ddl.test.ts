@@ -48,8 +48,8 @@ describe('ClickHouse migrations on one node', () => {
     expect(backfill).toContain(`concat('"environment":', if(environment = '', 'null', toJSONString(environment))), concat('"status":'`);
     expect(backfill).not.toContain('"userId":');
     // No Distributed table on one node, so no ALTER of one (0003: two ADD and two MODIFY; 0004: one ADD per table;
-    // 0005: traces.ttfts; 0006: one ADD on traces; 0008: one ADD of the two map columns).
-    expect(sql.filter((s) => /^ALTER TABLE (spans|traces)\s+(ADD|MODIFY) COLUMN/.test(s))).toHaveLength(9);
+    // 0005: traces.ttfts; 0006: one ADD on traces; 0008: one ADD of the two map columns; 0016: expires_at on each).
+    expect(sql.filter((s) => /^ALTER TABLE (spans|traces)\s+(ADD|MODIFY) COLUMN/.test(s))).toHaveLength(11);
   });
 
   it('refuses SQL taken from live code: a migration is frozen text', () => {
