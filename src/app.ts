@@ -46,6 +46,7 @@ import { ingestScores } from './scores/service/ingest.js';
 import { datasetRoutes } from './datasets/api/routes.js';
 import { datasetRunRoutes } from './datasets/api/run-routes.js';
 import { spanContentReader } from './traces/span-content.js';
+import { monitorRoutes } from './monitors/api/routes.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = [
@@ -231,6 +232,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(langfuseScoreRoutes, { prefix: '/api/public', stores: scoreStores });
     await api.register(datasetRoutes, { prefix: '/api/datasets', sql: deps.sql, spans: spanContentReader(deps.clickhouse) });
     await api.register(datasetRunRoutes, { prefix: '/api/datasets', sql: deps.sql });
+    await api.register(monitorRoutes, { prefix: '/api/monitors', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
     // The MCP server's tools read through this app's own routes with the caller's credential;
     // the /mcp request was counted against the rate limit, its reads are not counted again.
