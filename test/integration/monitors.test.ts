@@ -3,6 +3,8 @@ import { createTestContext, type Tenant, type TestContext } from '../support/app
 import { startReceiver } from '../support/webhook-receiver.js';
 import { sendTraces } from './analytics-fixtures.js';
 import { createMonitorEvaluator, type MonitorEvaluator } from '../../src/monitors/service/evaluator.js';
+import { createMonitorScheduler } from '../../src/monitors/service/scheduler.js';
+import { loadConfig } from '../../src/config.js';
 import { monitorMetricReader } from '../../src/traces/monitor-metrics-table.js';
 import { enqueueEvent } from '../../src/prompts/webhooks/outbox.js';
 import { createWebhookWorker } from '../../src/prompts/webhooks/worker.js';
@@ -265,6 +267,34 @@ describe('monitors', () => {
       await receiverA.close();
       await receiverB.close();
     }
+  });
+
+  it('evaluates every enabled monitor on the schedule, and never when the interval is 0', async () => {
+    expect(loadConfig({}).LOUPE_MONITOR_INTERVAL_MS).toBe(60_000);
+    clock = NOON;
+    const m = await createMonitor(a, { metric: 'trace_count', condition: { kind: 'threshold', direction: 'above', value: 2 } });
+    const off = await createMonitor(a, {
+      metric: 'trace_count',
+      enabled: false,
+      condition: { kind: 'threshold', direction: 'above', value: 2 },
+    });
+    const never = createMonitorScheduler(evaluator, 0);
+    never.start();
+    await new Promise((r) => setTimeout(r, 200));
+    await never.stop();
+    expect((await stored(a, m.id)).state).toBe('ok');
+    const scheduler = createMonitorScheduler(evaluator, 50);
+    scheduler.start();
+    try {
+      const deadline = Date.now() + 10_000;
+      while ((await stored(a, m.id)).state !== 'firing') {
+        expect(Date.now()).toBeLessThan(deadline);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await scheduler.stop();
+    }
+    expect((await stored(a, off.id)).lastEvaluatedAt).toBeNull();
   });
 
   it('keeps each workspace’s monitors to itself', async () => {
