@@ -56,6 +56,7 @@ import type { ConnectionDeps } from './evaluators/service/connections.js';
 import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
 import type { ScoreStores } from './scores/service/ingest.js';
+import { monitorRoutes } from './monitors/api/routes.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = [
@@ -289,6 +290,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps: modelConnectionDepsFor(deps.sql, deps.config, deps.webhookGuard),
     });
     await api.register(evaluatorRoutes, { prefix: '/api/evaluators', deps: { sql: deps.sql, prompts: evaluationPromptsOf(deps.sql) } });
+    await api.register(monitorRoutes, { prefix: '/api/monitors', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
     // The MCP server's tools read through this app's own routes with the caller's credential;
     // the /mcp request was counted against the rate limit, its reads are not counted again.

@@ -157,6 +157,8 @@ export const configSchema = z.object({
   LOUPE_WORKSPACE_ID: optionalString.pipe(z.uuid('must be a UUID').optional()),
   LOUPE_ORGANIZATION_ID: optionalString.pipe(z.uuid('must be a UUID').optional()),
   /** Lets webhooks reach loopback, private and link-local addresses (tests, self-hosted receivers). */
+  /** How often the service evaluates every monitor (src/monitors/); 0: never. */
+  LOUPE_MONITOR_INTERVAL_MS: optionalInt(0, 86_400_000).transform((v) => v ?? 60_000),
   LOUPE_WEBHOOK_ALLOW_PRIVATE: optionalString.pipe(z.enum(['true', 'false']).optional()).transform((v) => v === 'true'),
   /**
    * The key that seals secrets stored for a workspace (model connections' API keys,

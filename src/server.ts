@@ -19,6 +19,10 @@ import { IngestLog } from './traces/ingest-log.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
 import { postgresOutage } from './http/outage.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
+import { enqueueEvent } from './prompts/webhooks/outbox.js';
+import { monitorMetricReader } from './traces/monitor-metrics-table.js';
+import { createMonitorEvaluator } from './monitors/service/evaluator.js';
+import { createMonitorScheduler, type MonitorScheduler } from './monitors/service/scheduler.js';
 import { boundConnections, connectionBounds } from './http/connection-bounds.js';
 import { openFileLimit } from './http/open-file-limit.js';
 
@@ -108,6 +112,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   let writer: WriteBatcher | undefined;
   let webhooks: WebhookWorker | undefined;
   let evaluations: EvaluatorWorker | undefined;
+  let monitors: MonitorScheduler | undefined;
   let grpc: OtlpGrpcServer | undefined;
   try {
     const { applied, first } = await prepareStores(config, stores);
@@ -170,6 +175,12 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     evaluations = evaluatorWorkerFor({ config, sql, clickhouse: stores.clickhouse.client, guard: webhookGuard }, { log });
     evaluations.start();
     const evaluationWorker = evaluations;
+    // Every replica evaluates every monitor: a state moves by a conditional update, so a
+    // monitor fires (and resolves) once per episode however many replicas run.
+    const evaluator = createMonitorEvaluator({ sql, metrics: monitorMetricReader(stores.clickhouse.client), enqueue: enqueueEvent, log });
+    monitors = createMonitorScheduler(evaluator, config.LOUPE_MONITOR_INTERVAL_MS, log);
+    monitors.start();
+    const monitorScheduler = monitors;
     log.info(
       {
         url,
@@ -192,6 +203,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
         // Both listeners stop accepting and wait for their requests in flight.
         await Promise.all([server.close(), otlpGrpc?.stop()]);
         await closeWriter(ingest, log); // applies what the log holds; what it cannot stays for the next start
+        await monitorScheduler.stop(); // waits for an evaluation round in flight
         await worker.stop(); // waits for deliveries in flight; the undelivered stay in the outbox
         await evaluationWorker.stop(); // waits for jobs in flight; the rest stay pending
         await stores.close();
@@ -201,6 +213,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     await app?.close().catch(() => {});
     await grpc?.stop(0).catch(() => {});
     if (writer) await closeWriter(writer, log).catch(() => {});
+    await monitors?.stop().catch(() => {});
     await webhooks?.stop().catch(() => {});
     await evaluations?.stop().catch(() => {});
     await stores.close().catch(() => {});

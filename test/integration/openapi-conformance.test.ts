@@ -115,6 +115,14 @@ const checkEvaluator = { type: 'check', check: { type: 'json_parse' }, score: { 
 const newEvaluator = async () => (await authed('POST', '/api/evaluators', { name: `e-${unique()}`, ...checkEvaluator })).id as string;
 const newScoreConfig = async () =>
   (await authed('POST', '/api/score-configs', { name: `c-${unique()}`, dataType: 'numeric', min: 0 })).id as string;
+const monitorBody = () => ({
+  name: `m-${unique()}`,
+  metric: 'cost',
+  windowSeconds: 3600,
+  filters: { environment: 'production' },
+  condition: { kind: 'threshold', direction: 'above', value: 10 },
+});
+const newMonitor = async () => (await authed('POST', '/api/monitors', monitorBody())).id as string;
 const newDataset = async () => (await authed('POST', '/api/datasets', { name: `d-${unique()}` })).id as string;
 /** A dataset with one item `i1`: its path. */
 const newDatasetItem = async () => {
@@ -335,6 +343,12 @@ const examples: Record<string, () => Promise<Example>> = {
   'POST /api/evaluators/{id}/resume': async () => ({ url: `/api/evaluators/${await newEvaluator()}/resume` }),
   'DELETE /api/evaluators/{id}': async () => ({ url: `/api/evaluators/${await newEvaluator()}` }),
   'GET /api/evaluators/{id}/jobs': async () => ({ url: `/api/evaluators/${await newEvaluator()}/jobs?status=failed` }),
+  'POST /api/monitors': async () => ({ url: '/api/monitors', payload: monitorBody() }),
+  'GET /api/monitors': async () => ({ url: '/api/monitors' }),
+  'GET /api/monitors/{id}': async () => ({ url: `/api/monitors/${await newMonitor()}` }),
+  'PUT /api/monitors/{id}': async () => ({ url: `/api/monitors/${await newMonitor()}`, payload: monitorBody() }),
+  'DELETE /api/monitors/{id}': async () => ({ url: `/api/monitors/${await newMonitor()}` }),
+  'GET /api/monitors/{id}/history': async () => ({ url: `/api/monitors/${await newMonitor()}/history?limit=10` }),
   'POST /api/datasets': async () => ({ url: '/api/datasets', payload: { name: `d-${unique()}`, inputSchema: { type: 'object' } } }),
   'GET /api/datasets': async () => ({ url: '/api/datasets' }),
   'GET /api/datasets/{id}': async () => ({ url: `/api/datasets/${await newDataset()}` }),

@@ -61,7 +61,7 @@ export default tseslint.config(
         'error',
         {
           root: `${repoRoot}src`,
-          features: ['tenancy', 'prompts', 'traces', 'sql', 'mcp', 'scores', 'datasets', 'evaluators', 'retention'],
+          features: ['tenancy', 'prompts', 'traces', 'sql', 'mcp', 'scores', 'datasets', 'evaluators', 'retention', 'monitors'],
           shared: ['http', 'contract', 'stores', 'egress'],
           allow: [],
         },

@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
+import { monitorEventTypes } from '../../contract/monitor-metrics.js';
 
-export const webhookEventTypes = ['prompt.version.created', 'prompt.label.moved', 'prompt.deleted'] as const;
+export const webhookEventTypes = ['prompt.version.created', 'prompt.label.moved', 'prompt.deleted', ...monitorEventTypes] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /**
