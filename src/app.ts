@@ -46,6 +46,8 @@ import { ingestScores } from './scores/service/ingest.js';
 import { datasetRoutes } from './datasets/api/routes.js';
 import { datasetRunRoutes } from './datasets/api/run-routes.js';
 import { spanContentReader } from './traces/span-content.js';
+import { traceFiguresReader } from './traces/trace-figures.js';
+import { runScoresOf } from './scores/service/run-scores.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = [
@@ -230,7 +232,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Langfuse SDKs' and API's scores, with their Basic credentials (docs/api.md, Langfuse SDKs).
     await api.register(langfuseScoreRoutes, { prefix: '/api/public', stores: scoreStores });
     await api.register(datasetRoutes, { prefix: '/api/datasets', sql: deps.sql, spans: spanContentReader(deps.clickhouse) });
-    await api.register(datasetRunRoutes, { prefix: '/api/datasets', sql: deps.sql });
+    await api.register(datasetRunRoutes, {
+      prefix: '/api/datasets',
+      sql: deps.sql,
+      readers: { traces: traceFiguresReader(deps.clickhouse), scores: runScoresOf(deps.clickhouse, deps.sql) },
+    });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
     // The MCP server's tools read through this app's own routes with the caller's credential;
     // the /mcp request was counted against the rate limit, its reads are not counted again.
