@@ -57,6 +57,8 @@ import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
 import type { ScoreStores } from './scores/service/ingest.js';
 import { monitorRoutes } from './monitors/api/routes.js';
+import { traceFiguresReader } from './traces/trace-figures.js';
+import { runScoresOf } from './scores/service/run-scores.js';
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = [
@@ -284,7 +286,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(langfuseScoreRoutes, { prefix: '/api/public', stores: scoreStores });
     await api.register(retentionRoutes, { prefix: '/api', ...retentionDeps });
     await api.register(datasetRoutes, { prefix: '/api/datasets', sql: deps.sql, spans: spanContentReader(deps.clickhouse) });
-    await api.register(datasetRunRoutes, { prefix: '/api/datasets', sql: deps.sql });
+    await api.register(datasetRunRoutes, {
+      prefix: '/api/datasets',
+      sql: deps.sql,
+      readers: { traces: traceFiguresReader(deps.clickhouse), scores: runScoresOf(deps.clickhouse, deps.sql) },
+    });
     await api.register(modelConnectionRoutes, {
       prefix: '/api/model-connections',
       deps: modelConnectionDepsFor(deps.sql, deps.config, deps.webhookGuard),

@@ -27,6 +27,9 @@ const workspaceReads = new Set([
   'POST /api/models/reprice',
   // Adding a span to a dataset reads the span (its trace id is in the body).
   'POST /api/datasets/:id/items/from-span',
+  // A run's figures and the comparison of runs read their items' traces.
+  'GET /api/datasets/:id/runs/:runId',
+  'GET /api/datasets/:id/runs/compare',
 ]);
 const oneTraceReads = new Set([
   'GET /api/traces/:id',

@@ -188,3 +188,17 @@ export async function tombstoneTraceSummary(
     query_params: params,
   });
 }
+
+/** Per live trace of these ids, its cost, latency and failure (the figures of a dataset run's items). */
+export const selectFiguresOfTraces = defineQuery({
+  name: 'selectFiguresOfTraces',
+  params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
+  row: z.object({ trace_id: z.string(), cost_usd: z.number().nullable(), duration_ms: z.number().nullable(), failed: z.number() }),
+  sql: (values) => ({
+    values,
+    query: `
+      SELECT trace_id, cost_usd, duration_ms, toUInt8(status = 'error' OR error_count > 0) AS failed
+      FROM traces FINAL
+      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0`,
+  }),
+});

@@ -6,7 +6,7 @@ import {
   twoProportionsTest,
   verdictOf,
   welchTest,
-} from '../../src/scores/model/statistics.js';
+} from '../../src/statistics/statistics.js';
 
 /** Figures of a sample, computed here from its values. */
 function figures(values: number[]) {

@@ -62,7 +62,7 @@ export default tseslint.config(
         {
           root: `${repoRoot}src`,
           features: ['tenancy', 'prompts', 'traces', 'sql', 'mcp', 'scores', 'datasets', 'evaluators', 'retention', 'monitors'],
-          shared: ['http', 'contract', 'stores', 'egress'],
+          shared: ['http', 'contract', 'stores', 'egress', 'statistics'],
           allow: [],
         },
       ],

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolveOptions, type LoupeOptions, type ResolvedOptions } from './options.js';
 import { PromptClient, render, type GetPromptOptions, type Prompt, type RenderedPrompt } from './prompts.js';
 import { CodingSession, type CodingSessionOptions } from './session.js';
+import { runExperiment, type ExperimentOptions, type ExperimentSummary } from './experiment.js';
 import { errorMessage, Span, type SpanOptions } from './span.js';
 import { SpanTransport, type TransportStats } from './transport.js';
 import type { PromptRecord, SpanIO } from './types.js';
@@ -100,6 +101,15 @@ export class Loupe {
 
   render(prompt: Pick<PromptRecord, 'systemPrompt' | 'humanPrompt'>, variables?: Record<string, unknown>): RenderedPrompt {
     return render(prompt, variables);
+  }
+
+  /**
+   * Runs `task` over a dataset's items as a run of it (experiment.ts): each item traced, its
+   * evaluators' scores recorded on its trace, a failure recorded on its item; prints and
+   * resolves with the run's figures.
+   */
+  experiment(options: ExperimentOptions): Promise<ExperimentSummary> {
+    return runExperiment(this, options);
   }
 
   /** Sends what is queued now; resolves when done. Never rejects: failures go to onError. */

@@ -7,3 +7,11 @@ export { AgentScope, CodingSession, SESSION_EVENTS, SubAgent, ToolCall, type Cod
 export { Span, type EndOptions, type PromptRef, type SpanOptions } from './span.js';
 export type { TransportStats } from './transport.js';
 export * from './types.js';
+export {
+  type Evaluator,
+  type EvaluatorScore,
+  type ExperimentFailure,
+  type ExperimentItem,
+  type ExperimentOptions,
+  type ExperimentSummary,
+} from './experiment.js';

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import * as runs from '../service/runs.js';
+import { compareRuns, getRunWithFigures, type RunReaders } from '../service/run-figures.js';
+import { compareRunsQuery, runComparisonSchema, runFiguresQuery, runWithFiguresSchema } from './run-figure-schemas.js';
 import { datasetParams } from './schemas.js';
 import {
   createRunBody,
@@ -20,7 +22,23 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const tags = ['datasets'];
 
 /** The runs (experiments) of a dataset of the caller's workspace, under `/api/datasets/:id/runs`. */
-export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { sql }) => {
+export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunReaders }> = async (app, { sql, readers }) => {
+  app.get('/:id/runs/compare', {
+    schema: {
+      tags,
+      summary:
+        'Runs side by side: per metric each run against the first over the items both have (paired t, McNemar) with a verdict, and a page of items',
+      params: datasetParams,
+      querystring: compareRunsQuery,
+      response: { 200: envelope(runComparisonSchema, runItemPageMetaSchema), ...errors },
+    },
+    handler: async (request, reply) => {
+      const { runs: runIds, ...page } = request.query;
+      const answer = await compareRuns(sql, readers, request.auth.workspaceId, request.params.id, runIds, page);
+      return sendData(request, reply, answer.data, { meta: answer.meta });
+    },
+  });
+
   app.post('/:id/runs', {
     schema: {
       tags,
@@ -44,9 +62,24 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app,
   });
 
   app.get('/:id/runs/:runId', {
-    schema: { tags, summary: 'One run', params: runParams, response: { 200: envelope(runSchema), ...errors } },
-    handler: async (request, reply) =>
-      sendData(request, reply, await runs.getRun(sql, request.auth.workspaceId, request.params.id, request.params.runId)),
+    schema: {
+      tags,
+      summary: 'One run with its figures (per score mean and 95% interval, cost, latency p50/p95, errors) and a page of its items',
+      params: runParams,
+      querystring: runFiguresQuery,
+      response: { 200: envelope(runWithFiguresSchema, runItemPageMetaSchema), ...errors },
+    },
+    handler: async (request, reply) => {
+      const answer = await getRunWithFigures(
+        sql,
+        readers,
+        request.auth.workspaceId,
+        request.params.id,
+        request.params.runId,
+        request.query,
+      );
+      return sendData(request, reply, answer.data, { meta: answer.meta });
+    },
   });
 
   app.patch('/:id/runs/:runId', {

@@ -110,3 +110,14 @@ export async function selectRunItemsPage(sql: Sql, runId: string, limit: number,
     limit ${limit + 1}`;
   return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() }));
 }
+
+/** Every item of a run, by dataset item id (a run's figures are over all of them). */
+export async function selectAllRunItems(sql: Sql, runId: string): Promise<RunItem[]> {
+  const rows = await sql<RunItemRow[]>`
+    select dataset_item_id as "datasetItemId", trace_id as "traceId", span_id as "spanId", output, error,
+      created_at as "createdAt", updated_at as "updatedAt"
+    from dataset_run_items
+    where run_id = ${runId}
+    order by dataset_item_id`;
+  return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() }));
+}

@@ -10,7 +10,7 @@ import {
   verdictOf,
   welchTest,
   type TestResult,
-} from '../model/statistics.js';
+} from '../../statistics/statistics.js';
 import { toStoredTime } from '../model/stored-time.js';
 import { selectScoreConfigsByName } from '../tables/configs-table.js';
 import { selectPromptScoreFigures } from '../tables/scores-table.js';
@@ -51,7 +51,7 @@ const emptySide = (dataType: DataType): Side => ({ dataType, n: 0, mean: Number.
 
 function compareSides(name: string, subject: Side, baseline: Side, higherIsBetter: boolean): ScoreComparison {
   const dataType = subject.n > 0 ? subject.dataType : baseline.dataType;
-  let test: TestResult | null;
+  let test: TestResult<'welch_t' | 'two_proportions_z' | 'chi_square'> | null;
   const interval = (side: Side) =>
     dataType === 'boolean' ? proportionInterval(Math.round(side.mean * side.n), side.n) : meanInterval(side.n, side.mean, side.variance);
   // Each test is of the subject against the baseline: welchTest(a, b) tests mean(b) − mean(a).

@@ -421,3 +421,22 @@ export const selectScoresOverTime = defineQuery({
       GROUP BY name, bucket ORDER BY name, bucket`,
   }),
 });
+
+/** Per trace and score name, the data type, count and mean of the live scores on the trace or its spans (run items' scores). */
+export const selectScoreValuesOfTraces = defineQuery({
+  name: 'selectScoreValuesOfTraces',
+  params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
+  row: z.object({
+    trace_id: z.string(),
+    name: z.string(),
+    data_type: z.enum(['numeric', 'categorical', 'boolean']),
+    n: z.coerce.number(),
+    mean: z.number(),
+  }),
+  sql: (values) => ({
+    values,
+    query: `SELECT trace_id, name, any(data_type) AS data_type, count() AS n, avg(value) AS mean
+      FROM ${latestScores({ traceIds: values.traceIds })}
+      WHERE trace_id IN {traceIds:Array(String)} GROUP BY trace_id, name ORDER BY trace_id, name`,
+  }),
+});

@@ -4,8 +4,10 @@ import jstat from 'jstat';
  * The tests of a comparison between two groups of scores, from the figures the engine sums
  * (count, mean, sample variance, counts per category): Welch's t for numeric scores, the
  * two-proportion z test for boolean ones, Pearson's chi-square of independence for categorical
- * ones; 95% intervals of each group's mean (Student's t; Wilson's for a proportion). The
+ * ones; for paired values (the same cases in two runs) the paired t test and McNemar's test;
+ * 95% intervals of each group's mean (Student's t; Wilson's for a proportion). The
  * distributions are jstat's; nothing here is hand-rolled but the textbook formulas over them.
+ * Shared by the features that compare (scores: prompt versions; datasets: runs).
  */
 
 const { jStat } = jstat;
@@ -17,8 +19,10 @@ export interface Interval {
   high: number;
 }
 
-export interface TestResult {
-  test: 'welch_t' | 'two_proportions_z' | 'chi_square';
+export type TestName = 'welch_t' | 'two_proportions_z' | 'chi_square' | 'paired_t' | 'mcnemar_exact' | 'mcnemar_chi_square';
+
+export interface TestResult<Name extends TestName = TestName> {
+  test: Name;
   /** t, z or the chi-square statistic. */
   statistic: number;
   /** Degrees of freedom (Welch's df is fractional); null for the z test. */
@@ -52,7 +56,7 @@ export interface GroupFigures {
 }
 
 /** Welch's t test of mean(b) − mean(a); null when either group has fewer than two values or both have no spread. */
-export function welchTest(a: GroupFigures, b: GroupFigures): TestResult | null {
+export function welchTest(a: GroupFigures, b: GroupFigures): TestResult<'welch_t'> | null {
   if (a.n < 2 || b.n < 2) return null;
   const va = a.variance / a.n;
   const vb = b.variance / b.n;
@@ -64,7 +68,10 @@ export function welchTest(a: GroupFigures, b: GroupFigures): TestResult | null {
 }
 
 /** The pooled two-proportion z test of p(b) − p(a); null when a group is empty or the pooled proportion is 0 or 1. */
-export function twoProportionsTest(a: { successes: number; n: number }, b: { successes: number; n: number }): TestResult | null {
+export function twoProportionsTest(
+  a: { successes: number; n: number },
+  b: { successes: number; n: number },
+): TestResult<'two_proportions_z'> | null {
   if (a.n === 0 || b.n === 0) return null;
   const pooled = (a.successes + b.successes) / (a.n + b.n);
   if (pooled === 0 || pooled === 1) return null;
@@ -77,7 +84,7 @@ export function twoProportionsTest(a: { successes: number; n: number }, b: { suc
  * Pearson's chi-square test of independence of group × category (counts per category label);
  * categories neither group has are left out; null with fewer than two categories or an empty group.
  */
-export function chiSquareTest(a: Record<string, number>, b: Record<string, number>): TestResult | null {
+export function chiSquareTest(a: Record<string, number>, b: Record<string, number>): TestResult<'chi_square'> | null {
   const labels = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((l) => (a[l] ?? 0) + (b[l] ?? 0) > 0);
   const totalA = labels.reduce((s, l) => s + (a[l] ?? 0), 0);
   const totalB = labels.reduce((s, l) => s + (b[l] ?? 0), 0);
@@ -96,6 +103,54 @@ export function chiSquareTest(a: Record<string, number>, b: Record<string, numbe
   }
   const df = labels.length - 1;
   return { test: 'chi_square', statistic, df, pValue: 1 - jStat.chisquare.cdf(statistic, df) };
+}
+
+/** Count, mean and sample variance of values (jstat's), the figures `meanInterval` and `welchTest` take. */
+export function figuresOf(values: number[]): GroupFigures {
+  return {
+    n: values.length,
+    mean: values.length === 0 ? Number.NaN : jStat.mean(values),
+    variance: values.length < 2 ? Number.NaN : jStat.variance(values, true),
+  };
+}
+
+/** The `p` quantile (0 to 1) of values, interpolated between the closest ranks (as the engine's quantileExactInclusive); null without values. */
+export function quantile(values: number[], p: number): number | null {
+  // R's type 7 (alphap = betap = 1): linear between closest ranks.
+  return values.length === 0 ? null : jStat.quantiles(values, [p], 1, 1)[0]!;
+}
+
+/**
+ * The paired t test of the mean of `differences` (subject − baseline, one per case present in
+ * both) against 0; null with fewer than two pairs or differences without spread.
+ */
+export function pairedTTest(differences: number[]): TestResult<'paired_t'> | null {
+  if (differences.length < 2) return null;
+  const { n, mean, variance } = figuresOf(differences);
+  if (!(variance > 0)) return null;
+  const statistic = mean / Math.sqrt(variance / n);
+  const df = n - 1;
+  return { test: 'paired_t', statistic, df, pValue: 2 * (1 - jStat.studentt.cdf(Math.abs(statistic), df)) };
+}
+
+/** Below this many discordant pairs McNemar's test is the exact binomial one, from it the chi-square with continuity correction. */
+export const mcNemarExactBelow = 25;
+
+/**
+ * McNemar's test of paired booleans from the discordant pairs: `baselineOnly` cases true in the
+ * baseline alone, `subjectOnly` true in the subject alone. Exact (two-sided binomial, p = ½) with
+ * fewer than 25 discordant pairs, else the chi-square with continuity correction (df 1); null
+ * without discordant pairs.
+ */
+export function mcNemarTest(baselineOnly: number, subjectOnly: number): TestResult<'mcnemar_exact' | 'mcnemar_chi_square'> | null {
+  const discordant = baselineOnly + subjectOnly;
+  if (discordant === 0) return null;
+  if (discordant < mcNemarExactBelow) {
+    const pValue = Math.min(1, 2 * jStat.binomial.cdf(Math.min(baselineOnly, subjectOnly), discordant, 0.5));
+    return { test: 'mcnemar_exact', statistic: subjectOnly - baselineOnly, df: null, pValue };
+  }
+  const statistic = (Math.abs(subjectOnly - baselineOnly) - 1) ** 2 / discordant;
+  return { test: 'mcnemar_chi_square', statistic, df: 1, pValue: 1 - jStat.chisquare.cdf(statistic, 1) };
 }
 
 export type Verdict = 'better' | 'worse' | 'no significant difference' | 'different';

@@ -8,5 +8,11 @@ declare module 'jstat' {
     studentt: ContinuousDistribution;
     chisquare: ContinuousDistribution;
     normal: ContinuousDistribution;
+    binomial: { cdf(k: number, n: number, p: number): number };
+    mean(values: number[]): number;
+    /** `sample`: n − 1 in the denominator. */
+    variance(values: number[], sample: boolean): number;
+    /** Quantiles `ps` (0 to 1) with plotting positions alphap, betap (1, 1: R's type 7). */
+    quantiles(values: number[], ps: number[], alphap: number, betap: number): number[];
   };
 }

@@ -1,0 +1,148 @@
+import type { TraceFigures } from '../../contract/trace-figures.js';
+import type { TraceScoreValue } from '../../contract/run-scores.js';
+import { figuresOf, mcNemarTest, meanInterval, pairedTTest, proportionInterval, quantile, verdictOf } from '../../statistics/statistics.js';
+import type { RunComparisonMetric, RunFigures, RunItemFigures } from '../api/run-figure-schemas.js';
+import type { RunItem } from '../api/run-schemas.js';
+
+/**
+ * Pure rules of a run's figures and of the comparison of runs, no I/O: a run item's figures
+ * are its trace's (cost, latency, failure, scores per name), a run's are over its items, and
+ * two runs compare over the items present in both (paired tests).
+ */
+
+/** A run item with its trace's figures and scores (per name, the mean of the trace's scores of it). */
+export function itemFiguresOf(
+  item: RunItem,
+  trace: TraceFigures | undefined,
+  scores: Record<string, TraceScoreValue> | undefined,
+): RunItemFigures & { scoreTypes: Record<string, TraceScoreValue['dataType']> } {
+  return {
+    datasetItemId: item.datasetItemId,
+    traceId: item.traceId,
+    spanId: item.spanId,
+    output: item.output,
+    error: item.error,
+    failed: item.error !== null || trace?.error === true,
+    costUsd: trace?.costUsd ?? null,
+    latencyMs: trace?.latencyMs ?? null,
+    scores: Object.fromEntries(Object.entries(scores ?? {}).map(([name, s]) => [name, s.mean])),
+    scoreTypes: Object.fromEntries(Object.entries(scores ?? {}).map(([name, s]) => [name, s.dataType])),
+  };
+}
+
+type ItemFigures = ReturnType<typeof itemFiguresOf>;
+
+const isNumber = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** A boolean score of an item is true when most of its trace's scores of the name are. */
+const asBoolean = (mean: number) => mean >= 0.5;
+
+/** Per score name (sorted), its data type as the items' scores say. */
+function scoreNames(items: ItemFigures[]): Map<string, TraceScoreValue['dataType']> {
+  const names = new Map<string, TraceScoreValue['dataType']>();
+  for (const item of items) for (const [name, type] of Object.entries(item.scoreTypes)) if (!names.has(name)) names.set(name, type);
+  return new Map([...names].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * A run's figures over its items: per score name the count of items scored, the mean of their
+ * values and its 95% interval (Student's t; Wilson's for boolean, an item counting as true when
+ * most of its scores are); total cost, latency p50/p95 of the items' traces, and the items
+ * failed (an error recorded on the item or a failed trace).
+ */
+export function runFiguresOf(items: ItemFigures[]): RunFigures {
+  const latencies = items.map((i) => i.latencyMs).filter(isNumber);
+  const costs = items.map((i) => i.costUsd).filter(isNumber);
+  const scores = [...scoreNames(items)].map(([name, dataType]) => {
+    const values = items.map((i) => i.scores[name]).filter(isNumber);
+    if (dataType === 'boolean') {
+      const successes = values.filter(asBoolean).length;
+      return {
+        name,
+        dataType,
+        n: values.length,
+        mean: values.length > 0 ? successes / values.length : null,
+        ci95: proportionInterval(successes, values.length),
+      };
+    }
+    const { n, mean, variance } = figuresOf(values);
+    return { name, dataType, n, mean: n > 0 ? mean : null, ci95: meanInterval(n, mean, variance) };
+  });
+  return {
+    items: items.length,
+    errors: items.filter((i) => i.failed).length,
+    costUsd: costs.length > 0 ? costs.reduce((s, c) => s + c, 0) : null,
+    latencyP50: quantile(latencies, 0.5),
+    latencyP95: quantile(latencies, 0.95),
+    scores,
+  };
+}
+
+interface MetricSpec {
+  kind: RunComparisonMetric['kind'];
+  name: string;
+  dataType: 'numeric' | 'boolean';
+  higherIsBetter: boolean;
+  value: (item: ItemFigures) => number | null | undefined;
+}
+
+/**
+ * The metrics two runs compare on: each numeric or boolean score name either run has (its
+ * direction from `higherIsBetter`), cost and latency (lower is better). Categorical scores have
+ * no paired test here and are left out.
+ */
+export function metricsOf(runs: ItemFigures[][], higherIsBetter: Map<string, boolean>): MetricSpec[] {
+  const names = scoreNames(runs.flat());
+  const specs: MetricSpec[] = [];
+  for (const [name, dataType] of names) {
+    if (dataType === 'categorical') continue;
+    specs.push({ kind: 'score', name, dataType, higherIsBetter: higherIsBetter.get(name) ?? true, value: (i) => i.scores[name] });
+  }
+  specs.push({ kind: 'cost', name: 'costUsd', dataType: 'numeric', higherIsBetter: false, value: (i) => i.costUsd });
+  specs.push({ kind: 'latency', name: 'latencyMs', dataType: 'numeric', higherIsBetter: false, value: (i) => i.latencyMs });
+  return specs;
+}
+
+/**
+ * The subject run against the baseline on one metric, over the items present in both with a
+ * value in both: the paired difference of means (subject − baseline) with the paired t test
+ * (numeric) or McNemar's (boolean), and the verdict as the prompt comparison gives it.
+ */
+export function compareMetric(
+  spec: MetricSpec,
+  baseline: { runId: string; items: Map<string, ItemFigures> },
+  subject: { runId: string; items: Map<string, ItemFigures> },
+): RunComparisonMetric {
+  const pairs: [number, number][] = [];
+  for (const [id, b] of baseline.items) {
+    const s = subject.items.get(id);
+    const bv = spec.value(b);
+    const sv = s && spec.value(s);
+    if (isNumber(bv) && isNumber(sv)) pairs.push(spec.dataType === 'boolean' ? [+asBoolean(bv), +asBoolean(sv)] : [bv, sv]);
+  }
+  const n = pairs.length;
+  const baselineMean = n > 0 ? figuresOf(pairs.map((p) => p[0])).mean : null;
+  const mean = n > 0 ? figuresOf(pairs.map((p) => p[1])).mean : null;
+  const difference = baselineMean !== null && mean !== null ? mean - baselineMean : null;
+  const test =
+    spec.dataType === 'boolean'
+      ? mcNemarTest(pairs.filter(([b, s]) => b === 1 && s === 0).length, pairs.filter(([b, s]) => b === 0 && s === 1).length)
+      : pairedTTest(pairs.map(([b, s]) => s - b));
+  return {
+    kind: spec.kind,
+    name: spec.name,
+    dataType: spec.dataType,
+    higherIsBetter: spec.higherIsBetter,
+    baselineRunId: baseline.runId,
+    runId: subject.runId,
+    n,
+    baselineMean,
+    mean,
+    difference,
+    test: test?.test ?? null,
+    statistic: test?.statistic ?? null,
+    df: test?.df ?? null,
+    pValue: test?.pValue ?? null,
+    verdict: verdictOf(test, difference ?? 0, spec.higherIsBetter),
+  };
+}
