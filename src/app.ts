@@ -59,6 +59,14 @@ import type { ScoreStores } from './scores/service/ingest.js';
 import { monitorRoutes } from './monitors/api/routes.js';
 import { traceFiguresReader } from './traces/trace-figures.js';
 import { runScoresOf } from './scores/service/run-scores.js';
+import type { RecordOtelScores } from './traces/otlp/grpc/server.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Stores evaluation events as scores: the OTLP/gRPC listener's hook (server.ts). */
+    recordOtelScores: RecordOtelScores;
+  }
+}
 
 /** Credentials never reach a log line. */
 export const secretLogPaths = [
@@ -228,6 +236,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Scores: one version clock per app, so a correction always outranks the score it corrects.
   const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() };
   const traceScores = traceScoresOf(deps.clickhouse, scoreStores.clock);
+  // Evaluation events (OTLP span events and log records) become scores (source otel) on their
+  // spans; OTLP/gRPC (started by server.ts beside the app) takes the same hook from the app.
+  const recordOtelScores: RecordOtelScores = async (caller, scores) => {
+    await ingestScores(scoreStores, { workspaceId: caller.workspaceId, authorId: caller.authorId, defaultSource: 'otel' }, scores);
+  };
+  app.decorate('recordOtelScores', recordOtelScores);
   const authenticate = createAuthenticator(deps.sql, { verifyBearer: deps.verifyBearer, keys });
   const selfCalls = createSelfCalls();
   await app.register(async (api) => {
@@ -248,14 +262,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       scores: traceScores,
     });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
-    // Evaluation events of OTLP spans become scores (source otel) on their spans.
-    const recordScores = async (request: FastifyRequest, scores: Record<string, unknown>[]) => {
-      await ingestScores(
-        scoreStores,
-        { workspaceId: request.auth.workspaceId, authorId: authorOf(request), defaultSource: 'otel' },
-        scores,
-      );
-    };
+    const recordScores = (request: FastifyRequest, scores: Record<string, unknown>[]) =>
+      recordOtelScores({ workspaceId: request.auth.workspaceId, authorId: authorOf(request) }, scores);
     await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer, recordScores });
     // The path Langfuse SDKs export to: a Langfuse user switches by changing the host (docs/api.md, Langfuse SDKs).
     await api.register(otlpRoutes, { prefix: '/api/public/otel', writer, recordScores });

@@ -30,6 +30,7 @@ export function createGrpcAdmission(deps: GrpcAccessDeps): AdmitCall {
   return async (caller) => {
     const auth = await authenticateCaller(caller, { authenticate, failedAuth: deps.failedAuth, keys: keyDirectory });
     const metadata = deps.limiter ? await deps.limiter.count(auth, caller.log) : {};
-    return { workspaceId: auth.workspaceId, metadata };
+    const authorId = auth.principal.kind === 'apiKey' ? auth.principal.keyId : auth.principal.subject;
+    return { workspaceId: auth.workspaceId, authorId, metadata };
   };
 }

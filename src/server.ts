@@ -165,6 +165,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
         writer,
         admit: createGrpcAdmission({ sql, keys, verifyBearer, limiter, failedAuth }),
         log,
+        recordScores: app.recordOtelScores,
       });
     }
     // Every replica runs one: deliveries are claimed row by row, so workers never collide.

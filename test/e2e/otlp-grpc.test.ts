@@ -92,6 +92,7 @@ beforeAll(async () => {
     writer,
     admit: createGrpcAdmission({ sql: stores.sql, keys, limiter, failedAuth }),
     log,
+    recordScores: app.recordOtelScores,
   });
   grpcUrl = `http://127.0.0.1:${grpc.port}`;
   a = await newTenant();
@@ -398,6 +399,51 @@ describe('OTLP/gRPC with the real OpenTelemetry exporters', () => {
     );
     expect(refused.error?.code).toBe(GrpcCode.UNAUTHENTICATED);
     await denied.shutdown();
+  });
+});
+
+describe('OTLP/gRPC evaluation events', () => {
+  it('makes scores (source otel) of gen_ai.evaluation.result as a span event and as a log record', async () => {
+    const memory = new InMemorySpanExporter();
+    const tracer = tracerWith(memory, 'production');
+    const span = tracer.startSpan('chat gpt-4o', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o' } });
+    span.addEvent('gen_ai.evaluation.result', {
+      'gen_ai.evaluation.name': 'relevance',
+      'gen_ai.evaluation.score.value': 0.8,
+      'gen_ai.evaluation.score.label': 'relevant',
+      'gen_ai.evaluation.explanation': 'on topic',
+    });
+    const inSpan = trace.setSpan(context.active(), span);
+    const records = new InMemoryLogRecordExporter();
+    const logger = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: records })] }).getLogger('evals');
+    logger.emit({
+      eventName: 'gen_ai.evaluation.result',
+      attributes: { 'gen_ai.evaluation.name': 'tone', 'gen_ai.evaluation.score.label': 'polite' },
+      context: inSpan,
+    });
+    span.end();
+
+    const exporter = grpcExporter({ 'x-api-key': a.key });
+    expect((await exportWith(exporter, memory.getFinishedSpans())).code).toBe(0);
+    await exporter.shutdown();
+    const logExporter = new GrpcLogExporter({ url: grpcUrl, metadata: keyMetadata({ 'x-api-key': a.key }) });
+    const result = await new Promise<{ code: number; error?: Error }>((resolve) =>
+      logExporter.export(records.getFinishedLogRecords(), resolve),
+    );
+    expect(result.error).toBeUndefined();
+    await logExporter.shutdown();
+
+    const { traceId, spanId } = span.spanContext();
+    const res = await fetch(`${base}/api/scores?traceId=${traceId}`, { headers: { 'x-api-key': a.key } });
+    const scores = ((await res.json()) as { data: any[] }).data;
+    const byName = Object.fromEntries(scores.map((s) => [s.name, s]));
+    expect(Object.keys(byName).sort()).toEqual(['relevance', 'tone']);
+    expect(byName.relevance).toMatchObject({ dataType: 'numeric', value: 0.8, comment: 'on topic', source: 'otel', traceId, spanId });
+    expect(byName.tone).toMatchObject({ dataType: 'categorical', stringValue: 'polite', source: 'otel', spanId });
+    expect(byName.relevance.authorId).toEqual(expect.any(String));
+    // The other workspace sees none of them.
+    const other = await fetch(`${base}/api/scores?traceId=${traceId}`, { headers: { 'x-api-key': b.key } });
+    expect(((await other.json()) as { data: unknown[] }).data).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolveOptions, type LoupeOptions, type ResolvedOptions } from './options.js';
 import { PromptClient, render, type GetPromptOptions, type Prompt, type RenderedPrompt } from './prompts.js';
+import { scorePayload, type ScoreInput } from './scores.js';
 import { CodingSession, type CodingSessionOptions } from './session.js';
 import { runExperiment, type ExperimentOptions, type ExperimentSummary } from './experiment.js';
 import { errorMessage, Span, type SpanOptions } from './span.js';
@@ -45,9 +46,24 @@ export class Loupe {
    */
   startSpan(name: string, options: SpanOptions = {}): Span {
     const parent = options.parent === null ? undefined : (options.parent ?? activeSpan.getStore());
-    return new Span(name, { ...options, parent, sessionId: options.sessionId ?? this.options.sessionId }, (span) =>
-      this.transport.add(span),
+    return new Span(
+      name,
+      { ...options, parent, sessionId: options.sessionId ?? this.options.sessionId },
+      (span) => this.transport.add(span),
+      (score) => this.score(score),
     );
+  }
+
+  /**
+   * Queues a score on a trace (`traceId`), a span (`traceId` + `spanId`) or a session
+   * (`sessionId`), sent to POST /api/scores (source `sdk`) with the spans' batching, retries
+   * and shutdown flush. Answers the score's id: re-sending it (`id`) corrects the score.
+   * Never throws: a score the service refuses goes to onError.
+   */
+  score(input: ScoreInput): string {
+    const payload = scorePayload(input, this.options.environment);
+    this.transport.addScore(payload);
+    return payload.id;
   }
 
   /** Runs fn with `span` active; the span is not ended. */

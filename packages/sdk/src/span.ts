@@ -1,5 +1,6 @@
 import { isoAt, monotonicMs, newSpanId, newTraceId, nowIso } from './clock.js';
 import { toJsonObject, toJsonSafe } from './json-safe.js';
+import type { ScoreInput, ScoreOptions } from './scores.js';
 import type { PromptRecord, SpanEvent, SpanIO, SpanKind, SpanMetrics, SpanPayload, SpanStatus } from './types.js';
 
 export interface SpanOptions {
@@ -35,6 +36,8 @@ export interface TraceInfo {
 }
 
 export type SpanSink = (span: Span) => void;
+/** Queues a score and answers its id. */
+export type ScoreSink = (score: ScoreInput) => string;
 
 const asIO = (io: SpanIO | string): SpanIO => (typeof io === 'string' ? { text: io } : io);
 
@@ -64,6 +67,7 @@ export class Span {
     name: string,
     options: SpanOptions & { parent: Span | undefined },
     private readonly sink: SpanSink,
+    private readonly scoreSink: ScoreSink,
   ) {
     this.name = name;
     this.kind = options.kind ?? 'custom';
@@ -133,6 +137,14 @@ export class Span {
   addEvent(name: string, attributes?: Record<string, unknown>): this {
     this.events.push({ name, timestamp: nowIso(), ...(attributes ? { attributes } : {}) });
     return this;
+  }
+
+  /**
+   * Scores this span (its trace and span ids): sent with the spans' batches, before or after
+   * the span ends. Answers the score's id (re-send it in `options.id` to correct the score).
+   */
+  score(name: string, value: number | string | boolean, options: ScoreOptions = {}): string {
+    return this.scoreSink({ ...options, name, value, traceId: this.trace.traceId, spanId: this.spanId });
   }
 
   /** Ends the span and hands it to the transport. A second call does nothing. */

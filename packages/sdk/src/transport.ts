@@ -2,6 +2,7 @@ import { LoupeError } from './errors.js';
 import { httpError, request, retryAfterMs } from './http.js';
 import type { ResolvedOptions } from './options.js';
 import type { Span, TraceInfo } from './span.js';
+import type { ScoreIngestResult, ScorePayload } from './scores.js';
 import type { IngestResult, SpanPayload, TracePayload } from './types.js';
 
 interface QueuedSpan {
@@ -18,23 +19,40 @@ export interface TransportStats {
   rejected: number;
   /** Spans lost: queue overflow or retries spent. */
   dropped: number;
-  /** HTTP requests made, retries included. */
+  /** HTTP requests made, retries included (spans' and scores'). */
   requests: number;
+  /** Scores (loupe.score, span.score): waiting, accepted, refused as invalid, lost. */
+  scores: { queued: number; sent: number; rejected: number; dropped: number };
+}
+
+/** What one kind of item (spans, scores) needs from the shared retry loop. */
+interface Shipment {
+  path: string;
+  body: unknown;
+  count: number;
+  noun: 'span' | 'score';
+  counters: { sent: number; rejected: number; dropped: number };
+  /** Counts what a 2xx answer accepted and reports what it refused. */
+  accepted: (body: unknown) => void;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Buffers ended spans and sends them to POST /api/traces, grouped by trace, as SPEC.md's
- * client transport conventions say. Nothing here throws into the application: every
+ * client transport conventions say; scores ride along to POST /api/scores with the same
+ * batching, retries and shutdown flush. Nothing here throws into the application: every
  * failure goes to onError.
  */
 export class SpanTransport {
   private queue: QueuedSpan[] = [];
+  private scoreQueue: ScorePayload[] = [];
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
   private droppedUnreported = 0;
+  private scoresDroppedUnreported = 0;
   private readonly counters = { sent: 0, rejected: 0, dropped: 0, requests: 0 };
+  private readonly scoreCounters = { sent: 0, rejected: 0, dropped: 0 };
 
   constructor(private readonly options: ResolvedOptions) {
     if (options.enabled) {
@@ -45,7 +63,20 @@ export class SpanTransport {
   }
 
   stats(): TransportStats {
-    return { queued: this.queue.length, ...this.counters };
+    return { queued: this.queue.length, ...this.counters, scores: { queued: this.scoreQueue.length, ...this.scoreCounters } };
+  }
+
+  /** Queues a score (already snapshotted as its payload). */
+  addScore(score: ScorePayload): void {
+    if (!this.options.enabled) return;
+    this.scoreQueue.push(score);
+    if (this.scoreQueue.length > this.options.maxQueueSize) {
+      const over = this.scoreQueue.length - this.options.maxQueueSize;
+      this.scoreQueue.splice(0, over);
+      this.scoreCounters.dropped += over;
+      this.scoresDroppedUnreported += over;
+    }
+    if (this.scoreQueue.length >= this.options.batchSize && !this.draining) void this.flush();
   }
 
   add(span: Span): void {
@@ -64,7 +95,7 @@ export class SpanTransport {
   /** Sends everything queued; resolves once done (sent, rejected or given up). Never rejects. */
   flush(): Promise<void> {
     if (this.draining) return this.draining;
-    if (this.queue.length === 0) return Promise.resolve();
+    if (this.queue.length === 0 && this.scoreQueue.length === 0) return Promise.resolve();
     // drain() awaits a request before anything else, so the assignment lands before its end.
     this.draining = this.drain();
     return this.draining;
@@ -76,12 +107,12 @@ export class SpanTransport {
     this.timer = undefined;
     // A drain in progress may have started before the last spans were queued.
     await this.flush();
-    if (this.queue.length > 0) await this.flush();
+    if (this.queue.length > 0 || this.scoreQueue.length > 0) await this.flush();
   }
 
   private async drain(): Promise<void> {
     try {
-      while (this.queue.length > 0) {
+      while (this.queue.length > 0 || this.scoreQueue.length > 0) {
         if (this.droppedUnreported > 0) {
           const n = this.droppedUnreported;
           this.droppedUnreported = 0;
@@ -89,7 +120,16 @@ export class SpanTransport {
             new LoupeError('dropped', `${n} span(s) dropped: the queue held more than ${this.options.maxQueueSize}`, { spanCount: n }),
           );
         }
-        await this.send(this.queue.splice(0, this.options.batchSize));
+        if (this.scoresDroppedUnreported > 0) {
+          const n = this.scoresDroppedUnreported;
+          this.scoresDroppedUnreported = 0;
+          this.report(
+            new LoupeError('dropped', `${n} score(s) dropped: the queue held more than ${this.options.maxQueueSize}`, { scoreCount: n }),
+          );
+        }
+        // Spans first: a score may come before its trace, but its trace usually should not wait.
+        if (this.queue.length > 0) await this.sendSpans(this.queue.splice(0, this.options.batchSize));
+        else await this.sendScores(this.scoreQueue.splice(0, this.options.batchSize));
       }
     } finally {
       // Cleared in the same step that saw the queue empty: a span queued after it starts a new drain.
@@ -97,30 +137,53 @@ export class SpanTransport {
     }
   }
 
-  private async send(batch: QueuedSpan[]): Promise<void> {
+  private sendSpans(batch: QueuedSpan[]): Promise<void> {
     const traces = groupByTrace(batch, this.options);
-    const path = '/api/traces';
+    return this.send({
+      path: '/api/traces',
+      body: { traces },
+      count: batch.length,
+      noun: 'span',
+      counters: this.counters,
+      accepted: (body) => this.accepted(traces, (body as { data?: IngestResult } | undefined)?.data),
+    });
+  }
+
+  private sendScores(batch: ScorePayload[]): Promise<void> {
+    return this.send({
+      path: '/api/scores',
+      body: { scores: batch },
+      count: batch.length,
+      noun: 'score',
+      counters: this.scoreCounters,
+      accepted: (body) => this.scoresAccepted(batch, (body as { data?: ScoreIngestResult } | undefined)?.data),
+    });
+  }
+
+  /** One request with its retries: backoff, Retry-After, give up after maxRetries. */
+  private async send(shipment: Shipment): Promise<void> {
+    const { path, count, noun, counters } = shipment;
+    const countDetail = noun === 'span' ? { spanCount: count } : { scoreCount: count };
     for (let attempt = 0; ; attempt++) {
       let failure: LoupeError;
       let delay = Math.min(this.options.retryBaseDelayMs * 2 ** attempt, this.options.maxRetryDelayMs);
       let toldToWait: number | undefined;
       try {
         this.counters.requests++;
-        const answer = await request(this.options, 'POST', path, { traces });
+        const answer = await request(this.options, 'POST', path, shipment.body);
         if (answer.status >= 200 && answer.status < 300) {
-          this.accepted(traces, (answer.body as { data?: IngestResult } | undefined)?.data);
+          shipment.accepted(answer.body);
           return;
         }
-        failure = httpError('POST', path, answer, batch.length);
+        failure = httpError('POST', path, answer, noun === 'span' ? count : undefined);
         if (!retriable(answer.status)) {
           // A validation failure (or a bad key) will fail again the same way.
-          this.counters.rejected += batch.length;
+          counters.rejected += count;
           this.report(
-            new LoupeError(
-              answer.status === 400 ? 'rejected' : 'http',
-              `${batch.length} span(s) not sent: ${failure.message}`,
-              failure.details,
-            ),
+            new LoupeError(answer.status === 400 ? 'rejected' : 'http', `${count} ${noun}(s) not sent: ${failure.message}`, {
+              ...failure.details,
+              ...countDetail,
+            }),
           );
           return;
         }
@@ -132,18 +195,32 @@ export class SpanTransport {
       const tooLong = toldToWait !== undefined && toldToWait > this.options.maxRetryDelayMs;
       delay = toldToWait ?? delay;
       if (attempt >= this.options.maxRetries || tooLong) {
-        this.counters.dropped += batch.length;
+        counters.dropped += count;
         const why = tooLong ? `told to wait ${Math.ceil(delay / 1000)} s` : `after ${attempt + 1} attempts`;
         this.report(
-          new LoupeError('dropped', `${batch.length} span(s) dropped ${why}: ${failure.message}`, {
+          new LoupeError('dropped', `${count} ${noun}(s) dropped ${why}: ${failure.message}`, {
             ...failure.details,
-            spanCount: batch.length,
+            ...countDetail,
           }),
         );
         return;
       }
       await sleep(delay);
     }
+  }
+
+  private scoresAccepted(batch: ScorePayload[], result: ScoreIngestResult | undefined): void {
+    const errors = result?.errors ?? [];
+    this.scoreCounters.sent += batch.length - errors.length;
+    if (errors.length === 0) return;
+    this.scoreCounters.rejected += errors.length;
+    const first = errors[0]!;
+    this.report(
+      new LoupeError('rejected', `${errors.length} score(s) refused as invalid, e.g. ${first.path}: ${first.message}`, {
+        scoreErrors: errors,
+        scoreCount: errors.length,
+      }),
+    );
   }
 
   private accepted(traces: TracePayload[], result: IngestResult | undefined): void {

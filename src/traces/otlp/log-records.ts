@@ -7,6 +7,7 @@ import type { Span, StoredSpan, Trace } from '../schemas.js';
 import { fromAnyValue, fromKeyValues } from './any-value.js';
 import { isGenAiContentEvent, messagesFromEvents } from './conventions/genai-events.js';
 import { toSpanIO } from './io-genai.js';
+import { isEvaluationRecord } from './evaluation-events.js';
 import type { PlainLogsRequest } from './model.js';
 import { parseUnixNanos, toHexId, type SpanRejection } from './normalize.js';
 
@@ -47,9 +48,11 @@ const storedNanos = (seconds: number, nanos: number) =>
 /**
  * The GenAI records of a logs request. A record is kept when it names a span (trace and span
  * id) and a GenAI content event (`eventName`, or the `event.name` attribute older SDKs use);
- * any other record is counted as rejected with its reason, since Loupe keeps no general logs.
+ * an evaluation event (`gen_ai.evaluation.result`) is left to the caller that takes it as a score
+ * (`evaluationsTaken`); any other record is counted as rejected with its reason, since Loupe
+ * keeps no general logs.
  */
-export function normalizeLogs(request: PlainLogsRequest): NormalizedLogs {
+export function normalizeLogs(request: PlainLogsRequest, options: { evaluationsTaken?: boolean } = {}): NormalizedLogs {
   const rows: NormalizedLogs['rows'] = [];
   const rejections: SpanRejection[] = [];
   let recordCount = 0;
@@ -69,6 +72,8 @@ export function normalizeLogs(request: PlainLogsRequest): NormalizedLogs {
           });
           continue;
         }
+        // Evaluation events become scores (evaluation-events.ts), taken by the caller.
+        if (options.evaluationsTaken && isEvaluationRecord(record.eventName, record.attributes)) continue;
         if (!isGenAiContentEvent(name)) {
           rejections.push({ traceId, spanId, reason: `log record "${name}" is not a GenAI content event: not stored` });
           continue;

@@ -181,7 +181,13 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
     const plain = decodeLogsBody(body);
     const leave = gate.enter();
     try {
-      const result = await exportLogs(writer, request.auth.workspaceId, plain, request.log);
+      const result = await exportLogs(
+        writer,
+        request.auth.workspaceId,
+        plain,
+        request.log,
+        recordScores && ((scores) => recordScores(request, scores)),
+      );
       if (body?.encoding === 'json') {
         return reply.code(200).send({
           ...(result.rejected > 0 ? { partialSuccess: { rejectedLogRecords: result.rejected, errorMessage: result.errorMessage } } : {}),

@@ -25,8 +25,9 @@ from ._contract import SPAN_KINDS, RenderedTemplate, SpanKind, render_template, 
 from ._default import configure, get_client
 from ._errors import LoupeError, LoupeErrorKind
 from ._prompts import Fallback, Prompt, PromptClient, RenderedPrompt, render
+from ._scores import ScoreDataType
 from ._span import PromptRef, Span, SpanIO, SpanIOLike, SpanStatus, TraceInfo
-from ._transport import TransportStats
+from ._transport import ScoreStats, TransportStats
 
 __version__ = "0.1.0"
 
@@ -108,6 +109,11 @@ async def aget_prompt(name: str, **options: Any) -> Prompt:
     return await get_client().aget_prompt(name, **options)
 
 
+def score(*, name: str, value: float | str | bool, **options: Any) -> str:
+    """``Loupe.score`` on the default client: a score on a trace, a span or a session."""
+    return get_client().score(name=name, value=value, **options)
+
+
 def flush(timeout: float | None = None) -> bool:
     """Sends what the default client holds and waits for it."""
     return get_client().flush(timeout)
@@ -130,6 +136,8 @@ __all__ = [
     "PromptRef",
     "RenderedPrompt",
     "RenderedTemplate",
+    "ScoreDataType",
+    "ScoreStats",
     "Span",
     "SpanIO",
     "SpanIOLike",
@@ -149,6 +157,7 @@ __all__ = [
     "observe",
     "render",
     "render_template",
+    "score",
     "shutdown",
     "span",
     "start_span",

@@ -7,6 +7,7 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, contextmanager
 from contextvars import Context, Token, copy_context
+from datetime import datetime
 from typing import Any, TypeVar, cast, overload
 
 import httpx
@@ -20,6 +21,7 @@ from ._http import make_http_client
 from ._options import resolve_options
 from ._otel import active_otel_parent
 from ._prompts import Fallback, Prompt, PromptClient, RenderedPrompt, render
+from ._scores import ScoreDataType, score_payload
 from ._span import PromptRef, Span, SpanIOLike, TraceInfo, error_message
 from ._transport import SpanTransport, TransportStats
 
@@ -157,7 +159,15 @@ class Loupe:
             trace.user_id = user_id or context.user_id or trace.user_id
             if tags is not None or context.tags:
                 trace.tags = tuple(tags) if tags is not None else context.tags
-        span = Span(name, kind=kind, trace=trace, parent_span_id=parent_span_id, sink=self._transport.add, otel_parent=otel)
+        span = Span(
+            name,
+            kind=kind,
+            trace=trace,
+            parent_span_id=parent_span_id,
+            sink=self._transport.add,
+            otel_parent=otel,
+            score_sink=self.score,
+        )
         if input is not None:
             span.set_input(input)
         if attributes:
@@ -325,6 +335,48 @@ class Loupe:
         return render(prompt, variables)
 
     # Transport ---------------------------------------------------------------------------------
+
+    # Scores ------------------------------------------------------------------------------------
+
+    def score(
+        self,
+        *,
+        name: str,
+        value: float | str | bool,
+        trace_id: str | None = None,
+        span_id: str | None = None,
+        session_id: str | None = None,
+        id: str | None = None,  # noqa: A002 - the score field's name
+        data_type: ScoreDataType | None = None,
+        comment: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: datetime | str | None = None,
+        environment: str | None = None,
+        eval_trace_id: str | None = None,
+    ) -> str:
+        """
+        Queues a score on a trace (``trace_id``), a span (``trace_id`` and ``span_id``) or a
+        session (``session_id``): a number (numeric), a label (categorical) or a bool (boolean).
+        Sent to POST /api/scores (source ``sdk``) with the spans' batching, retries and exit
+        flush. Answers its id: passing it as ``id`` again corrects the score. Never raises for
+        the service's sake: a refused score goes to ``on_error``.
+        """
+        payload = score_payload(
+            name=name,
+            value=value,
+            trace_id=trace_id,
+            span_id=span_id,
+            session_id=session_id,
+            id=id,
+            data_type=data_type,
+            comment=comment,
+            metadata=metadata,
+            timestamp=timestamp,
+            environment=environment or self.options.environment,
+            eval_trace_id=eval_trace_id,
+        )
+        self._transport.add_score(payload)
+        return str(payload["id"])
 
     def flush(self, timeout: float | None = None) -> bool:
         """Sends what is queued and waits for it; never raises (failures go to on_error). False on timeout."""

@@ -7,6 +7,7 @@ from typing import Any, Literal, Protocol, TypedDict, Union
 
 from ._clock import iso_at, monotonic_ns, new_span_id, now_iso
 from ._contract import SpanKind
+from ._errors import LoupeError
 from ._json_safe import to_json_safe
 from ._otel import OtelParent
 
@@ -98,6 +99,7 @@ class Span:
 
     __slots__ = (
         "_end_ns",
+        "_score_sink",
         "_sink",
         "_start_ns",
         "attributes",
@@ -128,6 +130,7 @@ class Span:
         parent_span_id: str | None = None,
         sink: Callable[[Span], None],
         otel_parent: OtelParent | None = None,
+        score_sink: Callable[..., str] | None = None,
     ) -> None:
         self._start_ns = monotonic_ns()
         self.span_id = new_span_id()
@@ -150,6 +153,7 @@ class Span:
         #: The OpenTelemetry span that was active when this one started (see _otel.py).
         self.otel_parent = otel_parent
         self._sink = sink
+        self._score_sink = score_sink
 
     @property
     def trace_id(self) -> str:
@@ -261,6 +265,17 @@ class Span:
             self.trace.name = name
         return self
 
+    def score(self, name: str, value: float | str | bool, **options: Any) -> str:
+        """
+        Scores this span (its trace and span ids), before or after it ends; sent with the spans'
+        batches. Options as ``Loupe.score``: ``id``, ``data_type``, ``comment``, ``metadata``,
+        ``timestamp``, ``environment``, ``eval_trace_id``. Answers the score's id (pass it as
+        ``id`` again to correct the score).
+        """
+        if self._score_sink is None:
+            raise LoupeError("config", "this span belongs to no client: it cannot send a score")
+        return self._score_sink(name=name, value=value, trace_id=self.trace.trace_id, span_id=self.span_id, **options)
+
     def end(self, *, status: SpanStatus | None = None, status_message: str | None = None, output: SpanIOLike | None = None) -> None:
         if self._end_ns is not None:
             return
@@ -347,6 +362,7 @@ _COPIED = (
     "duration_ms",
     "otel_parent",
     "_sink",
+    "_score_sink",
 )
 
 

@@ -1,6 +1,6 @@
 """
-Buffers ended spans and sends them to POST /api/traces, grouped by trace, on a background
-thread: when ``batch_size`` spans wait, every ``flush_interval_ms``, on ``flush()``, and at
+Buffers ended spans and sends them to POST /api/traces, grouped by trace, and scores to POST
+/api/scores, on a background thread: when ``batch_size`` spans wait, every ``flush_interval_ms``, on ``flush()``, and at
 interpreter exit. A failed request (no answer, 408, 429, 5xx) is retried ``max_retries`` times
 with doubling delays. Nothing here raises into the application: failures go to ``on_error``.
 """
@@ -14,6 +14,7 @@ import threading
 import time
 import weakref
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,19 @@ from ._options import Options
 from ._span import Span
 
 _PATH = "/api/traces"
+_SCORES_PATH = "/api/scores"
+
+
+@dataclass(frozen=True)
+class ScoreStats:
+    #: Scores waiting to be sent.
+    queued: int
+    #: Scores the service accepted.
+    sent: int
+    #: Scores the service refused as invalid.
+    rejected: int
+    #: Scores lost: queue overflow or retries spent.
+    dropped: int
 
 
 @dataclass(frozen=True)
@@ -37,8 +51,10 @@ class TransportStats:
     rejected: int
     #: Spans lost: queue overflow or retries spent.
     dropped: int
-    #: HTTP requests made, retries included.
+    #: HTTP requests made, retries included (spans' and scores').
     requests: int
+    #: Scores (``Loupe.score``, ``Span.score``): waiting, accepted, refused, lost.
+    scores: ScoreStats
 
 
 #: One ended span: its trace's fields at the time it ended, and its snapshot.
@@ -52,6 +68,7 @@ class SpanTransport:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._queue: deque[_Queued] = deque()
+        self._scores: deque[dict[str, Any]] = deque()
         self._sending = 0
         self._flush_wanted = False
         self._closed = False
@@ -62,10 +79,34 @@ class SpanTransport:
         self._rejected = 0
         self._dropped = 0
         self._requests = 0
+        self._scores_dropped_unreported = 0
+        #: sent, rejected, dropped
+        self._score_counts = [0, 0, 0]
 
     def stats(self) -> TransportStats:
         with self._lock:
-            return TransportStats(len(self._queue), self._sent, self._rejected, self._dropped, self._requests)
+            scores = ScoreStats(len(self._scores), *self._score_counts)
+            return TransportStats(len(self._queue), self._sent, self._rejected, self._dropped, self._requests, scores)
+
+    def add_score(self, score: dict[str, Any]) -> None:
+        """Queues a score (its payload, made by the caller's thread)."""
+        if not self._options.enabled:
+            return
+        with self._lock:
+            if self._closed:
+                self._score_counts[2] += 1
+                self._report(LoupeError("dropped", "1 score(s) dropped: the client was shut down", {"score_count": 1}))
+                return
+            self._scores.append(score)
+            over = len(self._scores) - self._options.max_queue_size
+            if over > 0:
+                for _ in range(over):
+                    self._scores.popleft()
+                self._score_counts[2] += over
+                self._scores_dropped_unreported += over
+            self._ensure_worker()
+            if len(self._scores) >= self._options.batch_size:
+                self._changed.notify_all()
 
     def add(self, span: Span) -> None:
         if not self._options.enabled:
@@ -93,12 +134,12 @@ class SpanTransport:
         """Sends everything queued and waits for it (sent, rejected or given up); False on timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
-            if not self._queue and self._sending == 0:
+            if not self._queue and not self._scores and self._sending == 0:
                 return True
             self._ensure_worker()
             self._flush_wanted = True
             self._changed.notify_all()
-            while self._queue or self._sending:
+            while self._queue or self._scores or self._sending:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return False
@@ -138,22 +179,26 @@ class SpanTransport:
                     self._closed
                     or self._flush_wanted
                     or len(self._queue) >= self._options.batch_size
-                    or (self._queue and time.monotonic() >= next_flush)
+                    or len(self._scores) >= self._options.batch_size
+                    or ((self._queue or self._scores) and time.monotonic() >= next_flush)
                 ):
                     wait = next_flush - time.monotonic()
                     if wait <= 0:  # the timer came round with nothing queued
                         next_flush = time.monotonic() + interval
                         wait = interval
                     self._changed.wait(wait)
-                if not self._queue:
+                if not self._queue and not self._scores:
                     self._flush_wanted = False
                     self._changed.notify_all()
                     if self._closed:
                         return
                     continue
+                # Spans first: a score may come before its trace, but its trace should not wait.
                 batch = [self._queue.popleft() for _ in range(min(self._options.batch_size, len(self._queue)))]
+                scores = [] if batch else [self._scores.popleft() for _ in range(min(self._options.batch_size, len(self._scores)))]
                 self._sending += 1
                 dropped_unreported, self._dropped_unreported = self._dropped_unreported, 0
+                scores_dropped, self._scores_dropped_unreported = self._scores_dropped_unreported, 0
             try:
                 if dropped_unreported:
                     self._report(
@@ -163,20 +208,73 @@ class SpanTransport:
                             {"span_count": dropped_unreported},
                         )
                     )
-                self._send(batch)
+                if scores_dropped:
+                    self._report(
+                        LoupeError(
+                            "dropped",
+                            f"{scores_dropped} score(s) dropped: the queue held more than {self._options.max_queue_size}",
+                            {"score_count": scores_dropped},
+                        )
+                    )
+                if batch:
+                    self._send(batch)
+                else:
+                    self._send_scores(scores)
             except Exception as error:  # noqa: BLE001 - the thread must outlive any surprise
-                self._report(LoupeError("dropped", f"{len(batch)} span(s) dropped: {error}", {"span_count": len(batch)}))
+                noun, count = ("span", len(batch)) if batch else ("score", len(scores))
+                self._report(LoupeError("dropped", f"{count} {noun}(s) dropped: {error}", {f"{noun}_count": count}))
             finally:
                 with self._lock:
                     self._sending -= 1
-                    if not self._queue:
+                    if not self._queue and not self._scores:
                         self._flush_wanted = False
                         next_flush = time.monotonic() + interval
                     self._changed.notify_all()
 
     def _send(self, batch: list[_Queued]) -> None:
         traces = _group_by_trace(batch, self._options)
+        self._post(
+            _PATH,
+            {"traces": traces},
+            len(batch),
+            "span",
+            lambda data: self._accepted(traces, data),
+            self._count_spans,
+        )
+
+    def _send_scores(self, scores: list[dict[str, Any]]) -> None:
+        self._post(
+            _SCORES_PATH,
+            {"scores": scores},
+            len(scores),
+            "score",
+            lambda data: self._scores_accepted(scores, data),
+            self._count_scores,
+        )
+
+    def _count_spans(self, outcome: str, n: int) -> None:
+        with self._lock:
+            if outcome == "rejected":
+                self._rejected += n
+            else:
+                self._dropped += n
+
+    def _count_scores(self, outcome: str, n: int) -> None:
+        with self._lock:
+            self._score_counts[1 if outcome == "rejected" else 2] += n
+
+    def _post(
+        self,
+        path: str,
+        body: dict[str, Any],
+        count: int,
+        noun: str,
+        accepted: Callable[[dict[str, Any] | None], None],
+        counted: Callable[[str, int], None],
+    ) -> None:
+        """One request with its retries: doubling delays, Retry-After, given up after max_retries."""
         opts = self._options
+        count_detail = {f"{noun}_count": count}
         attempt = 0
         while True:
             delay_ms = min(opts.retry_base_delay_ms * 2**attempt, opts.max_retry_delay_ms)
@@ -184,18 +282,18 @@ class SpanTransport:
             with self._lock:
                 self._requests += 1
             try:
-                answer = request(self._http, "POST", _PATH, body={"traces": traces})
+                answer = request(self._http, "POST", path, body=body)
                 if 200 <= answer.status < 300:
                     data = answer.body.get("data") if isinstance(answer.body, dict) else None
-                    self._accepted(traces, data if isinstance(data, dict) else None)
+                    accepted(data if isinstance(data, dict) else None)
                     return
-                failure = http_error("POST", _PATH, answer, len(batch))
+                failure = http_error("POST", path, answer, count if noun == "span" else None)
                 if not _retriable(answer.status):
                     # A validation failure (or a bad key) would fail again the same way.
-                    with self._lock:
-                        self._rejected += len(batch)
+                    counted("rejected", count)
                     kind: LoupeErrorKind = "rejected" if answer.status == 400 else "http"
-                    self._report(LoupeError(kind, f"{len(batch)} span(s) not sent: {failure.message}", failure.details))
+                    details = {**failure.details, **count_detail}
+                    self._report(LoupeError(kind, f"{count} {noun}(s) not sent: {failure.message}", details))
                     return
                 if answer.status == 429:
                     told_to_wait = retry_after_ms(answer.headers)
@@ -206,14 +304,29 @@ class SpanTransport:
             if told_to_wait is not None:
                 delay_ms = told_to_wait
             if attempt >= opts.max_retries or too_long:
-                with self._lock:
-                    self._dropped += len(batch)
+                counted("dropped", count)
                 why = f"told to wait {int(-(-delay_ms // 1000))} s" if too_long else f"after {attempt + 1} attempts"
-                details = {**failure.details, "span_count": len(batch)}
-                self._report(LoupeError("dropped", f"{len(batch)} span(s) dropped {why}: {failure.message}", details))
+                details = {**failure.details, **count_detail}
+                self._report(LoupeError("dropped", f"{count} {noun}(s) dropped {why}: {failure.message}", details))
                 return
             time.sleep(delay_ms / 1000)
             attempt += 1
+
+    def _scores_accepted(self, scores: list[dict[str, Any]], result: dict[str, Any] | None) -> None:
+        errors = result.get("errors") if result else None
+        errors = [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
+        with self._lock:
+            self._score_counts[0] += len(scores) - len(errors)
+            self._score_counts[1] += len(errors)
+        if errors:
+            first = errors[0]
+            self._report(
+                LoupeError(
+                    "rejected",
+                    f"{len(errors)} score(s) refused as invalid, e.g. {first.get('path')}: {first.get('message')}",
+                    {"score_errors": errors, "score_count": len(errors)},
+                )
+            )
 
     def _accepted(self, traces: list[dict[str, Any]], result: dict[str, Any] | None) -> None:
         errors = result.get("errors") if result else None

@@ -5,6 +5,7 @@ import { AppError } from '../../../http/errors.js';
 import { ingestTurns } from '../../../http/turns.js';
 import type { WriteBatcher } from '../../write-batcher.js';
 import { ExportGate, exportSpans } from '../export.js';
+import { evaluationScoresOf } from '../evaluation-events.js';
 import { exportLogs } from '../export-logs.js';
 import {
   decodeProtobufLogsRequest,
@@ -35,7 +36,17 @@ export interface GrpcCaller {
  * and names the one workspace it writes to; throws an AppError to refuse it. `metadata` is
  * sent back before the answer (the RateLimit-* figures).
  */
-export type AdmitCall = (caller: GrpcCaller) => Promise<{ workspaceId: string; metadata: Record<string, string> }>;
+export type AdmitCall = (caller: GrpcCaller) => Promise<AdmittedCall>;
+
+/** Who a call was let in as: its workspace, its author (the key id or token subject), the metadata to send back. */
+export interface AdmittedCall {
+  workspaceId: string;
+  authorId: string;
+  metadata: Record<string, string>;
+}
+
+/** Stores the scores of evaluation events (evaluation-events.ts): the scores feature's, wired by the app. */
+export type RecordOtelScores = (caller: { workspaceId: string; authorId: string }, scores: Record<string, unknown>[]) => Promise<void>;
 
 export interface OtlpGrpcServerOptions {
   host: string;
@@ -46,6 +57,8 @@ export interface OtlpGrpcServerOptions {
   writer: WriteBatcher;
   admit: AdmitCall;
   log: FastifyBaseLogger;
+  /** Evaluation events (span events and log records) become scores through it; without it they are not taken. */
+  recordScores?: RecordOtelScores | undefined;
 }
 
 export interface OtlpGrpcServer {
@@ -131,7 +144,7 @@ function decoded<T>(decode: () => T, what: string): T {
  * are inflated by grpc-js, which refuses one that grows past `maxMessageBytes` as it inflates.
  */
 export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promise<OtlpGrpcServer> {
-  const { writer, admit, log } = options;
+  const { writer, admit, log, recordScores } = options;
   const server = new Server({
     'grpc.max_receive_message_length': options.maxMessageBytes,
     // Read by grpc-js servers from the release that takes it (grpc/grpc-node#3058); until then see widenReceiveWindows.
@@ -142,7 +155,7 @@ export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promi
   const gate = new ExportGate(maxExportsInFlight);
 
   /** Admits the call, decodes its message in an ingest turn (http/turns.ts), runs `work` behind the gate. */
-  function exportMethod(work: (workspaceId: string, bytes: Buffer, callLog: FastifyBaseLogger) => Promise<Buffer>) {
+  function exportMethod(work: (caller: AdmittedCall, bytes: Buffer, callLog: FastifyBaseLogger) => Promise<Buffer>) {
     return (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
       const callLog = log.child({ grpcMethod: call.getPath() });
       const run = async () => {
@@ -152,7 +165,7 @@ export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promi
         call.sendMetadata(metadata);
         const leave = gate.enter();
         try {
-          return await work(admitted.workspaceId, call.request, callLog);
+          return await work(admitted, call.request, callLog);
         } finally {
           leave();
         }
@@ -167,10 +180,12 @@ export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promi
   server.addService(
     { Export: bytesMethod(traceExportPath) },
     {
-      Export: exportMethod(async (workspaceId, bytes, callLog) => {
+      Export: exportMethod(async (caller, bytes, callLog) => {
         await ingestTurns.take();
         const plain = decoded(() => decodeProtobufRequest(bytes), 'ExportTraceServiceRequest');
-        const result = await exportSpans(writer, workspaceId, plain, callLog);
+        const result = await exportSpans(writer, caller.workspaceId, plain, callLog);
+        const evaluations = recordScores ? evaluationScoresOf(plain) : [];
+        if (evaluations.length > 0) await recordScores?.(caller, evaluations);
         return encodeProtobufResponse(result.rejected, result.errorMessage);
       }),
     },
@@ -178,10 +193,16 @@ export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promi
   server.addService(
     { Export: bytesMethod(logsExportPath) },
     {
-      Export: exportMethod(async (workspaceId, bytes, callLog) => {
+      Export: exportMethod(async (caller, bytes, callLog) => {
         await ingestTurns.take();
         const plain = decoded(() => decodeProtobufLogsRequest(bytes), 'ExportLogsServiceRequest');
-        const result = await exportLogs(writer, workspaceId, plain, callLog);
+        const result = await exportLogs(
+          writer,
+          caller.workspaceId,
+          plain,
+          callLog,
+          recordScores && ((scores) => recordScores(caller, scores)),
+        );
         return encodeProtobufLogsResponse(result.rejected, result.errorMessage);
       }),
     },
