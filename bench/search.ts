@@ -49,9 +49,9 @@ function withTexts(trace: Trace, n: number): Trace {
   const say = sentences(n * 31 + 7);
   return {
     ...trace,
-    spans: trace.spans.map((span, i) => {
+    spans: trace.spans.map((span) => {
       if (span.input === undefined) return span;
-      const output = `${say(40)}${n % 10_007 === 0 && i === 1 ? ` ${rareWord}` : ''}.\n${say(20)}`;
+      const output = `${say(40)}${n % 10_007 === 0 ? ` ${rareWord}` : ''}.\n${say(20)}`;
       return { ...span, input: { messages: [{ role: 'user', content: say(30) }] }, output: { text: output } };
     }),
   };

@@ -120,6 +120,16 @@ describe('the web console in a browser', () => {
     await poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-id')))).toEqual(ofService);
     await clearFilters();
     await poll(() => rows.count()).toBe(3);
+    // Full-text search: the rows the API finds, each with its snippet, the words marked.
+    const searched = async () => (await service.call('GET', '/api/traces?q=warranty')).body.data.map((t: { traceId: string }) => t.traceId);
+    await poll(searched).toHaveLength(1);
+    await page.getByLabel('Search').fill('WARRANTY');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/q=WARRANTY/);
+    await poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-id')))).toEqual(await searched());
+    expect(await rows.first().locator('.search-highlight mark').first().textContent()).toBe('warranty');
+    await clearFilters();
+    await poll(() => rows.count()).toBe(3);
 
     await page.getByRole('button', { name: 'Cost' }).click();
     await page.waitForURL(/sort=-costUsd/);
