@@ -15,6 +15,7 @@ import {
 } from './field-schemas.js';
 import { storedSpanSchema } from './span-schemas.js';
 import { scoreAveragesSchema, scoreOnTargetSchema } from '../contract/trace-scores.js';
+import { highlightSchema, searchableText, searchFields } from './search.js';
 
 /** Wire shapes of trace reads: a list item, a trace whole, and the list's query parameters. */
 
@@ -45,7 +46,12 @@ export const traceListItemSchema = z.object({
 export type TraceListItem = z.infer<typeof traceListItemSchema>;
 
 /** A list item as GET /api/traces answers it: per score name, the averages of the scores on the trace and its spans (absent without scores). */
-export const scoredTraceListItemSchema = traceListItemSchema.extend({ scores: scoreAveragesSchema.optional() });
+export const scoredTraceListItemSchema = traceListItemSchema.extend({
+  scores: scoreAveragesSchema.optional(),
+  highlight: highlightSchema
+    .optional()
+    .meta({ description: 'With q: the matched snippet of the first span (in start order) whose texts hold the query' }),
+});
 
 /** A trace whole: its own scores (on the trace) beside its spans, each span with its scores. */
 export const traceDetailSchema = traceListItemSchema.extend({
@@ -98,12 +104,31 @@ export const listTracesQuery = z
     scoreMin: z.coerce.number().finite().optional(),
     scoreMax: z.coerce.number().finite().optional(),
     scoreValue: z.string().min(1).max(500).optional().meta({ description: 'A categorical score of this label' }),
+    q: z
+      .string()
+      .max(200)
+      .regex(searchableText, 'must hold a letter or digit')
+      .optional()
+      .meta({ description: 'Traces with a span whose texts hold every word, or "a phrase" as written (case-insensitive)' }),
+    searchIn: z
+      .string()
+      .transform((text, ctx) => {
+        const fields = [...new Set(text.split(','))];
+        for (const field of fields) {
+          if (!(searchFields as readonly string[]).includes(field))
+            ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of ${searchFields.join(', ')}` });
+        }
+        return fields as Array<(typeof searchFields)[number]>;
+      })
+      .optional()
+      .meta({ description: `With q: the span texts to search, comma-separated (${searchFields.join(', ')}); all by default` }),
   })
   .strict()
   .superRefine((query, ctx) => {
     if (query.cursor !== undefined && query.offset > 0) {
       ctx.addIssue({ code: 'custom', path: ['offset'], message: 'must be 0 (or absent) with cursor' });
     }
+    if (query.searchIn !== undefined && query.q === undefined) ctx.addIssue({ code: 'custom', path: ['searchIn'], message: 'needs q' });
     for (const key of ['scoreMin', 'scoreMax', 'scoreValue'] as const) {
       if (query[key] !== undefined && query.score === undefined)
         ctx.addIssue({ code: 'custom', path: [key], message: 'needs score (the name)' });

@@ -3,7 +3,8 @@ import { validationError } from '../http/errors.js';
 import { decodeCursor, encodeCursor, queryDigest, type CursorState } from './cursor.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits, type Window } from './query-limits.js';
 import type { ListTracesQuery, TraceListItem, TraceSort } from './schemas.js';
-import { selectSpanDetails } from './spans-table.js';
+import { selectSearchHits, selectSpanDetails } from './spans-table.js';
+import { highlightOf, parseSearch, searchFields, type Highlight } from './search.js';
 import type { TraceFilter } from './traces-table.js';
 import { selectTraceCount, selectTracePage, traceSorts } from './traces-table-pages.js';
 import { groupSpansByTrace, toTraceListItem } from './tree.js';
@@ -58,6 +59,7 @@ function listFilter(query: ListTracesQuery, window: Window | undefined, scoreCon
     minCostUsd: query.minCostUsd,
     startAfter: window ? window.from : query.startAfter,
     startBefore: window ? window.to : query.startBefore,
+    text: query.q !== undefined ? parseSearch(query.q, query.searchIn) : undefined,
   };
 }
 
@@ -119,7 +121,7 @@ export async function listTraces(
         })
       : null;
 
-  let items: TraceListItem[] = rows.map((row) => toTraceListItem(row.item));
+  let items: Array<TraceListItem & { highlight?: Highlight }> = rows.map((row) => toTraceListItem(row.item));
   if (query.include === 'spans' && rows.length > 0) {
     // The spans of a trace with unapplied writes are read once those are applied.
     const pending = unapplied ? rows.map((r) => r.trace_id).filter((id) => unapplied.ids.has(id)) : [];
@@ -127,5 +129,39 @@ export async function listTraces(
     const spans = groupSpansByTrace(await selectSpanDetails(clickhouse, { workspaceId, traceIds: rows.map((r) => r.trace_id) }));
     items = items.map((item) => ({ ...item, spans: spans.get(item.traceId) ?? [] }));
   }
+  if (filter.text && rows.length > 0) {
+    const highlights = await searchHighlights(
+      clickhouse,
+      workspaceId,
+      filter.text,
+      rows.map((r) => r.trace_id),
+    );
+    items = items.map((item) => {
+      const highlight = highlights.get(item.traceId);
+      return highlight ? { ...item, highlight } : item;
+    });
+  }
   return { items, pagination: { limit: query.limit, offset: query.offset, total, hasMore: more, nextCursor } };
+}
+
+/** Each hit's highlight: the first searched text of its first matching span that holds a term. */
+async function searchHighlights(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  search: NonNullable<TraceFilter['text']>,
+  traceIds: string[],
+): Promise<Map<string, Highlight>> {
+  const hits = await selectSearchHits(clickhouse, { workspaceId, traceIds, search });
+  const highlights = new Map<string, Highlight>();
+  for (const hit of hits) {
+    const texts = { names: hit.name, input: hit.input, output: hit.output, statusMessage: hit.status_message, attributes: hit.attributes };
+    for (const field of searchFields.filter((f) => search.fields.includes(f))) {
+      const found = highlightOf(texts[field], search.terms);
+      if (found) {
+        highlights.set(hit.trace_id, { spanId: hit.span_id, field, ...found });
+        break;
+      }
+    }
+  }
+  return highlights;
 }

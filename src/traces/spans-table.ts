@@ -4,6 +4,7 @@ import { defineQuery } from '../stores/clickhouse-query.js';
 import type { PromptFiguresReader } from '../contract/prompt-figures.js';
 import { toStoredTime, type SpanRow } from './rows.js';
 import type { SpanFacts } from './summary-rows.js';
+import { textSearchSchema, type SearchField, type TextSearch } from './search.js';
 
 /**
  * The SQL on `spans` (clickhouse/0001 and later): one named query per read, its parameters and
@@ -211,3 +212,91 @@ export function promptFiguresReader(clickhouse: ClickHouseClient): PromptFigures
     }));
   };
 }
+
+/**
+ * The words of a span the text index holds (clickhouse/0015): written exactly as the index's
+ * expression, or the engine would not use the index.
+ */
+const indexedText = `lowerUTF8(replaceRegexpAll(detail, '\\\\\\\\[nrtbf"\\\\\\\\/]', ' '))`;
+
+/** A span's searched texts (search.ts `searchFields`), as the exact check reads them. */
+const searchedTexts: Record<SearchField, string> = {
+  names: 'name',
+  input: 'input',
+  output: 'output',
+  statusMessage: 'status_message',
+  attributes: "arrayStringConcat(mapValues(attributes_map), '\\n')",
+};
+const searchedText = (fields: readonly SearchField[]) => `concat(${fields.map((field) => searchedTexts[field]).join(", '\\n', ")})`;
+
+/** Every term inside the span's searched texts, case-insensitively (Unicode case): the exact check. */
+const exactMatch = (fields: readonly SearchField[]) =>
+  `arrayAll(term -> positionCaseInsensitiveUTF8(${searchedText(fields)}, term) > 0, {searchTerms:Array(String)})`;
+
+/**
+ * The condition on `trace_id` of the traces with a live span whose searched texts hold every
+ * term (GET /api/traces?q=), and the values it binds. The text index finds the spans of any
+ * version holding every word of the terms, the exact check keeps those whose texts hold the
+ * terms themselves, and the traces they belong to are read again with FINAL, so only a span's
+ * live version decides (its older versions may have held the text).
+ */
+export function spanTextCondition(search: TextSearch): { sql: string; values: Record<string, unknown> } {
+  const candidates = spanTextCandidates(search);
+  return {
+    sql: `trace_id IN (
+      SELECT trace_id FROM spans FINAL
+      WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND ${exactMatch(search.fields)}
+        AND trace_id IN (${candidates.sql}))`,
+    values: candidates.values,
+  };
+}
+
+/**
+ * A term without characters JSON escapes is inside the span's detail wherever it is inside one
+ * of its searched texts (the detail holds them as JSON text): a check of the detail alone, which
+ * parses no JSON, is then a superset of the exact one, enough to choose candidates.
+ */
+// eslint-disable-next-line no-control-regex
+const jsonEscaped = /["\\/\u0000-\u001f]/;
+const detailMatch = 'arrayAll(term -> positionCaseInsensitiveUTF8(detail, term) > 0, {searchTerms:Array(String)})';
+
+/** The traces with a span of any version holding the terms: the read the text index narrows. */
+export function spanTextCandidates(search: TextSearch): { sql: string; values: Record<string, unknown> } {
+  return {
+    sql: `
+      SELECT trace_id FROM spans
+      WHERE workspace_id = {workspaceId:String}
+        AND hasAllTokens(${indexedText}, tokens(lowerUTF8({searchText:String}), 'splitByNonAlpha'))
+        AND ${search.terms.some((term) => jsonEscaped.test(term)) ? exactMatch(search.fields) : detailMatch}`,
+    values: { searchTerms: search.terms, searchText: search.terms.join(' ') },
+  };
+}
+
+/**
+ * For a page of search hits, each trace's first live span (in start order) whose searched texts
+ * hold every term, with those texts, for its highlight (search.ts `highlightOf`).
+ */
+export const selectSearchHits = defineQuery({
+  name: 'selectSearchHits',
+  params: z.object({ workspaceId, traceIds, search: textSearchSchema }),
+  row: z.object({
+    trace_id: z.string(),
+    span_id: z.string(),
+    name: z.string(),
+    input: z.string(),
+    output: z.string(),
+    status_message: z.string(),
+    attributes: z.string(),
+  }),
+  sql: ({ workspaceId, traceIds, search }) => ({
+    values: { workspaceId, traceIds, searchTerms: search.terms },
+    query: `
+      SELECT trace_id, span_id, name, input, output, status_message, ${searchedTexts.attributes} AS attributes
+      FROM spans FINAL
+      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
+        AND ${exactMatch(search.fields)}
+      ORDER BY trace_id, start_time, span_id
+      LIMIT 1 BY trace_id
+      ${keyReadSettings}`,
+  }),
+});

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import { defineQuery } from '../stores/clickhouse-query.js';
 import { toStoredTime } from './rows.js';
-import { keyReadSettings, versionText } from './spans-table.js';
+import { keyReadSettings, spanTextCondition, versionText } from './spans-table.js';
+import { textSearchSchema } from './search.js';
 import type { PreviousSummary, TraceSummaryRow } from './summary-rows.js';
 
 /**
@@ -39,6 +40,8 @@ export const traceFilterSchema = z.object({
   minCostUsd: z.number().optional(),
   /** A condition on `trace_id` with its own parameters (traces with a matching score: contract/trace-scores.ts). */
   scoreCondition: z.object({ sql: z.string(), values: z.record(z.string(), z.unknown()) }).optional(),
+  /** Traces with a live span holding the text (GET /api/traces?q=: search.ts, spans-table.ts `spanTextCondition`). */
+  text: textSearchSchema.optional(),
 });
 export type TraceFilter = z.input<typeof traceFilterSchema>;
 
@@ -92,6 +95,11 @@ export function traceSummaryFilter(
   if (filter.scoreCondition !== undefined) {
     clauses.push(filter.scoreCondition.sql);
     Object.assign(values, filter.scoreCondition.values);
+  }
+  if (filter.text !== undefined) {
+    const condition = spanTextCondition(filter.text);
+    clauses.push(condition.sql);
+    Object.assign(values, condition.values);
   }
   return { where: clauses.join(' AND '), values };
 }

@@ -120,6 +120,17 @@ describe('the web console in a browser', () => {
     await poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-id')))).toEqual(ofService);
     await clearFilters();
     await poll(() => rows.count()).toBe(3);
+    // Full-text search (the error trace's status message): the rows the API finds, each with its snippet, the words marked.
+    const searched = async () =>
+      (await service.call('GET', '/api/traces?q=timed%20out')).body.data.map((t: { traceId: string }) => t.traceId);
+    await poll(searched).toHaveLength(1);
+    await page.getByLabel('Search').fill('TIMED OUT');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/q=TIMED\+OUT/);
+    await poll(() => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-id')))).toEqual(await searched());
+    expect(await rows.first().locator('.search-highlight mark').allTextContents()).toEqual(['timed', 'out']);
+    await clearFilters();
+    await poll(() => rows.count()).toBe(3);
 
     await page.getByRole('button', { name: 'Cost' }).click();
     await page.waitForURL(/sort=-costUsd/);

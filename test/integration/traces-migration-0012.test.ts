@@ -49,7 +49,7 @@ beforeAll(async () => {
   const write = (id: string, i: number) => storeTraces(writer, workspaceId, [oneSpanTrace(`a-${id}`, i), oneSpanTrace(`z-${id}`, i)]);
   for (let i = 0; i < 3; i++) await write(`before-${i}`, i);
   await storeTraces(writer, workspaceId, [oneSpanTrace('a-old', 3), oneSpanTrace('m-old', 3), oneSpanTrace('z-old', 3)]);
-  expect(await migrateClickhouse(store.client, ddl)).toContain('0012_trace_id_skip_indexes.sql');
+  expect(await migrateClickhouse(store.client, ddl, 12)).toContain('0012_trace_id_skip_indexes.sql');
   for (let i = 0; i < 4; i++) await write(`after-${i}`, 10 + i);
   await storeTraces(writer, workspaceId, [oneSpanTrace('a-new', 20), oneSpanTrace('m-new', 20), oneSpanTrace('z-new', 20)]);
 });

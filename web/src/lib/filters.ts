@@ -4,6 +4,7 @@
  */
 
 export const traceFilterKeys = [
+  'q',
   'status',
   'source',
   'environment',

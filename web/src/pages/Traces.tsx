@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
-import type { TraceListQuery } from '../api/types';
+import type { TraceListItem, TraceListQuery } from '../api/types';
 import {
   parseTraceView,
   serverSortKeys,
@@ -27,6 +27,7 @@ type TextFilterKey = Exclude<keyof TraceListQuery & TraceFilterKey, 'status' | '
 /** The score bounds the API takes as numbers. */
 type ScoreBoundKey = 'scoreMin' | 'scoreMax';
 const textFilters: Array<{ key: TextFilterKey; label: string; placeholder: string; type?: string; signed?: boolean }> = [
+  { key: 'q', label: 'Search', placeholder: 'words or "a phrase"', type: 'search' },
   { key: 'name', label: 'Name', placeholder: 'trace name' },
   { key: 'source', label: 'Source', placeholder: 'sdk, otel…' },
   { key: 'environment', label: 'Environment', placeholder: 'production' },
@@ -53,6 +54,33 @@ const columns: Array<{ key: SortKey; label: string }> = [
 ];
 
 const formatMean = (mean: number) => (Number.isInteger(mean) ? String(mean) : mean.toFixed(2));
+
+type Highlight = NonNullable<TraceListItem['highlight']>;
+const fieldLabels: Record<Highlight['field'], string> = {
+  names: 'name',
+  input: 'input',
+  output: 'output',
+  statusMessage: 'status',
+  attributes: 'attribute',
+};
+
+/** A search hit's snippet, its matches marked. */
+function SearchHighlight({ highlight }: { highlight: Highlight }) {
+  const parts: Array<{ text: string; match: boolean }> = [];
+  let at = 0;
+  for (const { start, end } of highlight.matches) {
+    if (start > at) parts.push({ text: highlight.text.slice(at, start), match: false });
+    parts.push({ text: highlight.text.slice(start, end), match: true });
+    at = end;
+  }
+  if (at < highlight.text.length) parts.push({ text: highlight.text.slice(at), match: false });
+  return (
+    <div className="search-highlight muted" data-highlight={highlight.field}>
+      <span className="badge">{fieldLabels[highlight.field]}</span>{' '}
+      {parts.map((part, i) => (part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>))}
+    </div>
+  );
+}
 
 export function TracesPage() {
   const [params, setParams] = useSearchParams();
@@ -226,6 +254,7 @@ export function TracesPage() {
                           </span>
                         ))}
                       </div>
+                      {t.highlight && <SearchHighlight highlight={t.highlight} />}
                     </td>
                     <td className="num" title={formatTime(t.startTime)}>
                       {formatRelative(t.startTime)}

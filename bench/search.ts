@@ -1,0 +1,153 @@
+/**
+ * Full-text search benchmark: `npm run bench -- search [--spans 200000] [--calls 10] [--batch 5000]`.
+ *
+ * Starts the service on a temporary LOUPE_DATA_DIR (embedded stores), loads the query
+ * benchmark's traces (query-data.ts) with realistic texts in their inputs and outputs (sentences
+ * of a 2,000-word vocabulary; `account` in about half the texts; `zanzibarite` in one trace of
+ * 10,007), and times in the same run, through HTTP, the unfiltered list's first page, a
+ * rare-word and a common-word search's first page (median of `--calls` after a warm-up); then
+ * the text index's size against the spans table's (system.data_skipping_indices, system.parts).
+ * The issue's goals: ≤ 5× the unfiltered list at 1M spans, ≤ 10× at 10M.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Trace } from '../src/traces/schemas.js';
+import { makeQueryTrace, spansPerTrace } from './query-data.js';
+
+const apiKey = 'bench-search-key-0123456789abcdef';
+const dayMs = 24 * 3600_000;
+const rareWord = 'zanzibarite';
+const commonWord = 'account';
+
+function option(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`);
+  const value = Number(i >= 0 ? args[i + 1] : fallback);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} takes a positive whole number`);
+  return value;
+}
+
+/** A seeded sentence generator over a fixed vocabulary of made-up words. */
+function sentences(seed: number) {
+  let a = seed >>> 0;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'do', 'gu'];
+  const word = (n: number): string => (n < 1 ? '' : syllables[n % 12]! + word(Math.floor(n / 12)));
+  return (words: number) => {
+    const out: string[] = [];
+    for (let i = 0; i < words; i++) out.push(rand() < 0.03 ? commonWord : word(1 + Math.floor(rand() * 2000)));
+    return out.join(' ');
+  };
+}
+
+function withTexts(trace: Trace, n: number): Trace {
+  const say = sentences(n * 31 + 7);
+  return {
+    ...trace,
+    spans: trace.spans.map((span) => {
+      if (span.input === undefined) return span;
+      const output = `${say(40)}${n % 10_007 === 0 ? ` ${rareWord}` : ''}.\n${say(20)}`;
+      return { ...span, input: { messages: [{ role: 'user', content: say(30) }] }, output: { text: output } };
+    }),
+  };
+}
+
+async function fetchOk(url: string): Promise<{ total: number }> {
+  const res = await fetch(url, { headers: { 'x-api-key': apiKey } });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${body.slice(0, 300)}`);
+  return JSON.parse(body).meta.pagination;
+}
+
+async function median(url: string, calls: number): Promise<{ ms: number; total: number }> {
+  const { total } = await fetchOk(url);
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const started = performance.now();
+    await fetchOk(url);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[Math.floor(times.length / 2)]!, total };
+}
+
+export async function run(args: string[]) {
+  const spans = option(args, 'spans', 200_000);
+  const calls = option(args, 'calls', 10);
+  const batchSize = option(args, 'batch', 5000);
+  const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-search-'));
+  const { loadConfig } = await import('../src/config.js');
+  const { startServer } = await import('../src/server.js');
+  const { openClickhouse } = await import('../src/stores/clickhouse.js');
+  const { storeTraces } = await import('../src/traces/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const adminToken = 'bench-search-admin-token-0123456789';
+  const config = loadConfig({
+    LOUPE_DATA_DIR: dir,
+    PORT: '0',
+    LOUPE_OTLP_GRPC_PORT: '0',
+    LOG_LEVEL: 'warn',
+    LOUPE_BOOTSTRAP_API_KEY: apiKey,
+    LOUPE_ADMIN_TOKEN: adminToken,
+  });
+  const server = await startServer(config);
+  const store = await openClickhouse({ database: config.CLICKHOUSE_DATABASE, dataDir: dir });
+  const writer = new WriteBatcher(store.client);
+  try {
+    const me = await (await fetch(`${server.url}/api/me`, { headers: { 'x-api-key': apiKey } })).json();
+    const raised = await fetch(`${server.url}/api/admin/organizations/${me.data.organizationId}`, {
+      method: 'PATCH',
+      headers: { 'x-admin-token': adminToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ plan: 'enterprise', rateLimitPerMinute: 100_000_000, rateLimitPerDay: 1_000_000_000 }),
+    });
+    if (raised.status !== 200) throw new Error(`raising the bench organization's limits answered ${raised.status}`);
+    const rangeEnd = Date.now() - 3600_000;
+    const rangeStart = rangeEnd - 30 * dayMs + 2 * 3600_000;
+    const traces = Math.floor(spans / spansPerTrace);
+    const started = performance.now();
+    for (let loaded = 0; loaded < traces; loaded += batchSize) {
+      const count = Math.min(batchSize, traces - loaded);
+      const batch = Array.from({ length: count }, (_, i) =>
+        withTexts(makeQueryTrace(loaded + i, rangeStart, rangeEnd - rangeStart), loaded + i),
+      );
+      await storeTraces(writer, me.data.workspaceId, batch);
+    }
+    console.error(`loaded ${traces * spansPerTrace} spans in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    await store.client.command({ query: 'OPTIMIZE TABLE spans FINAL' });
+
+    const base = `${server.url}/api/traces`;
+    const list = await median(base, calls);
+    const rare = await median(`${base}?q=${rareWord}`, calls);
+    const common = await median(`${base}?q=${commonWord}`, calls);
+    const sizes = await (
+      await store.client.query({
+        query: `SELECT
+          (SELECT sum(data_compressed_bytes) FROM system.data_skipping_indices WHERE database = currentDatabase() AND table = 'spans' AND name = 'idx_detail_text') AS index_bytes,
+          (SELECT sum(data_compressed_bytes) FROM system.parts WHERE database = currentDatabase() AND table = 'spans' AND active) AS table_bytes`,
+        format: 'JSONEachRow',
+      })
+    ).json<{ index_bytes: string; table_bytes: string }>();
+    const { index_bytes, table_bytes } = sizes[0]!;
+    const mb = (bytes: string) => `${(Number(bytes) / 1e6).toFixed(1)} MB`;
+    console.log(`\n| call (${spans.toLocaleString('en')} spans, first page) | median | hits | × unfiltered list |\n|---|---|---|---|`);
+    for (const [name, figure] of [
+      ['GET /api/traces (unfiltered)', list],
+      [`GET /api/traces?q=${rareWord} (rare)`, rare],
+      [`GET /api/traces?q=${commonWord} (common)`, common],
+    ] as const) {
+      console.log(`| ${name} | ${figure.ms.toFixed(1)} ms | ${figure.total} | ${(figure.ms / list.ms).toFixed(2)} |`);
+    }
+    console.log(
+      `\nText index ${mb(index_bytes)} against the spans table's ${mb(table_bytes)} compressed (${((100 * Number(index_bytes)) / Number(table_bytes)).toFixed(1)}%).`,
+    );
+  } finally {
+    await store.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
