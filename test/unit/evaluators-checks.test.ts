@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkSchema } from '../../src/evaluators/api/schemas.js';
-import { runCheck } from '../../src/evaluators/model/checks.js';
+import { compileCheckPattern, runCheck } from '../../src/evaluators/model/checks.js';
 import { parseJudgeAnswer } from '../../src/evaluators/model/judge-answer.js';
 import { readTargetField } from '../../src/evaluators/model/target-fields.js';
 import { createSecretBox, keyTail } from '../../src/evaluators/model/secret-box.js';
@@ -33,6 +33,11 @@ describe('built-in checks', () => {
     expect(runCheck(check({ type: 'regex', pattern: '"answer":\\s*\\d+' }), target()).value).toBe(true);
     expect(runCheck(check({ type: 'regex', pattern: '^four$' }), target()).value).toBe(false);
     expect(runCheck(check({ type: 'regex', pattern: 'WHAT', flags: 'i', field: 'input' }), target()).value).toBe(true);
+    // A pattern that backtracks exponentially in a backtracking engine answers at once on RE2.
+    expect(runCheck(check({ type: 'regex', pattern: '^(a+)+$', field: 'output' }), target({ output: `${'a'.repeat(5000)}b` })).value).toBe(
+      false,
+    );
+    expect(() => compileCheckPattern('(a)\\1')).toThrow();
     expect(runCheck(check({ type: 'contains', text: 'ANSWER' }), target()).value).toBe(false);
     expect(runCheck(check({ type: 'contains', text: 'ANSWER', caseSensitive: false }), target()).value).toBe(true);
     expect(runCheck(check({ type: 'contains', text: 'gold', field: 'metadata.user.tier' }), target()).value).toBe(true);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compileCheckPattern } from '../model/checks.js';
 
 /** Wire shapes of model connections, evaluators and their jobs. */
 
@@ -73,7 +74,14 @@ export const checkSchema = z.discriminatedUnion('type', [
         .regex(/^[imsu]*$/)
         .optional(),
     })
-    .strict(),
+    .strict()
+    .superRefine((value, ctx) => {
+      try {
+        compileCheckPattern(value.pattern, value.flags);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', path: ['pattern'], message: `is not a pattern RE2 takes: ${(error as Error).message}` });
+      }
+    }),
   z
     .object({
       type: z.literal('contains'),

@@ -1,6 +1,16 @@
 import type { EvaluationTarget } from '../../contract/evaluation-targets.js';
 import type { Check } from '../api/schemas.js';
 import { fieldText, readTargetField } from './target-fields.js';
+import { RE2 } from 're2-wasm';
+
+/**
+ * A regex check's pattern, on RE2 (re2-wasm: linear time, no backtracking), so a tenant's
+ * pattern such as `(a+)+$` cannot stall the worker; throws the engine's message when the pattern
+ * is not one RE2 takes (backreferences, lookarounds).
+ */
+export function compileCheckPattern(pattern: string, flags = ''): RE2 {
+  return new RE2(pattern, `${flags.replace('u', '')}u`);
+}
 
 /** What a check gives: the score's value and a comment saying why. */
 export interface CheckResult {
@@ -34,7 +44,7 @@ export function runCheck(
     }
     case 'regex': {
       const text = fieldText(readTargetField(target, check.field));
-      const matched = new RegExp(check.pattern, check.flags).test(text);
+      const matched = compileCheckPattern(check.pattern, check.flags).test(text);
       return { value: matched, comment: `${check.field} ${matched ? 'matches' : 'does not match'} /${check.pattern}/${check.flags ?? ''}` };
     }
     case 'contains': {
