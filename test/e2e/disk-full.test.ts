@@ -135,8 +135,10 @@ describe('a full disk under the ingest log and the trace store', () => {
     expect(storeHealth.status).toBe(503);
     expect((await storeHealth.json()).error.details.reasons.join(' ')).toMatch(/disk full: the trace store/);
 
-    // Room again, enough for the waiting write: it is applied at once, and every read answers.
-    execFileSync('truncate', ['-s', '-1200k', storeFiller]);
+    // Room again, enough for the waiting write and for the store's own work in the background
+    // (a migration's mutation or a merge may take some first): it is applied at once, and every
+    // read answers.
+    execFileSync('truncate', ['-s', '-3000k', storeFiller]);
     const freed = Date.now();
     const deadline = freed + 20_000;
     let recoveredAfter: number | undefined;
