@@ -11,6 +11,7 @@ import {
 } from '../tables/evaluators-table.js';
 import { claimDueJob, enqueueJobs, markJobDone, markJobFailed, type ClaimedJob } from '../tables/jobs-table.js';
 import { evaluateTarget, isSampled, type EvaluateDeps } from './evaluate.js';
+import { createQueueWorkerLoop } from '../../stores/queue-worker.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; after the last transient failure the job is `failed`. */
@@ -74,9 +75,6 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   const perWorkspace = options.perWorkspaceConcurrency ?? 2;
   const now = options.now ?? Date.now;
   const inFlight = new Map<string, number>();
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
 
   async function scanEvaluator(evaluator: StoredEvaluator): Promise<number> {
     const from = await selectScannedFrom(sql, evaluator.id);
@@ -175,48 +173,12 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       return true;
     });
 
-  async function runOnce(): Promise<number> {
-    let count = 0;
-    const lane = async () => {
-      while (await runOne()) count += 1;
-    };
-    await Promise.all(Array.from({ length: concurrency }, lane));
-    return count;
-  }
-
-  async function run() {
-    while (running) {
-      try {
-        await scan();
-        await runOnce();
-      } catch (error) {
-        options.log?.error({ err: error }, 'evaluator round failed');
-      }
-      if (!running) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollIntervalMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-    }
-  }
-
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      await loop;
-      loop = undefined;
-    },
-    scan,
-    runOnce,
-  };
+  const worker = createQueueWorkerLoop({
+    concurrency,
+    pollIntervalMs,
+    takeOne: runOne,
+    beforeRound: scan,
+    onRoundError: (error) => options.log?.error({ err: error }, 'evaluator round failed'),
+  });
+  return { ...worker, scan };
 }

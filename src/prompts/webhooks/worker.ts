@@ -4,6 +4,7 @@ import type { TargetGuard } from '../../egress/target-guard.js';
 import { describeRequestError } from '../../egress/request-error.js';
 import { postWebhook, type SendOutcome } from './send.js';
 import { signatureHeader } from './signature.js';
+import { createQueueWorkerLoop } from '../../stores/queue-worker.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; after the last failure the delivery is `failed`. */
@@ -76,9 +77,6 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
   const timeoutMs = options.timeoutMs ?? 10_000;
   const failingAfter = options.failingAfter ?? 5;
   const now = options.now ?? Date.now;
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
 
   /** Claims, sends and records one due delivery; false when none is due. */
   const deliverOne = () =>
@@ -142,47 +140,11 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
       where id = ${d.webhookId}`;
   }
 
-  /** `concurrency` lanes, each delivering until nothing is due. */
-  async function runOnce(): Promise<number> {
-    let count = 0;
-    const lane = async () => {
-      while (await deliverOne()) count += 1;
-    };
-    await Promise.all(Array.from({ length: concurrency }, lane));
-    return count;
-  }
-
-  async function run() {
-    while (running) {
-      try {
-        await runOnce();
-      } catch (error) {
-        options.log?.error({ err: error }, 'webhook delivery round failed');
-      }
-      if (!running) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollIntervalMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-    }
-  }
-
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      await loop;
-      loop = undefined;
-    },
-    runOnce,
-  };
+  const worker = createQueueWorkerLoop({
+    concurrency,
+    pollIntervalMs,
+    takeOne: deliverOne,
+    onRoundError: (error) => options.log?.error({ err: error }, 'webhook delivery round failed'),
+  });
+  return worker;
 }
