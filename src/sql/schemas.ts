@@ -25,6 +25,17 @@ const parameterValue: z.ZodType<unknown> = z
 /** Levels of arrays and objects a parameter may nest (a Map of Arrays is 2). */
 export const maxParameterDepth = 8;
 
+/** The path of the first own `__proto__` key in a parameter (its depth is bounded before this walk). */
+function protoKeyPath(value: unknown): (string | number)[] | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (key === '__proto__') return [key];
+    const inner = protoKeyPath(item);
+    if (inner) return [Array.isArray(value) ? Number(key) : key, ...inner];
+  }
+  return undefined;
+}
+
 /**
  * The parameters, refused before the recursive schema walks them when one nests deeper than
  * `maxParameterDepth` (the walk is json-bounds.ts's, with an explicit stack: no depth overflows it).
@@ -38,6 +49,12 @@ const parameters = z.preprocess(
         ctx.addIssue({ code: 'custom', message: problem.message, path: [name, ...problem.path], input: item });
         return {};
       }
+    }
+    const reserved = protoKeyPath(value);
+    if (reserved) {
+      // The validator leaves such a key out of its output: refused rather than silently dropped.
+      ctx.addIssue({ code: 'custom', message: 'is a key __proto__, which cannot be bound: use another key', path: reserved, input: value });
+      return {};
     }
     return value;
   },

@@ -193,6 +193,15 @@ describe('POST /api/sql', () => {
     expect(nested.body).toContain('parameters.a');
     // A Map parameter, from a JSON object.
     expect(await sqlRows(ctx.app, tenant, "SELECT {m:Map(String, UInt8)}['b'] AS v", { m: { a: 1, b: 2 } })).toEqual([{ v: 2 }]);
+    // A key the validator would leave out is refused, naming it, never dropped in silence.
+    const proto = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/sql',
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      payload: '{"query":"SELECT length(mapKeys({m:Map(String, UInt8)})) AS n","parameters":{"m":{"a":1,"__proto__":2}}}',
+    });
+    expect(proto.statusCode, proto.body).toBe(400);
+    expect(proto.body).toContain('parameters.m.__proto__');
   });
 
   it('binds parameters as typed values', async () => {
