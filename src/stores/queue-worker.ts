@@ -2,7 +2,9 @@
  * The loop of a worker over a queue table (the webhook outbox, the evaluator jobs): `concurrency`
  * lanes each take one item after another until `takeOne` finds none due, then the worker sleeps
  * `pollIntervalMs` (cut short by stop), and starts over. `beforeRound` runs first in each round
- * (an evaluator's scan for new targets); a round that fails is logged and the loop goes on.
+ * (an evaluator's scan for new targets); a round that fails is reported and the loop goes on:
+ * the first failure of a streak at once, then one report a `failureReportMs` while rounds keep
+ * failing (a store that is down fails every round), and `onRecovered` once a round succeeds again.
  * Every replica may run one: `takeOne` claims its item in the store, so workers never collide.
  */
 export interface QueueWorkerLoop {
@@ -19,11 +21,20 @@ export function createQueueWorkerLoop(options: {
   /** Takes and handles one due item; false when none is due. */
   takeOne: () => Promise<boolean>;
   beforeRound?: () => Promise<unknown>;
-  onRoundError: (error: unknown) => void;
+  /** `failedRounds`: the rounds failed in this streak so far, this one included. */
+  onRoundError: (error: unknown, failedRounds: number) => void;
+  onRecovered?: (failedRounds: number) => void;
+  /** The least time between two reports of one streak of failures. Default 60,000. */
+  failureReportMs?: number;
+  now?: () => number;
 }): QueueWorkerLoop {
+  const failureReportMs = options.failureReportMs ?? 60_000;
+  const now = options.now ?? Date.now;
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
+  let failedRounds = 0;
+  let reportedAt = 0;
 
   async function runOnce(): Promise<number> {
     let count = 0;
@@ -39,8 +50,14 @@ export function createQueueWorkerLoop(options: {
       try {
         await options.beforeRound?.();
         await runOnce();
+        if (failedRounds > 0) options.onRecovered?.(failedRounds);
+        failedRounds = 0;
       } catch (error) {
-        options.onRoundError(error);
+        failedRounds += 1;
+        if (failedRounds === 1 || now() - reportedAt >= failureReportMs) {
+          reportedAt = now();
+          options.onRoundError(error, failedRounds);
+        }
       }
       if (!running) break;
       await new Promise<void>((resolve) => {

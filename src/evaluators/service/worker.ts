@@ -178,7 +178,8 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     pollIntervalMs,
     takeOne: runOne,
     beforeRound: scan,
-    onRoundError: (error) => options.log?.error({ err: error }, 'evaluator round failed'),
+    onRoundError: (error, failedRounds) => options.log?.error({ err: error, failedRounds }, 'evaluator round failed'),
+    onRecovered: (failedRounds) => options.log?.warn({ failedRounds }, 'evaluator rounds succeed again'),
   });
   return { ...worker, scan };
 }

@@ -144,7 +144,8 @@ export function createWebhookWorker(options: WebhookWorkerOptions): WebhookWorke
     concurrency,
     pollIntervalMs,
     takeOne: deliverOne,
-    onRoundError: (error) => options.log?.error({ err: error }, 'webhook delivery round failed'),
+    onRoundError: (error, failedRounds) => options.log?.error({ err: error, failedRounds }, 'webhook delivery round failed'),
+    onRecovered: (failedRounds) => options.log?.warn({ failedRounds }, 'webhook delivery rounds succeed again'),
   });
   return worker;
 }
