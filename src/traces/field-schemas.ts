@@ -45,6 +45,8 @@ export const idSchema = z
   .min(1)
   .max(limits.idLength)
   .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -');
+/** An id a client writes: `.` and `..` are refused, since no URL path can carry them to read it back. */
+export const newIdSchema = idSchema.refine((id) => id !== '.' && id !== '..', 'must not be . or .. (a URL path cannot carry them)');
 /** Source and environment: short labels used for grouping and filters. */
 export const labelSchema = z
   .string()

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { idSchema, labelSchema, limits, nameSchema, serviceSchema, sessionIdSchema, tagSchema, userIdSchema } from './field-schemas.js';
+import { labelSchema, limits, nameSchema, serviceSchema, sessionIdSchema, tagSchema, userIdSchema, newIdSchema } from './field-schemas.js';
 import { spanSchema } from './span-schemas.js';
 
 /** Wire shapes of trace ingestion: one trace as sent, the request bodies and the answer. */
 
 export const traceSchema = z
   .object({
-    traceId: idSchema,
+    traceId: newIdSchema,
     name: nameSchema.optional(),
     sessionId: sessionIdSchema.optional(),
     source: labelSchema,

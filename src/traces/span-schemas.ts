@@ -5,6 +5,7 @@ import {
   costUsd,
   durationMs,
   idSchema,
+  newIdSchema,
   isoTime,
   limits,
   nameSchema,
@@ -59,7 +60,7 @@ export const spanEventSchema = z.object({
 
 /** Fields a span may carry; unknown fields are dropped (docs/api.md, section Traces, lists the kept ones). */
 const spanFields = {
-  spanId: idSchema,
+  spanId: newIdSchema,
   parentSpanId: idSchema.optional(),
   name: nameSchema,
   kind: spanKindSchema,

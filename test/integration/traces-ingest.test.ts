@@ -210,16 +210,21 @@ describe('POST /api/traces', () => {
       { traceId: 'bad-2', source: 'sdk', spans: [span({ spanId: 'same' }), span({ spanId: 'same' })] },
       { traceId: 'bad-3', source: 'sdk', spans: [span({ spanId: 'self', parentSpanId: 'self', kind: 'nope' })] },
       'not a trace',
+      // Ids no URL path can carry, so no client could read them back.
+      { traceId: '..', source: 'sdk', spans: [span({ spanId: 'root' })] },
+      { traceId: 'bad-6', source: 'sdk', spans: [span({ spanId: '.' })] },
     ]);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toEqual({
       accepted: 1,
-      rejected: 4,
+      rejected: 6,
       errors: [
         { index: 1, traceId: 'bad-1', path: 'traces.1.spans.0.endTime', message: 'must not be before startTime' },
         { index: 2, traceId: 'bad-2', path: 'traces.2.spans.1.spanId', message: 'duplicates the spanId of spans.0' },
         { index: 3, traceId: 'bad-3', path: 'traces.3.spans.0.kind', message: expect.stringContaining('llm.chat') },
         { index: 4, traceId: null, path: 'traces.4', message: expect.any(String) },
+        { index: 5, traceId: '..', path: 'traces.5.traceId', message: 'must not be . or .. (a URL path cannot carry them)' },
+        { index: 6, traceId: 'bad-6', path: 'traces.6.spans.0.spanId', message: 'must not be . or .. (a URL path cannot carry them)' },
       ],
     });
     const list = (await get(ctx, tenant, '/api/traces')).json();
