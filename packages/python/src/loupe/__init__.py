@@ -24,6 +24,7 @@ from ._context import TraceAttributes
 from ._contract import SPAN_KINDS, RenderedTemplate, SpanKind, render_template, template_text, template_variables
 from ._default import configure, get_client
 from ._errors import LoupeError, LoupeErrorKind
+from ._experiment import Evaluator, ExperimentFailure, ExperimentItem, ExperimentSummary, ScoreFigure, Task
 from ._prompts import Fallback, Prompt, PromptClient, RenderedPrompt, render
 from ._scores import ScoreDataType
 from ._span import PromptRef, Span, SpanIO, SpanIOLike, SpanStatus, TraceInfo
@@ -114,6 +115,16 @@ def score(*, name: str, value: float | str | bool, **options: Any) -> str:
     return get_client().score(name=name, value=value, **options)
 
 
+def experiment(*, dataset: str, name: str, task: Task, **options: Any) -> ExperimentSummary:
+    """``Loupe.experiment`` on the default client: runs ``task`` over a dataset's items as a run of it."""
+    return get_client().experiment(dataset=dataset, name=name, task=task, **options)
+
+
+async def aexperiment(*, dataset: str, name: str, task: Task, **options: Any) -> ExperimentSummary:
+    """``Loupe.aexperiment`` on the default client."""
+    return await get_client().aexperiment(dataset=dataset, name=name, task=task, **options)
+
+
 def flush(timeout: float | None = None) -> bool:
     """Sends what the default client holds and waits for it."""
     return get_client().flush(timeout)
@@ -127,6 +138,10 @@ def shutdown(timeout: float | None = None) -> None:
 __all__ = [
     "NEW_TRACE",
     "SPAN_KINDS",
+    "Evaluator",
+    "ExperimentFailure",
+    "ExperimentItem",
+    "ExperimentSummary",
     "Fallback",
     "Loupe",
     "LoupeError",
@@ -137,6 +152,7 @@ __all__ = [
     "RenderedPrompt",
     "RenderedTemplate",
     "ScoreDataType",
+    "ScoreFigure",
     "ScoreStats",
     "Span",
     "SpanIO",
@@ -144,13 +160,16 @@ __all__ = [
     "SpanKind",
     "SpanScope",
     "SpanStatus",
+    "Task",
     "TraceAttributes",
     "TraceInfo",
     "TransportStats",
     "__version__",
+    "aexperiment",
     "aget_prompt",
     "configure",
     "current_span",
+    "experiment",
     "flush",
     "get_client",
     "get_prompt",

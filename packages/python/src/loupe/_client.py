@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import builtins
 import functools
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, contextmanager
 from contextvars import Context, Token, copy_context
 from datetime import datetime
@@ -17,7 +19,8 @@ from ._clock import new_trace_id
 from ._context import TraceAttributes
 from ._contract import SPAN_KINDS, SpanKind
 from ._errors import LoupeError, LoupeErrorKind
-from ._http import make_http_client
+from ._experiment import Evaluator, ExperimentSummary, Task, run_experiment
+from ._http import HttpAnswer, make_http_client, request
 from ._options import resolve_options
 from ._otel import active_otel_parent
 from ._prompts import Fallback, Prompt, PromptClient, RenderedPrompt, render
@@ -334,7 +337,76 @@ class Loupe:
     def render(self, prompt: Prompt | Mapping[str, Any], variables: Mapping[str, Any] | None = None) -> RenderedPrompt:
         return render(prompt, variables)
 
-    # Transport ---------------------------------------------------------------------------------
+    # Experiments -------------------------------------------------------------------------------
+
+    def experiment(
+        self,
+        *,
+        dataset: str,
+        name: str,
+        task: Task,
+        evaluators: Sequence[Evaluator] = (),
+        concurrency: int = 4,
+        metadata: Mapping[str, Any] | None = None,
+        description: str | None = None,
+        print: Callable[[str], Any] | None = builtins.print,  # noqa: A002 - the summary's printer
+    ) -> ExperimentSummary:
+        """
+        Runs ``task(item)`` over the active items of the dataset ``dataset`` (its id) as a new run
+        ``name``: each item inside a traced span (its trace is the run item's), then each evaluator
+        ``(item, output) -> {"name", "value", "comment"?}`` (or a list of them), its scores recorded
+        on the item's trace with source ``eval``. At most ``concurrency`` items at once: plain
+        functions on threads, coroutine functions on an event loop. Nothing is retried; a task or
+        evaluator that raises is recorded as its item's error and the run goes on. Prints the
+        summary (``print=None``: not) and answers it. From asyncio code use ``aexperiment``.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise LoupeError("config", "experiment() was called inside a running event loop: use `await aexperiment(...)` there")
+        return asyncio.run(
+            self.aexperiment(
+                dataset=dataset,
+                name=name,
+                task=task,
+                evaluators=evaluators,
+                concurrency=concurrency,
+                metadata=metadata,
+                description=description,
+                print=print,
+            )
+        )
+
+    async def aexperiment(
+        self,
+        *,
+        dataset: str,
+        name: str,
+        task: Task,
+        evaluators: Sequence[Evaluator] = (),
+        concurrency: int = 4,
+        metadata: Mapping[str, Any] | None = None,
+        description: str | None = None,
+        print: Callable[[str], Any] | None = builtins.print,  # noqa: A002 - the summary's printer
+    ) -> ExperimentSummary:
+        """``experiment`` for asyncio code: coroutine tasks and evaluators run on the caller's loop."""
+        return await run_experiment(
+            self,
+            dataset=dataset,
+            name=name,
+            task=task,
+            evaluators=evaluators,
+            concurrency=concurrency,
+            metadata=metadata,
+            description=description,
+            print=print,
+        )
+
+    def call_api(self, method: str, path: str, body: Any = None) -> HttpAnswer:
+        """One request to the service's REST API with the client's credentials; raises LoupeError('network') without an answer."""
+        return request(self._http, method, path, body=body)
 
     # Scores ------------------------------------------------------------------------------------
 

@@ -27,9 +27,11 @@ def score_payload(
     timestamp: datetime | str | None = None,
     environment: str | None = None,
     eval_trace_id: str | None = None,
+    source: str = "sdk",
 ) -> dict[str, Any]:
     """
-    The score's wire shape, source ``sdk``. The id is fixed here (a new UUID unless given), so a
+    The score's wire shape, source ``sdk`` (``eval`` for an experiment's evaluators). The id is
+    fixed here (a new UUID unless given), so a
     retried request corrects the score it already stored instead of adding a second one.
     """
     if isinstance(timestamp, datetime):
@@ -44,7 +46,7 @@ def score_payload(
         payload["comment"] = comment
     if metadata:
         payload["metadata"] = to_json_safe(dict(metadata))
-    payload["source"] = "sdk"
+    payload["source"] = source
     if environment:
         payload["environment"] = environment
     payload["timestamp"] = stamp
