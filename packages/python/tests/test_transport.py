@@ -6,8 +6,10 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import loupe
@@ -26,8 +28,9 @@ def wait_for(condition: Callable[[], bool], timeout: float = 10) -> bool:
     return True
 
 
-def posts(recorded: Recorded) -> int:
-    return sum(1 for r in recorded.requests if r == "POST /api/traces")
+def posts(client: loupe.Loupe) -> int:
+    """Requests the transport made (spans only in these tests)."""
+    return client.stats().requests
 
 
 def test_ten_ended_spans_are_sent_in_one_request_without_a_flush(make_client: MakeClient, service: Service) -> None:
@@ -36,8 +39,8 @@ def test_ten_ended_spans_are_sent_in_one_request_without_a_flush(make_client: Ma
         for i in range(9):
             client.start_span(f"step {i}", kind="tool").end()
         time.sleep(0.3)
-        assert posts(recorded) == 0, "nine spans wait for the tenth"
-    assert wait_for(lambda: posts(recorded) == 1), recorded.requests
+        assert posts(client) == 0, "nine spans wait for the tenth"
+    assert wait_for(lambda: posts(client) == 1), recorded.requests
     stored = service.trace(root.trace_id, 10)
     assert {s["name"] for s in stored["spans"]} == {"batch-root", *(f"step {i}" for i in range(9))}
     assert client.stats().sent == 10
@@ -45,20 +48,20 @@ def test_ten_ended_spans_are_sent_in_one_request_without_a_flush(make_client: Ma
 
 
 def test_a_batch_holds_at_most_ten_spans(make_client: MakeClient, service: Service) -> None:
-    client, recorded = make_client(flush_interval_ms=600_000)
+    client, _ = make_client(flush_interval_ms=600_000)
     with client.span("wide", kind="chain") as root:
         for i in range(24):
             client.start_span(f"leaf {i}").end()
     client.flush()
-    assert posts(recorded) == 3  # 10 + 10 + 5
+    assert posts(client) == 3  # 10 + 10 + 5
     assert len(service.trace(root.trace_id, 25)["spans"]) == 25
 
 
 def test_the_timer_sends_what_waits(make_client: MakeClient, service: Service) -> None:
-    client, recorded = make_client(flush_interval_ms=300)
+    client, _ = make_client(flush_interval_ms=300)
     span = client.start_span("lonely")
     span.end()
-    assert wait_for(lambda: posts(recorded) == 1, timeout=5)
+    assert wait_for(lambda: posts(client) == 1, timeout=5)
     assert service.trace(span.trace_id, 1)["spans"][0]["name"] == "lonely"
 
 
@@ -131,6 +134,44 @@ def test_a_refused_batch_is_not_retried(make_client: MakeClient, service: Servic
         attempts = [p for p in proxy.seen if p[2] == "/api/traces"]
     assert len(attempts) == 1
     assert [e.kind for e in recorded.errors] == ["rejected"]
+
+
+def test_a_kept_alive_connection_the_server_closed_is_opened_again_at_once(make_client: MakeClient) -> None:
+    """Each answer's connection is closed by the server without saying so: the next request finds it dead."""
+    seen: list[tuple[int, str]] = []
+
+    class Forgetful(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            seen.append((self.client_address[1], self.path))
+            body = b'{"data":{"accepted":1,"rejected":0,"errors":[]}}'
+            self.send_response(202)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Forgetful)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        # A backoff retry would wait a minute: the flushes below would time out.
+        client, recorded = make_client(base_url=f"http://127.0.0.1:{server.server_address[1]}", retry_base_delay_ms=60_000)
+        for name in ("first", "second", "third"):
+            client.start_span(name).end()
+            assert client.flush(timeout=10)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert recorded.errors == []
+    assert client.stats().sent == 3
+    assert [path for _, path in seen] == ["/api/traces"] * 3
+    assert len({port for port, _ in seen}) == 3  # a new connection each time
 
 
 def test_an_unreachable_service_never_raises_into_the_application(make_client: MakeClient) -> None:

@@ -57,7 +57,8 @@ class Loupe:
     doubling), max_retry_delay_ms (60000), max_queue_size (10000), timeout_ms (10000),
     prompt_cache_ttl_ms (60000), enabled (LOUPE_ENABLED), on_error (default: a warning on the
     ``loupe`` logger), env (the mapping to read LOUPE_* from; default os.environ),
-    http_client (an httpx.Client to send with, e.g. for a proxy).
+    http_client (an httpx.Client for prompts and experiments, e.g. through a proxy; spans and
+    scores go on a connection of the standard library's http.client to base_url).
     """
 
     def __init__(
@@ -104,7 +105,7 @@ class Loupe:
             env=env,
         )
         self._http = http_client if http_client is not None else make_http_client(self.options)
-        self._transport = SpanTransport(self.options, self._http)
+        self._transport = SpanTransport(self.options)
         #: Prompts by name, label or version, cached: ``loupe.prompts.get("support", label="production")``.
         self.prompts = PromptClient(self.options, self._http)
 
