@@ -6,10 +6,8 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import loupe
@@ -136,42 +134,21 @@ def test_a_refused_batch_is_not_retried(make_client: MakeClient, service: Servic
     assert [e.kind for e in recorded.errors] == ["rejected"]
 
 
-def test_a_kept_alive_connection_the_server_closed_is_opened_again_at_once(make_client: MakeClient) -> None:
-    """Each answer's connection is closed by the server without saying so: the next request finds it dead."""
-    seen: list[tuple[int, str]] = []
-
-    class Forgetful(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
-            pass
-
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            seen.append((self.client_address[1], self.path))
-            body = b'{"data":{"accepted":1,"rejected":0,"errors":[]}}'
-            self.send_response(202)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            self.close_connection = True
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Forgetful)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+def test_a_kept_alive_connection_the_server_closed_is_opened_again_at_once(make_client: MakeClient, service: Service) -> None:
+    """Each answer's connection is closed by the proxy without saying so: the next request finds it dead."""
+    with flaky_proxy(service.base_url, close_silently=True) as proxy:
         # A backoff retry would wait a minute: the flushes below would time out.
-        client, recorded = make_client(base_url=f"http://127.0.0.1:{server.server_address[1]}", retry_base_delay_ms=60_000)
-        for name in ("first", "second", "third"):
-            client.start_span(name).end()
+        client, recorded = make_client(base_url=proxy.url, retry_base_delay_ms=60_000)
+        spans = [client.start_span(name) for name in ("first", "second", "third")]
+        for span in spans:
+            span.end()
             assert client.flush(timeout=10)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert recorded.errors == []
     assert client.stats().sent == 3
-    assert [path for _, path in seen] == ["/api/traces"] * 3
-    assert len({port for port, _ in seen}) == 3  # a new connection each time
+    assert [(path, code) for _, _, path, code in proxy.seen] == [("/api/traces", 200)] * 3
+    assert len(set(proxy.ports)) == 3  # a new connection each time
+    for span in spans:
+        assert service.trace(span.trace_id, 1)["spans"][0]["name"] == span.name
 
 
 def test_an_unreachable_service_never_raises_into_the_application(make_client: MakeClient) -> None:
