@@ -8,7 +8,9 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
+
+import pytest
 
 import loupe
 from conftest import Recorded, Service
@@ -187,3 +189,21 @@ def test_options_come_from_arguments_then_variables() -> None:
         assert error.kind == "config" and "batch_size" in error.message
     else:
         raise AssertionError("a bad LOUPE_BATCH_SIZE must raise")
+
+
+def test_a_misspelt_option_is_refused_as_a_wrong_keyword_argument() -> None:
+    options: dict[str, Any] = {"env": {}, "api_kye": "lpk_x"}
+    with pytest.raises(TypeError, match=r"Loupe\(\) got unexpected keyword argument\(s\): api_kye"):
+        loupe.Loupe(**options)
+    client = loupe.Loupe(env={})
+    for call, name in (
+        (lambda o: client.span("s", **o), "span"),
+        (lambda o: client.start_span("s", **o), "start_span"),
+        (lambda o: client.observe(**o), "observe"),
+        (lambda o: client.get_prompt("p", **o), "get_prompt"),
+        (lambda o: client.score(name="n", value=1, **o), "score"),
+    ):
+        with pytest.raises(TypeError, match=rf"{name}\(\) got unexpected keyword argument\(s\): knd"):
+            call({"knd": "tool"})
+    with pytest.raises(TypeError, match=r"score\(\) is missing keyword argument\(s\): value"):
+        client.score(**cast(Any, {"name": "n", "trace_id": "t"}))

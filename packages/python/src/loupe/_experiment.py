@@ -14,14 +14,18 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, Union
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict, Union
 from urllib.parse import quote
 
+from ._arguments import check_options
 from ._errors import LoupeError
 from ._http import HttpAnswer, http_error
 from ._options import Options
 from ._scores import score_payload
 from ._span import error_message
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 #: Items and scores sent a request, at most (the service's bound).
 _PER_REQUEST = 1000
@@ -146,23 +150,40 @@ async def _resolve(call: Callable[..., Any], args: tuple[Any, ...], pool: Thread
     return await result if inspect.isawaitable(result) else result
 
 
-async def run_experiment(
-    host: ExperimentHost,
-    *,
-    dataset: str,
-    name: str,
-    task: Task,
-    evaluators: Sequence[Evaluator] = (),
-    concurrency: int = 4,
-    metadata: Mapping[str, Any] | None = None,
-    description: str | None = None,
-    print: Callable[[str], Any] | None = builtins.print,  # noqa: A002 - the summary's printer
-) -> ExperimentSummary:
+class ExperimentOptions(TypedDict, total=False):
+    #: Evaluators ``(item, output) -> score(s)``, each run on every output.
+    evaluators: Sequence[Evaluator]
+    #: Items processed at once (default 4).
+    concurrency: int
+    #: What was run: the prompt version, the model, … (the run's metadata).
+    metadata: Mapping[str, Any] | None
+    description: str | None
+    #: Where the summary goes (default the built-in print; None: nowhere).
+    print: Callable[[str], Any] | None
+
+
+class ExperimentArgs(ExperimentOptions):
+    """An experiment (``Loupe.experiment``)."""
+
+    #: The dataset's id.
+    dataset: str
+    #: The run's name, unique within the dataset.
+    name: str
+    task: Task
+
+
+async def run_experiment(host: ExperimentHost, **experiment: Unpack[ExperimentArgs]) -> ExperimentSummary:
     """
     Runs ``task`` over the dataset's active items as a new run named ``name`` (see
     ``Loupe.experiment``): at most ``concurrency`` items at once, plain functions on threads,
     coroutine functions on this event loop.
     """
+    check_options("experiment", experiment, _EXPERIMENT_FIELDS, ExperimentArgs.__required_keys__)
+    dataset, name, task = experiment["dataset"], experiment["name"], experiment["task"]
+    evaluators = experiment.get("evaluators", ())
+    concurrency = experiment.get("concurrency", 4)
+    metadata, description = experiment.get("metadata"), experiment.get("description")
+    printer = experiment.get("print", builtins.print)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise LoupeError("config", f"concurrency must be an integer >= 1, got {concurrency!r}")
     path = f"/api/datasets/{quote(dataset, safe='')}"
@@ -203,9 +224,12 @@ async def run_experiment(
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="loupe-experiment") as pool:
         outcomes = await asyncio.gather(*(one(item, pool) for item in items))
     summary = await asyncio.to_thread(_record, host, path, run_id, dataset, outcomes)
-    if print is not None:
-        print(summary.text(name))
+    if printer is not None:
+        printer(summary.text(name))
     return summary
+
+
+_EXPERIMENT_FIELDS = ExperimentArgs.__required_keys__ | ExperimentArgs.__optional_keys__
 
 
 def _eval_score(score: Mapping[str, Any], trace_id: str, environment: str | None) -> dict[str, Any]:
