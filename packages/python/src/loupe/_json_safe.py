@@ -14,12 +14,30 @@ from collections.abc import Mapping
 from typing import Any
 
 _MAX_DEPTH = 20
+_PLAIN = frozenset({str, int, bool, type(None)})
 
 
 def to_json_safe(value: Any, max_depth: int = _MAX_DEPTH) -> Any:
     seen: set[int] = set()
 
     def walk(v: Any, depth: int) -> Any:
+        # Fast paths by exact type for what spans carry most (texts, numbers, dicts, lists): the
+        # transport thread walks every payload, and its time is taken from the application's.
+        kind = type(v)
+        if kind in _PLAIN:
+            return v
+        if kind is dict or kind is list or kind is tuple:
+            if id(v) in seen:
+                return "[Circular]"
+            if depth >= max_depth:
+                return "[MaxDepth]"
+            seen.add(id(v))
+            try:
+                if kind is dict:
+                    return {key if type(key) is str else str(key): walk(item, depth + 1) for key, item in v.items()}
+                return [walk(item, depth + 1) for item in v]
+            finally:
+                seen.discard(id(v))
         if v is None or isinstance(v, (str, bool, int)):
             return v
         if isinstance(v, float):
