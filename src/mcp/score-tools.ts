@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { BoundedAnswer, clip, compactJson } from './bounded-answer.js';
 import type { LoupeApi, Score } from './loupe-api.js';
-import { answer, callText, isoTime, readOnly, writeCursorPage, writeLines } from './tool-answer.js';
+import { answer, callText, cursorListAnswer, isoTime, readOnly, writeLines } from './tool-answer.js';
 
 /** The MCP tools that read scores: a filtered list, and figures per score name. */
 
@@ -57,12 +57,8 @@ export function registerScoreTools(server: McpServer, api: LoupeApi): void {
       answer(async () => {
         const { limit = 50, ...filters } = args;
         const { scores, pagination } = await api.listScores({ ...filters, limit });
-        const out = new BoundedAnswer();
-        out.add(`${scores.length} scores${pagination.hasMore ? ' (more on the next page)' : ''}:`);
-        const next = pagination.nextCursor ? callText('list_scores', { ...args, cursor: pagination.nextCursor }) : null;
-        const hint = writeCursorPage(out, scores.map(scoreLine), 'scores', next);
-        return out.text(
-          hint ?? (scores.length === 0 ? 'No score matches: widen the time range or drop a filter.' : 'No more scores match.'),
+        return cursorListAnswer(scores.map(scoreLine), pagination, { one: 'score', many: 'scores' }, (next) =>
+          callText('list_scores', { ...args, cursor: next }),
         );
       }),
   );

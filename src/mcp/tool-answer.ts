@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { answerLimit, type BoundedAnswer } from './bounded-answer.js';
-import { LoupeApiError } from './loupe-api.js';
+import { BoundedAnswer, answerLimit } from './bounded-answer.js';
+import { LoupeApiError, type CursorPage } from './loupe-api.js';
 
 /**
  * What every tool's answer shares: an API error as a tool error, the text of a call an answer
@@ -50,6 +50,23 @@ export function writeCursorPage(out: BoundedAnswer, lines: string[], noun: strin
   }
   if (nextCall) return `More ${noun}: ${nextCall}`;
   return undefined;
+}
+
+/**
+ * A filtered list's answer: how many records the page holds, their lines, and the hint to read
+ * on (the next cursor's call, a lower limit), or that nothing (more) matches.
+ */
+export function cursorListAnswer(
+  lines: string[],
+  pagination: CursorPage,
+  noun: { one: string; many: string },
+  nextCall: (cursor: string) => string,
+): string {
+  const out = new BoundedAnswer();
+  out.add(`${lines.length} ${noun.many}${pagination.hasMore ? ' (more on the next page)' : ''}:`);
+  const hint = writeCursorPage(out, lines, noun.many, pagination.nextCursor ? nextCall(pagination.nextCursor) : null);
+  if (hint) return out.text(hint);
+  return out.text(lines.length === 0 ? `No ${noun.one} matches: widen the time range or drop a filter.` : `No more ${noun.many} match.`);
 }
 
 /** Adds lines until one does not fit; answers how many were added. */

@@ -1,7 +1,17 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { BoundedAnswer, answerLimit, clip, compactJson, textPage } from './bounded-answer.js';
-import { answer, callText, isoTime, offsetSchema, payloadText, readOnly, writeCursorPage, writeLines } from './tool-answer.js';
+import {
+  answer,
+  callText,
+  cursorListAnswer,
+  isoTime,
+  offsetSchema,
+  payloadText,
+  readOnly,
+  writeCursorPage,
+  writeLines,
+} from './tool-answer.js';
 import { registerExperimentTools } from './experiment-tools.js';
 import { registerScoreTools } from './score-tools.js';
 import { type LoupeApi, type Prompt, type SpanNode, type TraceSummary } from './loupe-api.js';
@@ -259,11 +269,8 @@ export function createMcpServer(api: LoupeApi): McpServer {
       answer(async () => {
         const { tags, searchIn, limit = 20, ...filters } = args;
         const { traces, pagination } = await api.listTraces({ ...filters, tag: tags, searchIn: searchIn?.join(','), limit });
-        const out = new BoundedAnswer();
-        out.add(`${traces.length} traces${pagination.hasMore ? ' (more on the next page)' : ''}:`);
-        const hint = writeTracePage(out, traces, pagination.nextCursor, (more) => callText('search_traces', { ...args, ...more }));
-        return out.text(
-          hint ?? (traces.length === 0 ? 'No trace matches: widen the time range or drop a filter.' : 'No more traces match.'),
+        return cursorListAnswer(traces.map(traceLine), pagination, { one: 'trace', many: 'traces' }, (next) =>
+          callText('search_traces', { ...args, cursor: next }),
         );
       }),
   );

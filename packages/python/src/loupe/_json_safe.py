@@ -26,45 +26,20 @@ def to_json_safe(value: Any, max_depth: int = _MAX_DEPTH) -> Any:
         kind = type(v)
         if kind in _PLAIN:
             return v
-        if kind is dict or kind is list or kind is tuple:
-            if id(v) in seen:
-                return "[Circular]"
-            if depth >= max_depth:
-                return "[MaxDepth]"
-            seen.add(id(v))
-            try:
-                if kind is dict:
-                    return {key if type(key) is str else str(key): walk(item, depth + 1) for key, item in v.items()}
-                return [walk(item, depth + 1) for item in v]
-            finally:
-                seen.discard(id(v))
-        if v is None or isinstance(v, (str, bool, int)):
-            return v
-        if isinstance(v, float):
-            if math.isfinite(v):
-                return v
-            return "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
-        if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
-            return v.isoformat()
-        if isinstance(v, enum.Enum):
-            return walk(v.value, depth)
-        if isinstance(v, BaseException):
-            return {"name": type(v).__name__, "message": str(v)}
-        if isinstance(v, (bytes, bytearray, memoryview)):
-            return f"[{type(v).__name__} {len(v)} bytes]"
-        if callable(v) and not isinstance(v, type) and not isinstance(v, Mapping):
-            return f"[Function {getattr(v, '__name__', 'anonymous')}]"
+        if kind is not dict and kind is not list and kind is not tuple:
+            leaf = _leaf(v)
+            if leaf is not _NOT_LEAF:
+                return leaf
+            if isinstance(v, enum.Enum):
+                return walk(v.value, depth)
         if id(v) in seen:
             return "[Circular]"
         if depth >= max_depth:
             return "[MaxDepth]"
         seen.add(id(v))
         try:
-            if isinstance(v, Mapping):
-                out: dict[str, Any] = {}
-                for key, item in v.items():
-                    out[key if isinstance(key, str) else str(key)] = walk(item, depth + 1)
-                return out
+            if kind is dict or isinstance(v, Mapping):
+                return {key if isinstance(key, str) else str(key): walk(item, depth + 1) for key, item in v.items()}
             if isinstance(v, (list, tuple, set, frozenset)):
                 return [walk(item, depth + 1) for item in v]
             if dataclasses.is_dataclass(v) and not isinstance(v, type):
@@ -78,3 +53,27 @@ def to_json_safe(value: Any, max_depth: int = _MAX_DEPTH) -> Any:
             seen.discard(id(v))
 
     return walk(value, 0)
+
+
+_NOT_LEAF = object()
+
+
+def _leaf(v: Any) -> Any:
+    """A value that holds no others, as JSON can write it; ``_NOT_LEAF`` for the others (and enums)."""
+    if v is None or isinstance(v, (str, bool, int)):
+        return v
+    if isinstance(v, float):
+        if math.isfinite(v):
+            return v
+        return "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
+    if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, enum.Enum):
+        return _NOT_LEAF
+    if isinstance(v, BaseException):
+        return {"name": type(v).__name__, "message": str(v)}
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return f"[{type(v).__name__} {len(v)} bytes]"
+    if callable(v) and not isinstance(v, type) and not isinstance(v, Mapping):
+        return f"[Function {getattr(v, '__name__', 'anonymous')}]"
+    return _NOT_LEAF
