@@ -153,6 +153,21 @@ def test_a_kept_alive_connection_the_server_closed_is_opened_again_at_once(make_
         assert service.trace(span.trace_id, 1)["spans"][0]["name"] == span.name
 
 
+def test_spans_go_through_the_proxy_of_http_proxy(make_client: MakeClient, service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    with flaky_proxy(service.base_url) as proxy, monkeypatch.context() as env:
+        for name in ("NO_PROXY", "no_proxy", "http_proxy"):
+            env.delenv(name, raising=False)
+        env.setenv("HTTP_PROXY", proxy.url)
+        client, recorded = make_client()
+        span = client.start_span("proxied")
+        span.end()
+        assert client.flush(timeout=10)
+        # A forward proxy gets the absolute URL.
+        assert [(method, path) for _, method, path, _ in proxy.seen] == [("POST", f"{service.base_url}/api/traces")]
+    assert recorded.errors == []
+    assert service.trace(span.trace_id, 1)["spans"][0]["name"] == "proxied"
+
+
 def test_an_unreachable_service_never_raises_into_the_application(make_client: MakeClient) -> None:
     from conftest import free_port
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -31,6 +32,12 @@ class Sender:
         self._timeout = options.timeout_ms / 1000
         self._headers = {**credential_headers(options), "content-type": "application/json"}
         self._connection: http.client.HTTPConnection | None = None
+        # The proxy of the standard variables (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), as httpx and
+        # urllib take them: https through a CONNECT tunnel, http by absolute URLs.
+        proxy = None if urllib.request.proxy_bypass(self._host) else urllib.request.getproxies().get(url.scheme)
+        self._proxy = urlsplit(proxy if "://" in proxy else f"http://{proxy}") if proxy else None
+        if self._proxy is not None and not self._https:
+            self._prefix = f"{url.scheme}://{url.netloc}{self._prefix}"
 
     def reset(self) -> None:
         """Forgets the connection (closing it): the next request opens a new one."""
@@ -64,7 +71,13 @@ class Sender:
         connection = self._connection
         if connection is None:
             kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
-            connection = self._connection = kind(self._host, self._port, timeout=self._timeout)
+            if self._proxy is None:
+                connection = kind(self._host, self._port, timeout=self._timeout)
+            else:
+                connection = kind(self._proxy.hostname or "127.0.0.1", self._proxy.port, timeout=self._timeout)
+                if self._https:
+                    connection.set_tunnel(self._host, self._port)
+            self._connection = connection
         connection.request("POST", self._prefix + path, body=payload, headers=self._headers)
         response = connection.getresponse()
         content = response.read()
