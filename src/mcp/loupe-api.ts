@@ -103,6 +103,58 @@ export interface RenderedPrompt {
   unused: string[];
 }
 
+/** A score as GET /api/scores answers it; only the fields the tools read are named. */
+export interface Score {
+  id: string;
+  name: string;
+  dataType: 'numeric' | 'categorical' | 'boolean';
+  value: number;
+  stringValue: string | null;
+  comment: string | null;
+  [field: string]: unknown;
+}
+
+export interface ScoreAnalytics {
+  from: string;
+  to: string;
+  interval: string;
+  scores: Array<{ name: string; overTime: Array<Record<string, unknown>>; [field: string]: unknown }>;
+}
+
+export interface Dataset {
+  id: string;
+  name: string;
+  description: string | null;
+  [field: string]: unknown;
+}
+
+export interface Run {
+  id: string;
+  name: string;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** A run item with its trace's figures (GET /api/datasets/:id/runs/:runId). */
+export interface RunItemFigures {
+  datasetItemId: string;
+  output: unknown;
+  error: string | null;
+  [field: string]: unknown;
+}
+
+export type RunWithFigures = Run & {
+  figures: { scores: Array<Record<string, unknown>>; [field: string]: unknown };
+  items: RunItemFigures[];
+};
+
+export interface RunComparison {
+  runs: Run[];
+  metrics: Array<Record<string, unknown>>;
+  items: Array<{ datasetItemId: string; runs: Array<RunItemFigures | null> }>;
+}
+
 interface Envelope<T> {
   data: T;
   meta: Record<string, unknown>;
@@ -173,6 +225,39 @@ export class LoupeApi {
       body: { query, ...(parameters ? { parameters } : {}), format: 'json' },
     });
     return { ...data, statistics: meta.statistics as SqlAnswer['statistics'] };
+  }
+
+  async listScores(query: Record<string, QueryValue>): Promise<{ scores: Score[]; pagination: CursorPage }> {
+    const { data, meta } = await this.call<Score[]>({ method: 'GET', path: '/api/scores', query });
+    return { scores: data, pagination: meta.pagination as CursorPage };
+  }
+
+  async getScoreAnalytics(query: Record<string, QueryValue>): Promise<ScoreAnalytics> {
+    return (await this.call<ScoreAnalytics>({ method: 'GET', path: '/api/scores/analytics', query })).data;
+  }
+
+  async listDatasets(): Promise<Dataset[]> {
+    return (await this.call<Dataset[]>({ method: 'GET', path: '/api/datasets' })).data;
+  }
+
+  async listRuns(datasetId: string): Promise<Run[]> {
+    return (await this.call<Run[]>({ method: 'GET', path: `/api/datasets/${encodeURIComponent(datasetId)}/runs` })).data;
+  }
+
+  async getRun(
+    datasetId: string,
+    runId: string,
+    query: Record<string, QueryValue>,
+  ): Promise<{ run: RunWithFigures; pagination: CursorPage }> {
+    const path = `/api/datasets/${encodeURIComponent(datasetId)}/runs/${encodeURIComponent(runId)}`;
+    const { data, meta } = await this.call<RunWithFigures>({ method: 'GET', path, query });
+    return { run: data, pagination: meta.pagination as CursorPage };
+  }
+
+  async compareRuns(datasetId: string, query: Record<string, QueryValue>): Promise<{ comparison: RunComparison; pagination: CursorPage }> {
+    const path = `/api/datasets/${encodeURIComponent(datasetId)}/runs/compare`;
+    const { data, meta } = await this.call<RunComparison>({ method: 'GET', path, query });
+    return { comparison: data, pagination: meta.pagination as CursorPage };
   }
 
   async listPrompts(query: Record<string, QueryValue>): Promise<{ prompts: Prompt[]; total: number }> {

@@ -81,7 +81,7 @@ export const mcpRoutes: FastifyPluginAsyncZod<{ inject: InjectApiRequest }> = as
   app.post('/', {
     schema: {
       summary:
-        'The MCP server (Model Context Protocol, streamable HTTP, stateless): tools that read traces, sessions, figures, SQL and prompts',
+        'The MCP server (Model Context Protocol, streamable HTTP, stateless): tools that read traces, sessions, figures, SQL, prompts, scores and experiments',
       description:
         'JSON-RPC 2.0 messages of MCP. Send `Accept: application/json, text/event-stream`; answers come as JSON. Tools, their inputs and the agent configuration: README, section "MCP".',
       body: mcpBodySchema,

@@ -1,8 +1,20 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BoundedAnswer, answerLimit, clip, compactJson, textPage } from './bounded-answer.js';
-import { LoupeApiError, type LoupeApi, type Prompt, type SpanNode, type TraceSummary } from './loupe-api.js';
+import {
+  answer,
+  callText,
+  cursorListAnswer,
+  isoTime,
+  offsetSchema,
+  payloadText,
+  readOnly,
+  writeCursorPage,
+  writeLines,
+} from './tool-answer.js';
+import { registerExperimentTools } from './experiment-tools.js';
+import { registerScoreTools } from './score-tools.js';
+import { type LoupeApi, type Prompt, type SpanNode, type TraceSummary } from './loupe-api.js';
 
 /**
  * Loupe's MCP server: the tools a coding agent uses to read traces, sessions, figures, SQL and
@@ -14,7 +26,7 @@ import { LoupeApiError, type LoupeApi, type Prompt, type SpanNode, type TraceSum
 export const serverInfo = { name: 'loupe', version: '0.1.0' };
 
 const instructions = `Loupe holds the traces of an AI application (one trace per request or agent run, made of spans: LLM calls, tool calls, retrievals…) and its prompt versions.
-Start with search_traces (filters: status, name, session, user, tag, model, environment, time range) or get_stats / get_analytics for figures; open one trace with get_trace (its span tree, without payloads), then read a span's input, output and attributes with get_span. run_sql answers anything else (read-only SQL over the views spans, traces, sessions, users). get_prompt and render_prompt read prompt versions by name and label or version.
+Start with search_traces (filters: status, name, session, user, tag, model, environment, time range; q for text in the spans) or get_stats / get_analytics for figures; open one trace with get_trace (its span tree, without payloads), then read a span's input, output and attributes with get_span. run_sql answers anything else (read-only SQL over the views spans, traces, sessions, users). get_prompt and render_prompt read prompt versions by name and label or version. list_scores and get_score_analytics read quality scores (of traces, spans, sessions); list_datasets, list_runs, get_run and compare_runs read experiments (runs of a task over a dataset's items, their figures, and whether a run is better than another).
 Every answer is cut at about ${answerLimit / 1000} KB; when it is, its last line says how to read on (a cursor, an offset, a span id) or how to narrow.`;
 
 /** A span's parts get_span shows as texts of their own, each bounded, after its header line of figures. */
@@ -27,8 +39,8 @@ const promptTextPreview = 12_000;
 /** Characters of one SQL cell; longer values are cut (substring() in the query reads them). */
 const sqlCellLimit = 2_000;
 
-const isoTime = z.string().describe('An ISO 8601 time, e.g. 2026-01-31T00:00:00Z');
-const offsetSchema = z.number().int().min(0).optional();
+/** The span texts `q` can search (GET /api/traces `searchIn`; the service checks them again). */
+const searchFields = ['names', 'input', 'output', 'statusMessage', 'attributes'] as const;
 
 /** How the prompt tools name a version. */
 const promptRef = {
@@ -60,6 +72,17 @@ const toolInputs = {
     source: z.string().optional().describe('sdk, otel, …'),
     startAfter: isoTime.optional().describe('Traces that started at or after this time (ISO 8601)'),
     startBefore: isoTime.optional().describe('Traces that started before this time (ISO 8601)'),
+    q: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Text the trace must hold in one span: every word (case-insensitive), or "a phrase" in double quotes as written'),
+    searchIn: z
+      .array(z.enum(searchFields))
+      .min(1)
+      .optional()
+      .describe('With q: the span texts to search (default all): names, input, output, statusMessage, attributes'),
     minDurationMs: z.number().min(0).optional(),
     minCostUsd: z.number().min(0).optional(),
     sort: z.enum(['startTime', '-startTime', 'durationMs', '-durationMs', 'costUsd', '-costUsd']).optional().describe('Default -startTime'),
@@ -123,31 +146,10 @@ const toolInputs = {
   },
 };
 
-function errorResult(error: unknown): CallToolResult {
-  if (error instanceof LoupeApiError) {
-    // Validation problems the message does not already name are listed with their paths.
-    const issues = (Array.isArray(error.details.issues) ? (error.details.issues as Array<{ path?: unknown; message?: unknown }>) : [])
-      .map((issue) => `${String(issue.path)}: ${String(issue.message)}`)
-      .filter((issue) => !error.message.includes(issue))
-      .map((issue) => `\n  - ${issue}`)
-      .join('');
-    return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}${issues}` }] };
-  }
-  throw error;
-}
-
-/** Runs a tool's read; an error of the API comes back as a tool error carrying the envelope's code and message. */
-async function answer(read: () => Promise<string>): Promise<CallToolResult> {
-  try {
-    return { content: [{ type: 'text', text: await read() }] };
-  } catch (error) {
-    return errorResult(error);
-  }
-}
-
 function traceLine(trace: TraceSummary): string {
   const { traceId, name, status, startTime, durationMs, traceKind, model, totalTokens, costUsd, spanCount, errorCount } = trace;
   const { sessionId, userId, tags, environment, service, source } = trace;
+  const highlight = trace.highlight as { spanId: string; field: string; text: string } | undefined;
   return compactJson({
     traceId,
     name,
@@ -166,6 +168,7 @@ function traceLine(trace: TraceSummary): string {
     environment,
     service,
     source,
+    highlight: highlight ? { spanId: highlight.spanId, field: highlight.field, text: highlight.text } : undefined,
   });
 }
 
@@ -176,19 +179,8 @@ function writeTracePage(
   nextCursor: string | null,
   call: (args: Record<string, unknown>) => string,
 ): string | undefined {
-  let shown = 0;
-  for (const trace of traces) {
-    if (!out.add(traceLine(trace))) break;
-    shown += 1;
-  }
-  if (shown < traces.length) {
-    return `${traces.length - shown} more traces of this page not shown (the answer is cut at ${answerLimit} characters): call again with limit ${Math.max(1, shown)}, then page with its cursor, or narrow the filters.`;
-  }
-  if (nextCursor) return `More traces: ${call({ cursor: nextCursor })}`;
-  return undefined;
+  return writeCursorPage(out, traces.map(traceLine), 'traces', nextCursor ? call({ cursor: nextCursor }) : null);
 }
-
-const callText = (tool: string, args: Record<string, unknown>) => `${tool} ${JSON.stringify(args)}`;
 
 /** The span tree in depth-first order, children in start order; a span whose parent is absent is a root. */
 export function outlineOf(spans: SpanNode[]): Array<{ depth: number; span: SpanNode }> {
@@ -260,31 +252,25 @@ function writeTextFields(
   return hints;
 }
 
-const payloadText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-
 /** The MCP server with Loupe's tools, reading through `api`. */
 export function createMcpServer(api: LoupeApi): McpServer {
   const server = new McpServer(serverInfo, { instructions });
-  const readOnly = { readOnlyHint: true, openWorldHint: false };
 
   server.registerTool(
     'search_traces',
     {
       title: 'Search traces',
       description:
-        "List the traces of the workspace, newest first, one compact JSON line each (id, name, status, start, duration, model, tokens, cost, span and error counts, session, user, tags). Filters are exact matches and combine; there is no free-text search here: to find text inside inputs or outputs, use run_sql (e.g. positionCaseInsensitive(output, 'timeout') > 0 on the spans view). Page on with the cursor the answer gives.",
+        'List the traces of the workspace, newest first, one compact JSON line each (id, name, status, start, duration, model, tokens, cost, span and error counts, session, user, tags). Filters are exact matches and combine. q finds text: traces with a span whose names, input, output, status message or attributes hold every word of q (or the "quoted phrase"), narrowed to some of those texts by searchIn; each hit line then carries a highlight (the span and the snippet that matched). Page on with the cursor the answer gives.',
       inputSchema: toolInputs.search_traces,
       annotations: readOnly,
     },
     (args) =>
       answer(async () => {
-        const { tags, limit = 20, ...filters } = args;
-        const { traces, pagination } = await api.listTraces({ ...filters, tag: tags, limit });
-        const out = new BoundedAnswer();
-        out.add(`${traces.length} traces${pagination.hasMore ? ' (more on the next page)' : ''}:`);
-        const hint = writeTracePage(out, traces, pagination.nextCursor, (more) => callText('search_traces', { ...args, ...more }));
-        return out.text(
-          hint ?? (traces.length === 0 ? 'No trace matches: widen the time range or drop a filter.' : 'No more traces match.'),
+        const { tags, searchIn, limit = 20, ...filters } = args;
+        const { traces, pagination } = await api.listTraces({ ...filters, tag: tags, searchIn: searchIn?.join(','), limit });
+        return cursorListAnswer(traces.map(traceLine), pagination, { one: 'trace', many: 'traces' }, (next) =>
+          callText('search_traces', { ...args, cursor: next }),
         );
       }),
   );
@@ -386,11 +372,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
         const { groups, ...range } = stats;
         const out = new BoundedAnswer();
         out.add(`${groups.length} groups ${compactJson(range)}:`);
-        let shown = 0;
-        for (const group of groups) {
-          if (!out.add(compactJson(group))) break;
-          shown += 1;
-        }
+        const shown = writeLines(out, groups.map(compactJson));
         return out.text(
           shown < groups.length
             ? `${groups.length - shown} more groups not shown: call again with limit ${Math.max(1, shown)} or a narrower from/to.`
@@ -415,11 +397,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
         for (const [key, value] of Object.entries(figures)) out.add(`${key}: ${JSON.stringify(value)}`);
         const usage = tokenUsageOverTime as { interval: string; points: Array<Record<string, unknown>> };
         out.add(`tokenUsageOverTime (${usage.interval === 'day' ? 'daily' : 'hourly'}, ${usage.points.length} points):`);
-        let shown = 0;
-        for (const point of usage.points) {
-          if (!out.add(compactJson(point))) break;
-          shown += 1;
-        }
+        const shown = writeLines(out, usage.points.map(compactJson));
         return out.text(
           shown < usage.points.length
             ? `${usage.points.length - shown} more points not shown: call again with a narrower startAfter/startBefore.`
@@ -564,5 +542,7 @@ export function createMcpServer(api: LoupeApi): McpServer {
       }),
   );
 
+  registerScoreTools(server, api);
+  registerExperimentTools(server, api);
   return server;
 }

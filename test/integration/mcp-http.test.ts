@@ -166,7 +166,7 @@ describe('/mcp beside the console and the protocol', () => {
     expect(res.statusCode).toBe(200);
     const answers = res.json<Array<{ id: number; result: { tools?: unknown[] } }>>();
     expect(answers.map((r) => r.id).sort()).toEqual([1, 2]);
-    expect(answers.find((r) => r.id === 1)!.result.tools).toHaveLength(10);
+    expect(answers.find((r) => r.id === 1)!.result.tools).toHaveLength(16);
     expect(res.headers).toMatchObject({ 'x-request-id': 'mcp-batch-1', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
   });
 });

@@ -19,6 +19,11 @@ let ctx: TestContext;
 let a: Tenant;
 let b: Tenant;
 let baseUrl: string;
+let datasetId: string;
+let wideDatasetId: string;
+let wideRunId: string;
+let otherDatasetId: string;
+const runIds: Record<string, string> = {};
 
 const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 const span = (overrides: Record<string, unknown>) => ({
@@ -124,6 +129,63 @@ beforeAll(async () => {
       spans: [span({ spanId: 'root', startTime: ago(60 + i), endTime: ago(59 + i) })],
     })),
   ]);
+  // Two runs of a dataset of four items: one trace per run item, scored `correct`.
+  const correct = { r1: [true, false, false, true], r2: [true, true, true, true] };
+  await ingest(
+    a,
+    (['r1', 'r2'] as const).flatMap((run) =>
+      correct[run].map((_, i) => ({
+        traceId: `exp-${run}-${i}`,
+        name: `exp ${run}`,
+        source: 'sdk',
+        spans: [span({ spanId: 'root', name: `exp ${run}`, durationMs: 100 * (i + 1), costUsd: 0.01 })],
+      })),
+    ),
+  );
+  await api(a, 'POST', '/api/scores', {
+    scores: [
+      ...(['r1', 'r2'] as const).flatMap((run) =>
+        correct[run].map((value, i) => ({ traceId: `exp-${run}-${i}`, name: 'correct', value, source: 'eval' })),
+      ),
+      { traceId: 'checkout-1', name: 'helpfulness', value: 0.9, comment: 'clear answer', source: 'annotation' },
+      { traceId: 'checkout-2', name: 'helpfulness', value: 0.2, source: 'annotation' },
+      { sessionId: 's-1', name: 'tone', value: 'friendly' },
+    ],
+  });
+  const dataset = await api<{ id: string }>(a, 'POST', '/api/datasets', { name: 'support cases', description: 'questions customers ask' });
+  datasetId = dataset.id;
+  await api(a, 'POST', `/api/datasets/${datasetId}/items`, {
+    items: correct.r1.map((_, i) => ({ id: `case-${i}`, input: { question: `q${i}` }, expectedOutput: `a${i}` })),
+  });
+  for (const run of ['r1', 'r2'] as const) {
+    const created = await api<{ id: string }>(a, 'POST', `/api/datasets/${datasetId}/runs`, { name: run, metadata: { model: `m-${run}` } });
+    runIds[run] = created.id;
+    await api(a, 'POST', `/api/datasets/${datasetId}/runs/${created.id}/items`, {
+      items: correct[run].map((_, i) => ({
+        datasetItemId: `case-${i}`,
+        traceId: `exp-${run}-${i}`,
+        output: `${run} answer ${i}`,
+        ...(run === 'r1' && i === 2 ? { error: 'task: timeout' } : {}),
+      })),
+    });
+  }
+  // A run of 100 items with long outputs: its page does not fit one answer.
+  const wide = await api<{ id: string }>(a, 'POST', '/api/datasets', { name: 'wide' });
+  wideDatasetId = wide.id;
+  await api(a, 'POST', `/api/datasets/${wide.id}/items`, {
+    items: Array.from({ length: 100 }, (_, i) => ({ id: `w-${String(i).padStart(3, '0')}`, input: i })),
+  });
+  const wideRun = await api<{ id: string }>(a, 'POST', `/api/datasets/${wide.id}/runs`, { name: 'wide run' });
+  wideRunId = wideRun.id;
+  await api(a, 'POST', `/api/datasets/${wide.id}/runs/${wideRun.id}/items`, {
+    items: Array.from({ length: 100 }, (_, i) => ({
+      datasetItemId: `w-${String(i).padStart(3, '0')}`,
+      traceId: `no-trace-${i}`,
+      output: 'o'.repeat(1_000),
+    })),
+  });
+  otherDatasetId = (await api<{ id: string }>(b, 'POST', '/api/datasets', { name: 'b secret dataset' })).id;
+  await api(b, 'POST', '/api/scores', { scores: [{ traceId: 'only-in-b', name: 'helpfulness', value: 0.5 }] });
   // The other workspace: a trace of its own and one with an id A also uses.
   await ingest(b, [
     { traceId: 'only-in-b', name: 'secret', source: 'sdk', sessionId: 's-b', spans: [span({ spanId: 'root', name: 'b root' })] },
@@ -193,13 +255,19 @@ describe.each(Object.keys(transports))('over %s', (transportName) => {
   it('lists the tools, read-only, each described for an agent', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'compare_runs',
       'get_analytics',
       'get_prompt',
+      'get_run',
+      'get_score_analytics',
       'get_session',
       'get_span',
       'get_stats',
       'get_trace',
+      'list_datasets',
       'list_prompts',
+      'list_runs',
+      'list_scores',
       'render_prompt',
       'run_sql',
       'search_traces',
@@ -252,6 +320,145 @@ describe.each(Object.keys(transports))('over %s', (transportName) => {
     const fits = await call('search_traces', { tags: ['bulk'], limit: shown.length });
     expect(traceIds(fits.text)).toEqual(shown);
     expect(nextCall(fits.text, 'search_traces').cursor).toEqual(expect.any(String));
+  });
+
+  it('search_traces: q finds text in the spans, searchIn narrows the texts, each hit names its span and snippet', async () => {
+    const hit = await call('search_traces', { q: 'parcel' });
+    expect(traceIds(hit.text)).toEqual(['checkout-1']);
+    const line = JSON.parse(hit.text.split('\n')[1]!) as { highlight: { spanId: string; field: string; text: string } };
+    expect(line.highlight).toMatchObject({ spanId: 'llm', field: 'input' });
+    expect(line.highlight.text).toContain('where is my parcel');
+    expect(traceIds((await call('search_traces', { q: 'parcel', searchIn: ['output', 'names'] })).text)).toEqual([]);
+    expect(traceIds((await call('search_traces', { q: '"ships tomorrow"', searchIn: ['output'] })).text)).toEqual(['checkout-1']);
+    expect(traceIds((await call('search_traces', { q: 'declined', status: 'error' })).text)).toEqual(['checkout-2']);
+    // Another workspace's texts are never searched.
+    expect(traceIds((await call('search_traces', { q: 'secret' })).text)).toEqual([]);
+    const bad = await call('search_traces', { q: '!!!' });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/^VALIDATION_ERROR: .*q.*must hold a letter or digit/s);
+  });
+
+  it('list_scores: filters, lines with the value as given, cursor pages, this workspace only', async () => {
+    const helpfulness = await call('list_scores', { name: 'helpfulness' });
+    const lines = helpfulness.text
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // Given in one request, so at the same time: their order is the id's.
+    expect(lines.map((l) => [l.traceId, l.value, l.source]).sort()).toEqual([
+      ['checkout-1', 0.9, 'annotation'],
+      ['checkout-2', 0.2, 'annotation'],
+    ]);
+    expect(lines.find((l) => l.traceId === 'checkout-1')).toMatchObject({ comment: 'clear answer', dataType: 'numeric' });
+    const tone = await call('list_scores', { sessionId: 's-1', dataType: 'categorical' });
+    expect(tone.text).toContain('"name":"tone","dataType":"categorical","value":"friendly"');
+    const r1 = await call('list_scores', { name: 'correct', minValue: 1, source: 'eval' });
+    expect(r1.text).toMatch(/^6 scores:/);
+    expect(r1.text).toContain('"value":true');
+    const first = await call('list_scores', { name: 'correct', limit: 5 });
+    expect(first.text).toMatch(/^5 scores \(more on the next page\):/);
+    const next = nextCall(first.text, 'list_scores');
+    expect(next).toMatchObject({ name: 'correct', limit: 5, cursor: expect.any(String) });
+    expect((await call('list_scores', next)).text).toMatch(/^3 scores:[\s\S]*No more scores match\.$/);
+    expect((await call('list_scores', { traceId: 'only-in-b' })).text).toMatch(/^0 scores:\n\nNo score matches/);
+  });
+
+  it('get_score_analytics: per name its count, mean and distribution, then its points over time', async () => {
+    const { text } = await call('get_score_analytics', {});
+    const figures = text
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { name: string; count: number; mean: number; distribution?: Record<string, number> });
+    const byName = Object.fromEntries(figures.map((f) => [f.name, f]));
+    // helpfulness: this workspace's two (0.9, 0.2), not the other's 0.5.
+    expect(byName.helpfulness).toMatchObject({ dataType: 'numeric', count: 2 });
+    expect(byName.helpfulness!.mean).toBeCloseTo(0.55, 10);
+    expect(byName.correct).toMatchObject({ dataType: 'boolean', count: 8, distribution: { true: 6, false: 2 } });
+    expect(text).toContain('\nOver time (daily points per name):\n');
+    expect(text).toMatch(/^helpfulness: \[\{"bucket":"[^"]+","count":2,"mean":0.55\}\]$/m);
+    const one = await call('get_score_analytics', { name: 'tone', interval: 'hour' });
+    expect(one.text).toMatch(/^1 score names from /);
+    expect(one.text).toContain('hourly');
+  });
+
+  it("list_datasets and list_runs: the datasets by name, a dataset's runs newest first", async () => {
+    const datasets = await call('list_datasets');
+    expect(datasets.text).toMatch(/^2 datasets:\n\{"id":"[^"]+","name":"support cases","description":"questions customers ask"/);
+    expect(datasets.text).not.toContain('b secret dataset');
+    expect((await call('list_datasets', { name: 'WIDE' })).text).toMatch(/^1 datasets named like "WIDE":\n\{"id":"[^"]+","name":"wide"/);
+    const more = await call('list_datasets', { offset: 1 });
+    expect(more.text).toMatch(/^2 datasets, from 1:\n\{[^\n]*"name":"wide"/);
+    const runs = await call('list_runs', { datasetId });
+    const lines = runs.text.split('\n').filter((l) => l.startsWith('{'));
+    expect(lines.map((l) => (JSON.parse(l) as { name: string }).name)).toEqual(['r2', 'r1']);
+    expect(JSON.parse(lines[1]!)).toMatchObject({ id: runIds.r1, metadata: '{"model":"m-r1"}', itemCount: 4 });
+    const other = await call('list_runs', { datasetId: otherDatasetId });
+    expect(other.isError).toBe(true);
+    expect(other.text).toMatch(/^NOT_FOUND: /);
+  });
+
+  it("get_run: the run's figures, then its items paged, each with its trace's scores", async () => {
+    const { text } = await call('get_run', { datasetId, runId: runIds.r1, limit: 3 });
+    expect(text).toMatch(new RegExp(`^Run \\{"id":"${runIds.r1}","name":"r1"`));
+    const figures = JSON.parse(/^figures: (.*)$/m.exec(text)![1]!) as Record<string, number>;
+    expect(figures).toMatchObject({ items: 4, errors: 1, latencyP50: expect.any(Number) });
+    expect(figures.costUsd).toBeCloseTo(0.04, 10);
+    const correctLine = JSON.parse(/^score (.*)$/m.exec(text)![1]!) as Record<string, unknown>;
+    expect(correctLine).toMatchObject({ name: 'correct', dataType: 'boolean', n: 4, mean: 0.5 });
+    const items = text
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(items.map((i) => i.datasetItemId)).toEqual(['case-0', 'case-1', 'case-2']);
+    expect(items[2]).toMatchObject({
+      traceId: 'exp-r1-2',
+      failed: true,
+      error: 'task: timeout',
+      output: 'r1 answer 2',
+      scores: { correct: 0 },
+    });
+    const rest = await call('get_run', nextCall(text, 'get_run'));
+    expect(rest.text).toContain('"datasetItemId":"case-3"');
+    expect(rest.text).toMatch(/No more items in this run\.$/);
+  });
+
+  it('get_run: a page over the bound is cut with the limit that fits, outputs cut at 300 characters', async () => {
+    const cut = await call('get_run', { datasetId: wideDatasetId, runId: wideRunId, limit: 100 });
+    const shown = cut.text.split('\n').filter((l) => l.startsWith('{'));
+    expect(shown.length).toBeGreaterThan(10);
+    expect(shown.length).toBeLessThan(100);
+    expect((JSON.parse(shown[0]!) as { output: string }).output).toBe(`${'o'.repeat(299)}…`);
+    expect(cut.text).toContain(`${100 - shown.length} more items of this page not shown`);
+    expect(cut.text).toContain(`call again with limit ${shown.length}`);
+    const fits = await call('get_run', { datasetId: wideDatasetId, runId: wideRunId, limit: shown.length });
+    expect(nextCall(fits.text, 'get_run')).toMatchObject({ cursor: expect.any(String), limit: shown.length });
+  });
+
+  it('compare_runs: a verdict per metric, then the items side by side', async () => {
+    const { text, isError } = await call('compare_runs', { datasetId, runs: [runIds.r1, runIds.r2], limit: 2 });
+    expect(isError).toBe(false);
+    const metric = text
+      .split('\n')
+      .filter((l) => l.startsWith('{"kind"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((m) => m.name === 'correct');
+    // r1 → r2: case-1 and case-2 turn true, none turns false: 2 discordant pairs, exact p = 0.5.
+    expect(metric).toMatchObject({ kind: 'score', n: 4, baselineMean: 0.5, mean: 1, difference: 0.5, test: 'mcnemar_exact' });
+    expect(metric!.pValue).toBeCloseTo(0.5, 10);
+    expect(metric!.verdict).toBe('no significant difference');
+    const sides = text
+      .split('\n')
+      .filter((l) => l.startsWith('{"datasetItemId"'))
+      .map((l) => JSON.parse(l) as { datasetItemId: string; runs: Array<{ output: string; scores: Record<string, number> }> });
+    expect(sides.map((s) => s.datasetItemId)).toEqual(['case-0', 'case-1']);
+    expect(sides[1]!.runs.map((r) => [r.output, r.scores.correct])).toEqual([
+      ['r1 answer 1', 0],
+      ['r2 answer 1', 1],
+    ]);
+    expect(nextCall(text, 'compare_runs')).toMatchObject({ runs: [runIds.r1, runIds.r2], cursor: expect.any(String) });
+    const one = await call('compare_runs', { datasetId, runs: [runIds.r1, wideRunId] });
+    expect(one.isError).toBe(true);
+    expect(one.text).toMatch(/^NOT_FOUND: /);
   });
 
   it('get_trace: the slim tree, children indented, without payloads', async () => {
@@ -351,7 +558,7 @@ describe.each(Object.keys(transports))('over %s', (transportName) => {
   it("get_analytics: the workspace's totals, never another's", async () => {
     const { text } = await call('get_analytics', { budget: 10 });
     const totals = JSON.parse(/^totals: (.*)$/m.exec(text)![1]!) as { traceCount: number };
-    expect(totals.traceCount).toBe(104);
+    expect(totals.traceCount).toBe(112);
     expect(text).toMatch(/^budget: \{"budgetUsd":10,/m);
     expect(text).toMatch(/^tokenUsageOverTime \(daily, 31 points\):/m);
   });

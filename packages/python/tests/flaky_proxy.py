@@ -20,15 +20,20 @@ class FlakyProxy:
     status: int = 503
     #: (monotonic time, method, path, status answered) of every request.
     seen: list[tuple[float, str, str, int]] = field(default_factory=list)
+    #: The client port of every request: one per connection.
+    ports: list[int] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 @contextmanager
-def flaky_proxy(upstream: str, failures: int = 0, status: int = 503) -> Iterator[FlakyProxy]:
+def flaky_proxy(upstream: str, failures: int = 0, status: int = 503, close_silently: bool = False) -> Iterator[FlakyProxy]:
+    """``close_silently``: answer as HTTP/1.1 (the connection kept alive), then close it without saying so."""
     state = FlakyProxy(url="", failures_left=failures, status=status)
     forward = httpx.Client(base_url=upstream, timeout=30)
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1" if close_silently else "HTTP/1.0"
+
         def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
             pass
 
@@ -50,12 +55,14 @@ def flaky_proxy(upstream: str, failures: int = 0, status: int = 503) -> Iterator
                 headers = {"content-type": response.headers.get("content-type", "application/json")}
             with state.lock:
                 state.seen.append((time.monotonic(), self.command, self.path.split("?")[0], code))
+                state.ports.append(self.client_address[1])
             self.send_response(code)
             for key, value in headers.items():
                 self.send_header(key, value)
             self.send_header("content-length", str(len(answer)))
             self.end_headers()
             self.wfile.write(answer)
+            self.close_connection = True
 
         do_GET = _handle
         do_POST = _handle

@@ -8,7 +8,9 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
+
+import pytest
 
 import loupe
 from conftest import Recorded, Service
@@ -26,8 +28,9 @@ def wait_for(condition: Callable[[], bool], timeout: float = 10) -> bool:
     return True
 
 
-def posts(recorded: Recorded) -> int:
-    return sum(1 for r in recorded.requests if r == "POST /api/traces")
+def posts(client: loupe.Loupe) -> int:
+    """Requests the transport made (spans only in these tests)."""
+    return client.stats().requests
 
 
 def test_ten_ended_spans_are_sent_in_one_request_without_a_flush(make_client: MakeClient, service: Service) -> None:
@@ -36,8 +39,8 @@ def test_ten_ended_spans_are_sent_in_one_request_without_a_flush(make_client: Ma
         for i in range(9):
             client.start_span(f"step {i}", kind="tool").end()
         time.sleep(0.3)
-        assert posts(recorded) == 0, "nine spans wait for the tenth"
-    assert wait_for(lambda: posts(recorded) == 1), recorded.requests
+        assert posts(client) == 0, "nine spans wait for the tenth"
+    assert wait_for(lambda: posts(client) == 1), recorded.requests
     stored = service.trace(root.trace_id, 10)
     assert {s["name"] for s in stored["spans"]} == {"batch-root", *(f"step {i}" for i in range(9))}
     assert client.stats().sent == 10
@@ -45,20 +48,20 @@ def test_ten_ended_spans_are_sent_in_one_request_without_a_flush(make_client: Ma
 
 
 def test_a_batch_holds_at_most_ten_spans(make_client: MakeClient, service: Service) -> None:
-    client, recorded = make_client(flush_interval_ms=600_000)
+    client, _ = make_client(flush_interval_ms=600_000)
     with client.span("wide", kind="chain") as root:
         for i in range(24):
             client.start_span(f"leaf {i}").end()
     client.flush()
-    assert posts(recorded) == 3  # 10 + 10 + 5
+    assert posts(client) == 3  # 10 + 10 + 5
     assert len(service.trace(root.trace_id, 25)["spans"]) == 25
 
 
 def test_the_timer_sends_what_waits(make_client: MakeClient, service: Service) -> None:
-    client, recorded = make_client(flush_interval_ms=300)
+    client, _ = make_client(flush_interval_ms=300)
     span = client.start_span("lonely")
     span.end()
-    assert wait_for(lambda: posts(recorded) == 1, timeout=5)
+    assert wait_for(lambda: posts(client) == 1, timeout=5)
     assert service.trace(span.trace_id, 1)["spans"][0]["name"] == "lonely"
 
 
@@ -133,6 +136,38 @@ def test_a_refused_batch_is_not_retried(make_client: MakeClient, service: Servic
     assert [e.kind for e in recorded.errors] == ["rejected"]
 
 
+def test_a_kept_alive_connection_the_server_closed_is_opened_again_at_once(make_client: MakeClient, service: Service) -> None:
+    """Each answer's connection is closed by the proxy without saying so: the next request finds it dead."""
+    with flaky_proxy(service.base_url, close_silently=True) as proxy:
+        # A backoff retry would wait a minute: the flushes below would time out.
+        client, recorded = make_client(base_url=proxy.url, retry_base_delay_ms=60_000)
+        spans = [client.start_span(name) for name in ("first", "second", "third")]
+        for span in spans:
+            span.end()
+            assert client.flush(timeout=10)
+    assert recorded.errors == []
+    assert client.stats().sent == 3
+    assert [(path, code) for _, _, path, code in proxy.seen] == [("/api/traces", 200)] * 3
+    assert len(set(proxy.ports)) == 3  # a new connection each time
+    for span in spans:
+        assert service.trace(span.trace_id, 1)["spans"][0]["name"] == span.name
+
+
+def test_spans_go_through_the_proxy_of_http_proxy(make_client: MakeClient, service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    with flaky_proxy(service.base_url) as proxy, monkeypatch.context() as env:
+        for name in ("NO_PROXY", "no_proxy", "http_proxy"):
+            env.delenv(name, raising=False)
+        env.setenv("HTTP_PROXY", proxy.url)
+        client, recorded = make_client()
+        span = client.start_span("proxied")
+        span.end()
+        assert client.flush(timeout=10)
+        # A forward proxy gets the absolute URL.
+        assert [(method, path) for _, method, path, _ in proxy.seen] == [("POST", f"{service.base_url}/api/traces")]
+    assert recorded.errors == []
+    assert service.trace(span.trace_id, 1)["spans"][0]["name"] == "proxied"
+
+
 def test_an_unreachable_service_never_raises_into_the_application(make_client: MakeClient) -> None:
     from conftest import free_port
 
@@ -169,3 +204,21 @@ def test_options_come_from_arguments_then_variables() -> None:
         assert error.kind == "config" and "batch_size" in error.message
     else:
         raise AssertionError("a bad LOUPE_BATCH_SIZE must raise")
+
+
+def test_a_misspelt_option_is_refused_as_a_wrong_keyword_argument() -> None:
+    options: dict[str, Any] = {"env": {}, "api_kye": "lpk_x"}
+    with pytest.raises(TypeError, match=r"Loupe\(\) got unexpected keyword argument\(s\): api_kye"):
+        loupe.Loupe(**options)
+    client = loupe.Loupe(env={})
+    for call, name in (
+        (lambda o: client.span("s", **o), "span"),
+        (lambda o: client.start_span("s", **o), "start_span"),
+        (lambda o: client.observe(**o), "observe"),
+        (lambda o: client.get_prompt("p", **o), "get_prompt"),
+        (lambda o: client.score(name="n", value=1, **o), "score"),
+    ):
+        with pytest.raises(TypeError, match=rf"{name}\(\) got unexpected keyword argument\(s\): knd"):
+            call({"knd": "tool"})
+    with pytest.raises(TypeError, match=r"score\(\) is missing keyword argument\(s\): value"):
+        client.score(**cast(Any, {"name": "n", "trace_id": "t"}))

@@ -15,68 +15,38 @@ fetched, cached and rendered by the service's template rules.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING
 
-from ._client import NEW_TRACE, Loupe, SpanScope, trace_function
+from ._client import NEW_TRACE, Loupe, ObserveArgs, Observer, SpanArgs, SpanScope
 from ._context import TraceAttributes
 from ._contract import SPAN_KINDS, RenderedTemplate, SpanKind, render_template, template_text, template_variables
 from ._default import configure, get_client
 from ._errors import LoupeError, LoupeErrorKind
-from ._prompts import Fallback, Prompt, PromptClient, RenderedPrompt, render
-from ._scores import ScoreDataType
+from ._experiment import Evaluator, ExperimentArgs, ExperimentFailure, ExperimentItem, ExperimentSummary, ScoreFigure, Task
+from ._options import OptionArgs
+from ._prompts import Fallback, Prompt, PromptArgs, PromptClient, RenderedPrompt, render
+from ._scores import ScoreArgs, ScoreDataType, ScoreOptions
 from ._span import PromptRef, Span, SpanIO, SpanIOLike, SpanStatus, TraceInfo
 from ._transport import ScoreStats, TransportStats
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __version__ = "0.1.0"
 
-F = TypeVar("F", bound=Callable[..., Any])
+
+#: ``@loupe.observe`` / ``@loupe.observe(kind="tool")`` on the default client (found at each call).
+observe = Observer(get_client)
 
 
-@overload
-def observe(func: F, /) -> F: ...
-
-
-@overload
-def observe(
-    func: None = None,
-    /,
-    *,
-    name: str | None = None,
-    kind: SpanKind = "custom",
-    capture_input: bool = True,
-    capture_output: bool = True,
-    attributes: Mapping[str, Any] | None = None,
-) -> Callable[[F], F]: ...
-
-
-def observe(
-    func: F | None = None,
-    /,
-    *,
-    name: str | None = None,
-    kind: SpanKind = "custom",
-    capture_input: bool = True,
-    capture_output: bool = True,
-    attributes: Mapping[str, Any] | None = None,
-) -> F | Callable[[F], F]:
-    """``Loupe.observe`` on the default client (found at each call)."""
-    if kind not in SPAN_KINDS:
-        raise LoupeError("config", f"kind must be one of {', '.join(SPAN_KINDS)}, got {kind!r}")
-
-    def decorate(fn: F) -> F:
-        return trace_function(get_client, fn, name, kind, capture_input, capture_output, attributes)
-
-    return decorate(func) if func is not None else decorate
-
-
-def span(name: str, **options: Any) -> SpanScope:
+def span(name: str, **options: Unpack[SpanArgs]) -> SpanScope:
     """``Loupe.span`` on the default client: ``with loupe.span("search", kind="retrieval") as s:``."""
     return get_client().span(name, **options)
 
 
-def start_span(name: str, **options: Any) -> Span:
+def start_span(name: str, **options: Unpack[SpanArgs]) -> Span:
     """``Loupe.start_span`` on the default client."""
     return get_client().start_span(name, **options)
 
@@ -99,19 +69,29 @@ def trace_attributes(
         yield
 
 
-def get_prompt(name: str, **options: Any) -> Prompt:
+def get_prompt(name: str, **options: Unpack[PromptArgs]) -> Prompt:
     """``Loupe.get_prompt`` on the default client."""
     return get_client().get_prompt(name, **options)
 
 
-async def aget_prompt(name: str, **options: Any) -> Prompt:
+async def aget_prompt(name: str, **options: Unpack[PromptArgs]) -> Prompt:
     """``Loupe.aget_prompt`` on the default client."""
     return await get_client().aget_prompt(name, **options)
 
 
-def score(*, name: str, value: float | str | bool, **options: Any) -> str:
+def score(**score: Unpack[ScoreArgs]) -> str:
     """``Loupe.score`` on the default client: a score on a trace, a span or a session."""
-    return get_client().score(name=name, value=value, **options)
+    return get_client().score(**score)
+
+
+def experiment(**experiment: Unpack[ExperimentArgs]) -> ExperimentSummary:
+    """``Loupe.experiment`` on the default client: runs ``task`` over a dataset's items as a run of it."""
+    return get_client().experiment(**experiment)
+
+
+async def aexperiment(**experiment: Unpack[ExperimentArgs]) -> ExperimentSummary:
+    """``Loupe.aexperiment`` on the default client."""
+    return await get_client().aexperiment(**experiment)
 
 
 def flush(timeout: float | None = None) -> bool:
@@ -127,30 +107,46 @@ def shutdown(timeout: float | None = None) -> None:
 __all__ = [
     "NEW_TRACE",
     "SPAN_KINDS",
+    "Evaluator",
+    "ExperimentArgs",
+    "ExperimentFailure",
+    "ExperimentItem",
+    "ExperimentSummary",
     "Fallback",
     "Loupe",
     "LoupeError",
     "LoupeErrorKind",
+    "ObserveArgs",
+    "Observer",
+    "OptionArgs",
     "Prompt",
+    "PromptArgs",
     "PromptClient",
     "PromptRef",
     "RenderedPrompt",
     "RenderedTemplate",
+    "ScoreArgs",
     "ScoreDataType",
+    "ScoreFigure",
+    "ScoreOptions",
     "ScoreStats",
     "Span",
+    "SpanArgs",
     "SpanIO",
     "SpanIOLike",
     "SpanKind",
     "SpanScope",
     "SpanStatus",
+    "Task",
     "TraceAttributes",
     "TraceInfo",
     "TransportStats",
     "__version__",
+    "aexperiment",
     "aget_prompt",
     "configure",
     "current_span",
+    "experiment",
     "flush",
     "get_client",
     "get_prompt",

@@ -2,28 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, contextmanager
 from contextvars import Context, Token, copy_context
-from datetime import datetime
-from typing import Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, cast, overload
 
 import httpx
 
 from . import _context
+from ._arguments import check_options
 from ._clock import new_trace_id
 from ._context import TraceAttributes
 from ._contract import SPAN_KINDS, SpanKind
 from ._errors import LoupeError, LoupeErrorKind
-from ._http import make_http_client
-from ._options import resolve_options
+from ._experiment import ExperimentArgs, ExperimentSummary, run_experiment
+from ._http import HttpAnswer, make_http_client, request
+from ._options import OptionArgs, resolve_options
 from ._otel import active_otel_parent
-from ._prompts import Fallback, Prompt, PromptClient, RenderedPrompt, render
-from ._scores import ScoreDataType, score_payload
+from ._prompts import Prompt, PromptArgs, PromptClient, RenderedPrompt, render
+from ._scores import ScoreArgs, score_payload
 from ._span import PromptRef, Span, SpanIOLike, TraceInfo, error_message
 from ._transport import SpanTransport, TransportStats
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,6 +44,25 @@ class _NewTrace:
 
 
 NEW_TRACE = _NewTrace()
+
+
+class SpanArgs(TypedDict, total=False):
+    """The options of a new span (``start_span``, ``span``)."""
+
+    kind: SpanKind
+    input: SpanIOLike | None
+    attributes: Mapping[str, Any] | None
+    metadata: Mapping[str, Any] | None
+    #: The parent span; ``NEW_TRACE`` starts a new trace even when a span is active.
+    parent: Span | _NewTrace | None
+    trace_name: str | None
+    session_id: str | None
+    user_id: str | None
+    tags: list[str] | tuple[str, ...] | None
+    prompt: PromptRef | None
+
+
+_SPAN_OPTIONS = SpanArgs.__optional_keys__
 _NO_ATTRIBUTES = TraceAttributes()
 
 
@@ -54,54 +78,14 @@ class Loupe:
     doubling), max_retry_delay_ms (60000), max_queue_size (10000), timeout_ms (10000),
     prompt_cache_ttl_ms (60000), enabled (LOUPE_ENABLED), on_error (default: a warning on the
     ``loupe`` logger), env (the mapping to read LOUPE_* from; default os.environ),
-    http_client (an httpx.Client to send with, e.g. for a proxy).
+    http_client (an httpx.Client for prompts and experiments, e.g. through a proxy; spans and
+    scores go on a connection of the standard library's http.client to base_url).
     """
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        source: str | None = None,
-        environment: str | None = None,
-        session_id: str | None = None,
-        workspace_id: str | None = None,
-        organization_id: str | None = None,
-        flush_interval_ms: int | None = None,
-        batch_size: int | None = None,
-        max_retries: int | None = None,
-        retry_base_delay_ms: int | None = None,
-        max_retry_delay_ms: int | None = None,
-        max_queue_size: int | None = None,
-        timeout_ms: int | None = None,
-        prompt_cache_ttl_ms: int | None = None,
-        enabled: bool | None = None,
-        on_error: Callable[[LoupeError], None] | None = None,
-        env: Mapping[str, str] | None = None,
-        http_client: httpx.Client | None = None,
-    ) -> None:
-        self.options = resolve_options(
-            api_key=api_key,
-            base_url=base_url,
-            source=source,
-            environment=environment,
-            session_id=session_id,
-            workspace_id=workspace_id,
-            organization_id=organization_id,
-            flush_interval_ms=flush_interval_ms,
-            batch_size=batch_size,
-            max_retries=max_retries,
-            retry_base_delay_ms=retry_base_delay_ms,
-            max_retry_delay_ms=max_retry_delay_ms,
-            max_queue_size=max_queue_size,
-            timeout_ms=timeout_ms,
-            prompt_cache_ttl_ms=prompt_cache_ttl_ms,
-            enabled=enabled,
-            on_error=on_error,
-            env=env,
-        )
+    def __init__(self, *, http_client: httpx.Client | None = None, **options: Unpack[OptionArgs]) -> None:
+        self.options = resolve_options(**options)
         self._http = http_client if http_client is not None else make_http_client(self.options)
-        self._transport = SpanTransport(self.options, self._http)
+        self._transport = SpanTransport(self.options)
         #: Prompts by name, label or version, cached: ``loupe.prompts.get("support", label="production")``.
         self.prompts = PromptClient(self.options, self._http)
 
@@ -111,26 +95,20 @@ class Loupe:
         """The span active in this context, if any."""
         return _context.active_span.get()
 
-    def start_span(
-        self,
-        name: str,
-        *,
-        kind: SpanKind = "custom",
-        input: SpanIOLike | None = None,  # noqa: A002 - the span field's name
-        attributes: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        parent: Span | _NewTrace | None = None,
-        trace_name: str | None = None,
-        session_id: str | None = None,
-        user_id: str | None = None,
-        tags: list[str] | tuple[str, ...] | None = None,
-        prompt: PromptRef | None = None,
-    ) -> Span:
+    def start_span(self, name: str, **options: Unpack[SpanArgs]) -> Span:
         """
         Starts a span without making it active (see ``span``). Its parent is ``parent``, else the
         innermost active span: Loupe's, or the application's OpenTelemetry span (whose trace it
         then joins); with neither it starts a new trace. ``parent=NEW_TRACE`` forces a new trace.
+        Options: ``kind`` (default custom), ``input``, ``attributes``, ``metadata``, ``parent``,
+        ``trace_name``, ``session_id``, ``user_id``, ``tags``, ``prompt``.
         """
+        if not options.keys() <= _SPAN_OPTIONS:
+            check_options("start_span", options, _SPAN_OPTIONS)
+        kind = options.get("kind", "custom")
+        parent = options.get("parent")
+        trace_name = options.get("trace_name")
+        session_id, user_id, tags = options.get("session_id"), options.get("user_id"), options.get("tags")
         if kind not in SPAN_KINDS:
             raise LoupeError("config", f"kind must be one of {', '.join(SPAN_KINDS)}, got {kind!r}")
         otel = active_otel_parent()
@@ -168,13 +146,13 @@ class Loupe:
             otel_parent=otel,
             score_sink=self.score,
         )
-        if input is not None:
-            span.set_input(input)
-        if attributes:
+        if "input" in options and (given := options["input"]) is not None:
+            span.set_input(given)
+        if attributes := options.get("attributes"):
             span.set_attributes(attributes)
-        if metadata:
+        if metadata := options.get("metadata"):
             span.set_metadata(metadata)
-        if prompt is not None:
+        if (prompt := options.get("prompt")) is not None:
             span.set_prompt(prompt)
         return span
 
@@ -190,41 +168,15 @@ class Loupe:
         trace.user_id = user_id or context.user_id
         trace.tags = tuple(tags) if tags is not None else context.tags
 
-    def span(
-        self,
-        name: str,
-        *,
-        kind: SpanKind = "custom",
-        input: SpanIOLike | None = None,  # noqa: A002 - the span field's name
-        attributes: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        parent: Span | _NewTrace | None = None,
-        trace_name: str | None = None,
-        session_id: str | None = None,
-        user_id: str | None = None,
-        tags: list[str] | tuple[str, ...] | None = None,
-        prompt: PromptRef | None = None,
-    ) -> SpanScope:
+    def span(self, name: str, **options: Unpack[SpanArgs]) -> SpanScope:
         """
         ``with loupe.span("search", kind="retrieval") as span:`` (or ``async with``): a new
-        active span, ended on leaving: status ok, or error with the exception's message (the
-        exception goes on). A status set inside is kept.
+        active span (the options of ``start_span``), ended on leaving: status ok, or error with
+        the exception's message (the exception goes on). A status set inside is kept.
         """
-        return SpanScope(
-            lambda: self.start_span(
-                name,
-                kind=kind,
-                input=input,
-                attributes=attributes,
-                metadata=metadata,
-                parent=parent,
-                trace_name=trace_name,
-                session_id=session_id,
-                user_id=user_id,
-                tags=tags,
-                prompt=prompt,
-            )
-        )
+        if not options.keys() <= _SPAN_OPTIONS:
+            check_options("span", options, _SPAN_OPTIONS)
+        return SpanScope(lambda: self.start_span(name, **options))
 
     @contextmanager
     def use_span(self, span: Span) -> Iterator[Span]:
@@ -261,72 +213,23 @@ class Loupe:
         finally:
             _context.trace_attributes.reset(token)
 
-    @overload
-    def observe(self, func: F, /) -> F: ...
-
-    @overload
-    def observe(
-        self,
-        func: None = None,
-        /,
-        *,
-        name: str | None = None,
-        kind: SpanKind = "custom",
-        capture_input: bool = True,
-        capture_output: bool = True,
-        attributes: Mapping[str, Any] | None = None,
-    ) -> Callable[[F], F]: ...
-
-    def observe(
-        self,
-        func: F | None = None,
-        /,
-        *,
-        name: str | None = None,
-        kind: SpanKind = "custom",
-        capture_input: bool = True,
-        capture_output: bool = True,
-        attributes: Mapping[str, Any] | None = None,
-    ) -> F | Callable[[F], F]:
+    @property
+    def observe(self) -> Observer:
         """
-        ``@loupe.observe`` or ``@loupe.observe(kind="tool")``: every call runs in a new active span
-        named after the function, with its arguments as ``input.raw`` and its result as
-        ``output.raw``. Works on functions, coroutines, generators and async generators (their
-        span lasts until they finish; the yielded items are the output).
+        ``@client.observe`` or ``@client.observe(kind="tool")``: every call runs in a new active
+        span of this client (see ``Observer``).
         """
-        if kind not in SPAN_KINDS:
-            raise LoupeError("config", f"kind must be one of {', '.join(SPAN_KINDS)}, got {kind!r}")
-
-        def decorate(fn: F) -> F:
-            return trace_function(lambda: self, fn, name, kind, capture_input, capture_output, attributes)
-
-        return decorate(func) if func is not None else decorate
+        return Observer(lambda: self)
 
     # Prompts -----------------------------------------------------------------------------------
 
-    def get_prompt(
-        self,
-        name: str,
-        *,
-        version: str | None = None,
-        label: str | None = None,
-        cache_ttl_ms: int | None = None,
-        fallback: Fallback | None = None,
-    ) -> Prompt:
-        """The latest version of a prompt, or ``version``, or the one ``label`` points at; cached."""
-        return self.prompts.get(name, version=version, label=label, cache_ttl_ms=cache_ttl_ms, fallback=fallback)
+    def get_prompt(self, name: str, **options: Unpack[PromptArgs]) -> Prompt:
+        """The latest version of a prompt, or ``version``, or the one ``label`` points at; cached (``cache_ttl_ms``), ``fallback``."""
+        return self.prompts.get(name, **options)
 
-    async def aget_prompt(
-        self,
-        name: str,
-        *,
-        version: str | None = None,
-        label: str | None = None,
-        cache_ttl_ms: int | None = None,
-        fallback: Fallback | None = None,
-    ) -> Prompt:
+    async def aget_prompt(self, name: str, **options: Unpack[PromptArgs]) -> Prompt:
         """``get_prompt`` for asyncio code."""
-        return await self.prompts.aget(name, version=version, label=label, cache_ttl_ms=cache_ttl_ms, fallback=fallback)
+        return await self.prompts.aget(name, **options)
 
     def invalidate_prompts(self, name: str | None = None) -> None:
         self.prompts.invalidate(name)
@@ -334,47 +237,48 @@ class Loupe:
     def render(self, prompt: Prompt | Mapping[str, Any], variables: Mapping[str, Any] | None = None) -> RenderedPrompt:
         return render(prompt, variables)
 
-    # Transport ---------------------------------------------------------------------------------
+    # Experiments -------------------------------------------------------------------------------
+
+    def experiment(self, **experiment: Unpack[ExperimentArgs]) -> ExperimentSummary:
+        """
+        Runs ``task(item)`` over the active items of the dataset ``dataset`` (its id) as a new run
+        ``name``: each item inside a traced span (its trace is the run item's), then each of
+        ``evaluators`` ``(item, output) -> {"name", "value", "comment"?}`` (or a list of them), its
+        scores recorded on the item's trace with source ``eval``. At most ``concurrency`` (4) items
+        at once: plain functions on threads, coroutine functions on an event loop. Nothing is
+        retried; a task or evaluator that raises is recorded as its item's error and the run goes
+        on. ``metadata`` and ``description`` are the run's. Prints the summary (``print=None``:
+        not) and answers it. From asyncio code use ``aexperiment``.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise LoupeError("config", "experiment() was called inside a running event loop: use `await aexperiment(...)` there")
+        return asyncio.run(run_experiment(self, **experiment))
+
+    async def aexperiment(self, **experiment: Unpack[ExperimentArgs]) -> ExperimentSummary:
+        """``experiment`` for asyncio code: coroutine tasks and evaluators run on the caller's loop."""
+        return await run_experiment(self, **experiment)
+
+    def call_api(self, method: str, path: str, body: Any = None) -> HttpAnswer:
+        """One request to the service's REST API with the client's credentials; raises LoupeError('network') without an answer."""
+        return request(self._http, method, path, body=body)
 
     # Scores ------------------------------------------------------------------------------------
 
-    def score(
-        self,
-        *,
-        name: str,
-        value: float | str | bool,
-        trace_id: str | None = None,
-        span_id: str | None = None,
-        session_id: str | None = None,
-        id: str | None = None,  # noqa: A002 - the score field's name
-        data_type: ScoreDataType | None = None,
-        comment: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        timestamp: datetime | str | None = None,
-        environment: str | None = None,
-        eval_trace_id: str | None = None,
-    ) -> str:
+    def score(self, **score: Unpack[ScoreArgs]) -> str:
         """
-        Queues a score on a trace (``trace_id``), a span (``trace_id`` and ``span_id``) or a
-        session (``session_id``): a number (numeric), a label (categorical) or a bool (boolean).
-        Sent to POST /api/scores (source ``sdk``) with the spans' batching, retries and exit
-        flush. Answers its id: passing it as ``id`` again corrects the score. Never raises for
-        the service's sake: a refused score goes to ``on_error``.
+        Queues a score ``name`` with ``value`` on a trace (``trace_id``), a span (``trace_id`` and
+        ``span_id``) or a session (``session_id``): a number (numeric), a label (categorical) or
+        a bool (boolean); options ``id``, ``data_type``, ``comment``, ``metadata``, ``timestamp``,
+        ``environment`` (default the client's), ``eval_trace_id``. Sent to POST /api/scores
+        (source ``sdk``) with the spans' batching, retries and exit flush. Answers its id:
+        passing it as ``id`` again corrects the score. Never raises for the service's sake: a
+        refused score goes to ``on_error``.
         """
-        payload = score_payload(
-            name=name,
-            value=value,
-            trace_id=trace_id,
-            span_id=span_id,
-            session_id=session_id,
-            id=id,
-            data_type=data_type,
-            comment=comment,
-            metadata=metadata,
-            timestamp=timestamp,
-            environment=environment or self.options.environment,
-            eval_trace_id=eval_trace_id,
-        )
+        payload = score_payload(default_environment=self.options.environment, **score)
         self._transport.add_score(payload)
         return str(payload["id"])
 
@@ -388,6 +292,52 @@ class Loupe:
 
     def stats(self) -> TransportStats:
         return self._transport.stats()
+
+
+class ObserveArgs(TypedDict, total=False):
+    """The options of ``@observe(...)``."""
+
+    #: The span's name; default the function's qualified name.
+    name: str | None
+    kind: SpanKind
+    #: Record the arguments as ``input.raw`` (default True).
+    capture_input: bool
+    #: Record the result as ``output.raw`` (default True).
+    capture_output: bool
+    attributes: Mapping[str, Any] | None
+
+
+class Observer:
+    """
+    ``@observe`` or ``@observe(kind="tool")``: every call of the function runs in a new active
+    span named after it, with its arguments as ``input.raw`` and its result as ``output.raw``.
+    Works on functions, coroutines, generators and async generators (their span lasts until
+    they finish; the yielded items are the output). The client is ``client_of()``, asked at
+    each call: the module's ``loupe.observe`` finds the default client when the function runs.
+    """
+
+    __slots__ = ("_client_of",)
+
+    def __init__(self, client_of: Callable[[], Loupe]) -> None:
+        self._client_of = client_of
+
+    @overload
+    def __call__(self, func: F, /) -> F: ...
+
+    @overload
+    def __call__(self, func: None = None, /, **options: Unpack[ObserveArgs]) -> Callable[[F], F]: ...
+
+    def __call__(self, func: F | None = None, /, **options: Unpack[ObserveArgs]) -> F | Callable[[F], F]:
+        check_options("observe", options, ObserveArgs.__optional_keys__)
+        name, kind, attributes = options.get("name"), options.get("kind", "custom"), options.get("attributes")
+        capture_input, capture_output = options.get("capture_input", True), options.get("capture_output", True)
+        if kind not in SPAN_KINDS:
+            raise LoupeError("config", f"kind must be one of {', '.join(SPAN_KINDS)}, got {kind!r}")
+
+        def decorate(fn: F) -> F:
+            return trace_function(self._client_of, fn, name, kind, capture_input, capture_output, attributes)
+
+        return decorate(func) if func is not None else decorate
 
 
 class SpanScope(AbstractContextManager[Span], AbstractAsyncContextManager[Span]):
@@ -587,4 +537,4 @@ async def _traced_async_generator(span: Span, agen: AsyncIterator[Any], capture_
             method, argument = athrow, error
 
 
-__all__ = ["NEW_TRACE", "Loupe", "LoupeErrorKind", "SpanScope", "trace_function"]
+__all__ = ["NEW_TRACE", "Loupe", "LoupeErrorKind", "ObserveArgs", "Observer", "SpanArgs", "SpanScope", "trace_function"]

@@ -22,7 +22,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ._json_safe import to_json_safe
 
@@ -44,23 +44,7 @@ SpanKind = Literal[
     "custom",
 ]
 
-SPAN_KINDS: tuple[SpanKind, ...] = (
-    "llm.chat",
-    "llm.completion",
-    "llm.embedding",
-    "chain",
-    "agent",
-    "graph",
-    "node",
-    "edge",
-    "workflow",
-    "middleware",
-    "tool",
-    "retrieval",
-    "rerank",
-    "guardrail",
-    "custom",
-)
+SPAN_KINDS: tuple[SpanKind, ...] = get_args(SpanKind)
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_NAME = 256

@@ -8,18 +8,24 @@ after the imports.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
+
+import httpx
 
 from ._client import Loupe
+from ._options import OptionArgs
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 _lock = threading.Lock()
 _client: Loupe | None = None
 
 
-def configure(**options: Any) -> Loupe:
+def configure(*, http_client: httpx.Client | None = None, **options: Unpack[OptionArgs]) -> Loupe:
     """Makes the default client with these options (see ``Loupe``); a previous one is flushed and shut down."""
     global _client
-    client = Loupe(**options)
+    client = Loupe(http_client=http_client, **options)
     with _lock:
         previous, _client = _client, client
     if previous is not None:

@@ -1,9 +1,10 @@
-"""One request to the service over httpx, and what its answers mean."""
+"""One request to the service over httpx (prompts, experiments), and what the service's answers mean."""
 
 from __future__ import annotations
 
 import email.utils
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,12 +19,14 @@ VERSION = "0.1.0"
 @dataclass(frozen=True)
 class HttpAnswer:
     status: int
-    headers: httpx.Headers
+    #: Looked up by lower-case name.
+    headers: Mapping[str, str]
     #: The parsed JSON body, or None when it is not JSON.
     body: Any
 
 
-def make_http_client(options: Options) -> httpx.Client:
+def credential_headers(options: Options) -> dict[str, str]:
+    """The headers of every request: the key and the workspace it reads, and who is asking."""
     headers = {"accept": "application/json", "user-agent": f"loupe-python/{VERSION}"}
     if options.api_key:
         headers["x-api-key"] = options.api_key
@@ -31,7 +34,11 @@ def make_http_client(options: Options) -> httpx.Client:
         headers["x-workspace-id"] = options.workspace_id
     if options.organization_id:
         headers["x-organization-id"] = options.organization_id
-    return httpx.Client(base_url=options.base_url, headers=headers, timeout=options.timeout_ms / 1000)
+    return headers
+
+
+def make_http_client(options: Options) -> httpx.Client:
+    return httpx.Client(base_url=options.base_url, headers=credential_headers(options), timeout=options.timeout_ms / 1000)
 
 
 def request(client: httpx.Client, method: str, path: str, *, params: dict[str, str] | None = None, body: Any = None) -> HttpAnswer:
@@ -60,7 +67,7 @@ def http_error(method: str, path: str, answer: HttpAnswer, span_count: int | Non
     return LoupeError("http", f"{method} {path} answered {answer.status}{': ' + message if message else ''}", details)
 
 
-def retry_after_ms(headers: httpx.Headers, now: float | None = None) -> float | None:
+def retry_after_ms(headers: Mapping[str, str], now: float | None = None) -> float | None:
     """Retry-After as milliseconds: delta-seconds or an HTTP date; None when absent or bad."""
     value = (headers.get("retry-after") or "").strip()
     if not value:

@@ -6,9 +6,14 @@ import logging
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import urlparse
 
+from ._arguments import check_options
 from ._errors import LoupeError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 _log = logging.getLogger("loupe")
 
@@ -46,6 +51,19 @@ def _text(value: str | None) -> str | None:
     return value.strip()
 
 
+#: The integer options: default, least value. Each has its variable LOUPE_<NAME>.
+_COUNTS: dict[str, tuple[int, int]] = {
+    "flush_interval_ms": (5000, 1),
+    "batch_size": (10, 1),
+    "max_retries": (3, 0),
+    "retry_base_delay_ms": (1000, 0),
+    "max_retry_delay_ms": (60_000, 0),
+    "max_queue_size": (10_000, 1),
+    "timeout_ms": (10_000, 1),
+    "prompt_cache_ttl_ms": (60_000, 0),
+}
+
+
 def _count(name: str, given: int | None, raw: str | None, fallback: int, minimum: int) -> int:
     if given is not None:
         value: object = given
@@ -62,28 +80,42 @@ def _count(name: str, given: int | None, raw: str | None, fallback: int, minimum
     return value
 
 
-def resolve_options(
-    *,
-    api_key: str | None = None,
-    base_url: str | None = None,
-    source: str | None = None,
-    environment: str | None = None,
-    session_id: str | None = None,
-    workspace_id: str | None = None,
-    organization_id: str | None = None,
-    flush_interval_ms: int | None = None,
-    batch_size: int | None = None,
-    max_retries: int | None = None,
-    retry_base_delay_ms: int | None = None,
-    max_retry_delay_ms: int | None = None,
-    max_queue_size: int | None = None,
-    timeout_ms: int | None = None,
-    prompt_cache_ttl_ms: int | None = None,
-    enabled: bool | None = None,
-    on_error: Callable[[LoupeError], None] | None = None,
-    env: Mapping[str, str] | None = None,
-) -> Options:
+class OptionArgs(TypedDict, total=False):
+    """The options a client is made with (``Loupe(**options)``, ``configure``); see ``Loupe``."""
+
+    api_key: str | None
+    base_url: str | None
+    source: str | None
+    environment: str | None
+    session_id: str | None
+    workspace_id: str | None
+    organization_id: str | None
+    flush_interval_ms: int | None
+    batch_size: int | None
+    max_retries: int | None
+    retry_base_delay_ms: int | None
+    max_retry_delay_ms: int | None
+    max_queue_size: int | None
+    timeout_ms: int | None
+    prompt_cache_ttl_ms: int | None
+    enabled: bool | None
+    on_error: Callable[[LoupeError], None] | None
+    env: Mapping[str, str] | None
+
+
+def resolve_options(**given: Unpack[OptionArgs]) -> Options:
+    check_options("Loupe", given, OptionArgs.__optional_keys__)
+    env = given.get("env")
+    api_key = given.get("api_key")
+    base_url = given.get("base_url")
+    enabled = given.get("enabled")
     e: Mapping[str, str] = os.environ if env is None else env
+    counts: Mapping[str, Any] = given
+
+    def count(name: str) -> int:
+        fallback, minimum = _COUNTS[name]
+        return _count(name, counts.get(name), e.get("LOUPE_" + name.upper()), fallback, minimum)
+
     key = api_key if api_key is not None else _text(e.get("LOUPE_API_KEY"))
     url = (base_url or _text(e.get("LOUPE_BASE_URL")) or "http://127.0.0.1:3000").rstrip("/")
     parsed = urlparse(url)
@@ -94,19 +126,19 @@ def resolve_options(
     return Options(
         api_key=key,
         base_url=url,
-        source=source or _text(e.get("LOUPE_SOURCE")) or "sdk",
-        environment=environment or _text(e.get("LOUPE_ENVIRONMENT")),
-        session_id=session_id or _text(e.get("LOUPE_SESSION_ID")),
-        workspace_id=workspace_id or _text(e.get("LOUPE_WORKSPACE_ID")),
-        organization_id=organization_id or _text(e.get("LOUPE_ORGANIZATION_ID")),
-        flush_interval_ms=_count("flush_interval_ms", flush_interval_ms, e.get("LOUPE_FLUSH_INTERVAL_MS"), 5000, 1),
-        batch_size=_count("batch_size", batch_size, e.get("LOUPE_BATCH_SIZE"), 10, 1),
-        max_retries=_count("max_retries", max_retries, e.get("LOUPE_MAX_RETRIES"), 3, 0),
-        retry_base_delay_ms=_count("retry_base_delay_ms", retry_base_delay_ms, e.get("LOUPE_RETRY_BASE_DELAY_MS"), 1000, 0),
-        max_retry_delay_ms=_count("max_retry_delay_ms", max_retry_delay_ms, e.get("LOUPE_MAX_RETRY_DELAY_MS"), 60_000, 0),
-        max_queue_size=_count("max_queue_size", max_queue_size, e.get("LOUPE_MAX_QUEUE_SIZE"), 10_000, 1),
-        timeout_ms=_count("timeout_ms", timeout_ms, e.get("LOUPE_TIMEOUT_MS"), 10_000, 1),
-        prompt_cache_ttl_ms=_count("prompt_cache_ttl_ms", prompt_cache_ttl_ms, e.get("LOUPE_PROMPT_CACHE_TTL_MS"), 60_000, 0),
+        source=given.get("source") or _text(e.get("LOUPE_SOURCE")) or "sdk",
+        environment=given.get("environment") or _text(e.get("LOUPE_ENVIRONMENT")),
+        session_id=given.get("session_id") or _text(e.get("LOUPE_SESSION_ID")),
+        workspace_id=given.get("workspace_id") or _text(e.get("LOUPE_WORKSPACE_ID")),
+        organization_id=given.get("organization_id") or _text(e.get("LOUPE_ORGANIZATION_ID")),
+        flush_interval_ms=count("flush_interval_ms"),
+        batch_size=count("batch_size"),
+        max_retries=count("max_retries"),
+        retry_base_delay_ms=count("retry_base_delay_ms"),
+        max_retry_delay_ms=count("max_retry_delay_ms"),
+        max_queue_size=count("max_queue_size"),
+        timeout_ms=count("timeout_ms"),
+        prompt_cache_ttl_ms=count("prompt_cache_ttl_ms"),
         enabled=on and key is not None,
-        on_error=on_error or _warn,
+        on_error=given.get("on_error") or _warn,
     )

@@ -16,14 +16,18 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Union
 
 import httpx
 
+from ._arguments import check_options
 from ._contract import render_template
 from ._errors import LoupeError
 from ._http import http_error, request
 from ._options import Options
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 _PATH = "/api/prompt/resolve"
 
@@ -111,6 +115,19 @@ class _Entry:
 _Which = tuple[Literal["label", "version", "latest"], str]
 
 
+class PromptArgs(TypedDict, total=False):
+    """Which version of a prompt to get, and how (``get_prompt``)."""
+
+    #: An exact version such as 1.2.0 (instead of label).
+    version: str | None
+    #: A label such as production: the version it points at now.
+    label: str | None
+    #: How long a cached answer is fresh (default the client's prompt_cache_ttl_ms).
+    cache_ttl_ms: int | None
+    #: Answered (``is_fallback=True``) when nothing is cached and the service cannot answer.
+    fallback: Fallback | None
+
+
 class PromptClient:
     def __init__(self, options: Options, http: httpx.Client) -> None:
         self._options = options
@@ -119,36 +136,17 @@ class PromptClient:
         self._cache: dict[tuple[str, str, str], _Entry] = {}
         self._in_flight: dict[tuple[str, str, str], Future[Prompt]] = {}
 
-    def get(
-        self,
-        name: str,
-        *,
-        version: str | None = None,
-        label: str | None = None,
-        cache_ttl_ms: int | None = None,
-        fallback: Fallback | None = None,
-    ) -> Prompt:
+    def get(self, name: str, **options: Unpack[PromptArgs]) -> Prompt:
         """The latest version of a prompt, or the one ``version`` names, or the one ``label`` points at now."""
-        cached = self._cached(name, version, label, cache_ttl_ms)
-        if cached is not None:
-            return cached
-        return self._fetch_or_fallback(name, version, label, fallback)
+        cached = self._cached(name, options)
+        return cached if cached is not None else self._fetch_or_fallback(name, options)
 
-    async def aget(
-        self,
-        name: str,
-        *,
-        version: str | None = None,
-        label: str | None = None,
-        cache_ttl_ms: int | None = None,
-        fallback: Fallback | None = None,
-    ) -> Prompt:
+    async def aget(self, name: str, **options: Unpack[PromptArgs]) -> Prompt:
         """``get`` for asyncio: a cached answer at once, a fetch on a worker thread (the loop never blocks)."""
-        cached = self._cached(name, version, label, cache_ttl_ms)
+        cached = self._cached(name, options)
         if cached is not None:
             return cached
-        call = functools.partial(self._fetch_or_fallback, name, version, label, fallback)
-        return await asyncio.get_running_loop().run_in_executor(None, call)
+        return await asyncio.get_running_loop().run_in_executor(None, functools.partial(self._fetch_or_fallback, name, options))
 
     def invalidate(self, name: str | None = None) -> None:
         """Forgets cached prompts (all, or one name's)."""
@@ -156,7 +154,9 @@ class PromptClient:
             for key in [k for k in self._cache if name is None or k[0] == name]:
                 del self._cache[key]
 
-    def _cached(self, name: str, version: str | None, label: str | None, cache_ttl_ms: int | None) -> Prompt | None:
+    def _cached(self, name: str, options: PromptArgs) -> Prompt | None:
+        check_options("get_prompt", options, PromptArgs.__optional_keys__)
+        version, label, cache_ttl_ms = options.get("version"), options.get("label"), options.get("cache_ttl_ms")
         if label is not None and version is not None:
             raise LoupeError("prompt", f"Prompt {name}: give a label or a version, not both")
         key = (name, version or "", label or "")
@@ -178,7 +178,8 @@ class PromptClient:
         finally:
             entry.refreshing = False
 
-    def _fetch_or_fallback(self, name: str, version: str | None, label: str | None, fallback: Fallback | None) -> Prompt:
+    def _fetch_or_fallback(self, name: str, options: PromptArgs) -> Prompt:
+        version, label, fallback = options.get("version"), options.get("label"), options.get("fallback")
         try:
             return self._load((name, version or "", label or ""))
         except Exception as error:

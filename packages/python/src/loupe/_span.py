@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict, Union
 
 from ._clock import iso_at, monotonic_ns, new_span_id, now_iso
 from ._contract import SpanKind
 from ._errors import LoupeError
 from ._json_safe import to_json_safe
 from ._otel import OtelParent
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._scores import ScoreOptions
 
 SpanStatus = Literal["ok", "error", "unset"]
 
@@ -265,7 +270,7 @@ class Span:
             self.trace.name = name
         return self
 
-    def score(self, name: str, value: float | str | bool, **options: Any) -> str:
+    def score(self, name: str, value: float | str | bool, **options: Unpack[ScoreOptions]) -> str:
         """
         Scores this span (its trace and span ids), before or after it ends; sent with the spans'
         batches. Options as ``Loupe.score``: ``id``, ``data_type``, ``comment``, ``metadata``,

@@ -18,11 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from ._errors import LoupeError, LoupeErrorKind
-from ._http import http_error, request, retry_after_ms
+from ._http import http_error, retry_after_ms
 from ._options import Options
+from ._sender import Sender
 from ._span import Span
 
 _PATH = "/api/traces"
@@ -62,9 +61,10 @@ _Queued = tuple[tuple[Any, ...], Span]
 
 
 class SpanTransport:
-    def __init__(self, options: Options, http: httpx.Client) -> None:
+    def __init__(self, options: Options) -> None:
         self._options = options
-        self._http = http
+        #: Used by the background thread alone.
+        self._sender = Sender(options)
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._queue: deque[_Queued] = deque()
@@ -165,6 +165,8 @@ class SpanTransport:
             self._pid = os.getpid()
             self._thread = None
             self._sending = 0
+            # The parent's connection is the parent's.
+            self._sender = Sender(self._options)
         if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(target=self._run, name="loupe-transport", daemon=True)
             self._thread.start()
@@ -191,6 +193,7 @@ class SpanTransport:
                     self._flush_wanted = False
                     self._changed.notify_all()
                     if self._closed:
+                        self._sender.reset()
                         return
                     continue
                 # Spans first: a score may come before its trace, but its trace should not wait.
@@ -282,7 +285,7 @@ class SpanTransport:
             with self._lock:
                 self._requests += 1
             try:
-                answer = request(self._http, "POST", path, body=body)
+                answer = self._sender.post(path, body)
                 if 200 <= answer.status < 300:
                     data = answer.body.get("data") if isinstance(answer.body, dict) else None
                     accepted(data if isinstance(data, dict) else None)
