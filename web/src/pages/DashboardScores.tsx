@@ -5,7 +5,7 @@ import type { ScoreNameAnalytics } from '../api/types';
 import type { ChartOption } from '../components/Chart';
 import { ErrorState } from '../components/states';
 import { Clipped } from '../components/Clipped';
-import { formatDecimal, formatInt, formatPercent } from '../lib/format';
+import { formatDecimal, formatInt, formatPercent, formatTime } from '../lib/format';
 import { ChartCard, palette } from './DashboardCharts';
 
 /** Hourly buckets up to two days, daily beyond. */
@@ -54,6 +54,34 @@ function distributions(labelled: ScoreNameAnalytics[]): ChartOption {
   };
 }
 
+/** What the over-time chart draws, as a table for screen readers (a canvas says nothing). */
+function OverTimeTable({ numeric }: { numeric: ScoreNameAnalytics[] }) {
+  return (
+    <table className="sr-only" aria-label="Numeric scores over time, as a table">
+      <thead>
+        <tr>
+          <th scope="col">Score</th>
+          <th scope="col">From</th>
+          <th scope="col">Scores</th>
+          <th scope="col">Mean</th>
+        </tr>
+      </thead>
+      <tbody>
+        {numeric.flatMap((s) =>
+          s.overTime.map((p) => (
+            <tr key={`${s.name}-${p.bucket}`} data-score={s.name} data-bucket={p.bucket}>
+              <td>{s.name}</td>
+              <td>{formatTime(p.bucket)}</td>
+              <td data-testid="bucket-count">{formatInt(p.count)}</td>
+              <td data-testid="bucket-mean">{formatDecimal(p.mean)}</td>
+            </tr>
+          )),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
 /**
  * The window's scores: numeric ones' means over time, categorical and boolean ones'
  * distributions, and per score name the figures the charts draw (count, mean, median, labels).
@@ -93,6 +121,7 @@ export function DashboardScores({ from, to }: { from: string; to: string }) {
               />
             )}
           </div>
+          {lines && <OverTimeTable numeric={numeric} />}
           <div className="table-wrap" tabIndex={0} role="region" aria-label="Scores in this window, scrollable">
             <table className="table compact" aria-label="Scores in this window">
               <thead>

@@ -64,7 +64,7 @@ export function DatasetRuns({ datasetId }: { datasetId: string }) {
               Compare {picked.length} runs
             </Link>
           ) : (
-            <span className="muted small">Tick two runs or more to compare them.</span>
+            (runs.data?.length ?? 0) >= 2 && <span className="muted small">Tick two runs or more to compare them.</span>
           )}
         </div>
       </div>

@@ -144,8 +144,8 @@ export function RunPage() {
                       <ItemStatus item={item} />
                     </td>
                     <td className="small">
-                      <Link to={spanPath(item.traceId, item.spanId)} aria-label={`Trace of ${item.datasetItemId}`}>
-                        Open trace
+                      <Link to={spanPath(item.traceId, item.spanId)}>
+                        Open trace<span className="sr-only"> of {item.datasetItemId}</span>
                       </Link>
                     </td>
                   </tr>

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
@@ -104,8 +104,8 @@ function RunSide({ item, label }: { item: RunItemFigures | null; label: string }
       <ItemScores item={item} />
       <div className="muted small">
         {formatUsd(item.costUsd)} · {formatDuration(item.latencyMs)} ·{' '}
-        <Link to={spanPath(item.traceId, item.spanId)} aria-label={`Trace of ${label}`}>
-          trace
+        <Link to={spanPath(item.traceId, item.spanId)}>
+          trace<span className="sr-only"> of {label}</span>
         </Link>
       </div>
       <ItemStatus item={item} />
@@ -122,7 +122,8 @@ export function RunComparePage() {
   const datasetId = useParams().datasetId ?? '';
   const [params, setParams] = useSearchParams();
   const runIds = (params.get('runs') ?? '').split(',').filter(Boolean);
-  const onlyDisagreeing = params.get('disagree') === '1';
+  // Held here as well as in the URL: the URL changes in a transition, the box must follow the click at once.
+  const [onlyDisagreeing, setOnlyDisagreeing] = useState(params.get('disagree') === '1');
   const dataset = useDataset(datasetId);
   const comparison = useInfiniteQuery({
     queryKey: ['run-compare', datasetId, runIds.join(',')],
@@ -145,6 +146,7 @@ export function RunComparePage() {
   const c = comparison.data.pages[0]!.data;
   const shown = onlyDisagreeing ? disagreeing : items;
   const setFilter = (on: boolean) => {
+    setOnlyDisagreeing(on);
     const next = new URLSearchParams(params);
     if (on) next.set('disagree', '1');
     else next.delete('disagree');
