@@ -288,9 +288,15 @@ describe('datasets and runs in the web console', () => {
     await checkScreen('run-compare', true);
   });
 
-  it("never shows another workspace's datasets, runs or scores", async () => {
+  it("deletes a dataset after asking; never shows another workspace's datasets, runs or scores", async () => {
+    expect((await service.call('POST', '/api/datasets', { name: 'scratch' })).status).toBe(201);
     await page.goto(`${service.baseUrl}/datasets`);
-    await page.locator('tr[data-dataset="support-cases"]').waitFor();
+    await page.locator('tr[data-dataset="scratch"]').waitFor();
+    await page.getByRole('button', { name: 'Delete dataset scratch' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this dataset?' });
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await poll(() => page.locator('tr[data-dataset="scratch"]').count()).toBe(0);
+    expect((await service.call('GET', '/api/datasets')).body.data.map((d: { name: string }) => d.name)).toEqual(['support-cases']);
     expect(await page.locator('tbody tr').count()).toBe(1);
     expect(await page.textContent('main')).not.toContain('other-team-cases');
     for (const url of [`/datasets/${other.datasetId}`, `/datasets/${other.datasetId}/runs/${other.runId}`]) {

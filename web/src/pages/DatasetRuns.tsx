@@ -11,7 +11,7 @@ import { comparePath, runPath } from '../lib/paths';
 import { intervalText } from './RunFigures';
 
 /** The runs whose figures are read for the list: the newest (a dataset may be run thousands of times). */
-const runsWithFigures = 50;
+const runsWithFigures = 20;
 
 function ScoreCell({ figures, name }: { figures: RunFigures | undefined; name: string }) {
   const s = figures?.scores.find((x) => x.name === name);
