@@ -309,6 +309,41 @@ describe('datasets and runs in the web console', () => {
     expect((await otherCall('GET', `/api/datasets/${other.datasetId}`)).body.data.name).toBe('other-team-cases');
   });
 
+  it('keeps a dataset, a run and an item of long unbroken names within the window', async () => {
+    // As long as the API takes: names up to 200 characters, ids up to 128.
+    const long = (what: string, length = 180) => `${what}-${'x'.repeat(length)}`;
+    const dataset = await service.call('POST', '/api/datasets', { name: long('dataset'), description: long('description') });
+    expect(dataset.status).toBe(201);
+    const id = dataset.body.data.id as string;
+    const item = { id: long('item', 120), input: { question: long('question') }, expectedOutput: long('answer') };
+    expect((await service.call('POST', `/api/datasets/${id}/items`, item)).body.data.accepted).toBe(1);
+    const run = await service.call('POST', `/api/datasets/${id}/runs`, { name: long('run'), metadata: { model: long('model') } });
+    expect(run.status).toBe(201);
+    const runId = run.body.data.id as string;
+    const recorded = await service.call('POST', `/api/datasets/${id}/runs/${runId}/items`, {
+      datasetItemId: item.id,
+      traceId: 'trace-ds',
+      output: long('output'),
+      error: long('error'),
+    });
+    expect(recorded.body.data.accepted).toBe(1);
+
+    await page.goto(`${service.baseUrl}/datasets`);
+    await page.locator(`tr[data-dataset="${long('dataset')}"]`).waitFor();
+    await checkScreen('datasets with a long name');
+    await page.goto(`${service.baseUrl}/datasets/${id}`);
+    await page
+      .locator(`tr[data-run="${long('run')}"] td[data-testid="run-errors"]`)
+      .filter({ hasText: '1' })
+      .waitFor();
+    await page.locator(`tr[data-item-id="${item.id}"]`).waitFor();
+    await checkScreen('dataset with long names');
+    await page.goto(`${service.baseUrl}/datasets/${id}/runs/${runId}`);
+    await page.locator(`tr[data-item-id="${item.id}"]`).waitFor();
+    expect(await page.locator(`tr[data-item-id="${item.id}"]`).textContent()).toContain(long('error'));
+    await checkScreen('run with long names');
+  });
+
   it('charts the scores on the Dashboard: numeric means over time and categorical distributions, with known values', async () => {
     const now = Date.now();
     const helpfulness = [0.2, 0.4, 0.9, 1];
