@@ -19,10 +19,10 @@ function shares(score: ScoreNameAnalytics): { label: string; count: number; shar
 }
 
 /** Numeric scores: the mean per bucket, a line per score name. */
-function overTime(numeric: ScoreNameAnalytics[]): ChartOption {
+function overTime(numeric: ScoreNameAnalytics[], from: string, to: string): ChartOption {
   return {
     legend: { top: 0, type: 'scroll' },
-    xAxis: { type: 'time' },
+    xAxis: { type: 'time', min: from, max: to },
     yAxis: { type: 'value', scale: true, axisLabel: { formatter: (v: number) => formatDecimal(v) } },
     series: numeric.map((s, i) => ({
       name: s.name,
@@ -97,7 +97,7 @@ export function DashboardScores({ from, to }: { from: string; to: string }) {
   const scores = analytics.data;
   const numeric = useMemo(() => (scores ?? []).filter((s) => s.dataType === 'numeric'), [scores]);
   const labelled = useMemo(() => (scores ?? []).filter((s) => s.dataType !== 'numeric'), [scores]);
-  const lines = useMemo(() => (numeric.length ? overTime(numeric) : null), [numeric]);
+  const lines = useMemo(() => (numeric.length ? overTime(numeric, from, to) : null), [numeric, from, to]);
   const bars = useMemo(() => (labelled.length ? distributions(labelled) : null), [labelled]);
   if (analytics.isError) return <ErrorState error={analytics.error} retry={() => analytics.refetch()} />;
   if (!scores) return null;
@@ -151,7 +151,7 @@ export function DashboardScores({ from, to }: { from: string; to: string }) {
                       {formatInt(s.count)}
                     </td>
                     <td className="num" data-testid="score-mean">
-                      {formatDecimal(s.mean)}
+                      {s.dataType === 'categorical' ? '—' : formatDecimal(s.mean)}
                     </td>
                     <td className="num" data-testid="score-p50">
                       {formatDecimal(s.p50)}
