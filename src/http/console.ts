@@ -24,6 +24,10 @@ export const consolePages = [
   '/dashboard',
   '/prompts',
   '/prompts/:name',
+  '/datasets',
+  '/datasets/:datasetId',
+  '/datasets/:datasetId/runs/:runId',
+  '/datasets/:datasetId/compare',
   '/settings/scores',
 ];
 

@@ -116,8 +116,10 @@ export function figuresOf(values: number[]): GroupFigures {
 
 /** The `p` quantile (0 to 1) of values, interpolated between the closest ranks (as the engine's quantileExactInclusive); null without values. */
 export function quantile(values: number[], p: number): number | null {
-  // R's type 7 (alphap = betap = 1): linear between closest ranks.
-  return values.length === 0 ? null : jStat.quantiles(values, [p], 1, 1)[0]!;
+  // R's type 7 (alphap = betap = 1): linear between closest ranks. Of one value, that value (as
+  // R answers); jStat answers NaN for it, which a run of one item with a latency met.
+  if (values.length === 0) return null;
+  return values.length === 1 ? values[0]! : jStat.quantiles(values, [p], 1, 1)[0]!;
 }
 
 /**

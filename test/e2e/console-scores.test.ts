@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListeningService, type ListeningService } from './sdk-server.js';
-import { launchBrowser, seriousA11yViolations, watchedPage } from '../support/browser.js';
+import { launchBrowser, seriousA11yViolations, watchedPage, signIn } from '../support/browser.js';
 import { agentTrace } from './console-fixtures.js';
 
 let service: ListeningService;
@@ -41,10 +41,7 @@ beforeAll(async () => {
   const watched = await watchedPage(browser, /^$/);
   page = watched.page;
   problems = watched.problems;
-  await page.goto(`${service.baseUrl}/sign-in`);
-  await page.getByLabel('API key').fill(service.apiKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/traces$/);
+  await signIn(page, service.baseUrl, service.apiKey);
 }, 180_000);
 
 afterAll(async () => {

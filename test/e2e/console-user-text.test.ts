@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListeningService, type ListeningService } from './sdk-server.js';
-import { launchBrowser, watchedPage } from '../support/browser.js';
+import { launchBrowser, watchedPage, signIn } from '../support/browser.js';
 import { agentTrace } from './console-fixtures.js';
 
 // User text the console must keep within the window (wrapped, or cut with the whole a hover or
@@ -54,10 +54,7 @@ beforeAll(async () => {
     expect(next.status, name).toBe(201);
   }
 
-  await page.goto(`${service.baseUrl}/sign-in`);
-  await page.getByLabel('API key').fill(service.apiKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/traces$/);
+  await signIn(page, service.baseUrl, service.apiKey);
 }, 180_000);
 
 afterAll(async () => {

@@ -76,3 +76,11 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
           .join(', ')}`,
     );
 }
+
+/** Signs the page in to the console at `baseUrl` with a workspace key; resolves on the traces page. */
+export async function signIn(page: Page, baseUrl: string, apiKey: string): Promise<void> {
+  await page.goto(`${baseUrl}/sign-in`);
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/traces$/);
+}

@@ -66,5 +66,7 @@ describe('quantile', () => {
     // rank 0.95 · 4 = 3.8: 4 + 0.8 · (10 − 4).
     expect(quantile([10, 1, 4, 3, 2], 0.95)).toBeCloseTo(8.8, 10);
     expect(quantile([], 0.5)).toBeNull();
+    expect(quantile([2400], 0.5)).toBe(2400);
+    expect(quantile([2400], 0.95)).toBe(2400);
   });
 });

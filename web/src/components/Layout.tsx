@@ -27,6 +27,7 @@ export function Layout() {
           <NavLink to="/users">Users</NavLink>
           <NavLink to="/dashboard">Dashboard</NavLink>
           <NavLink to="/prompts">Prompts</NavLink>
+          <NavLink to="/datasets">Datasets</NavLink>
           <NavLink to="/settings/scores">Scores</NavLink>
         </nav>
         <div className="sidebar-foot">

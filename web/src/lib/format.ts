@@ -25,6 +25,21 @@ export function formatPercent(fraction: number | null | undefined, digits = 1): 
   return fraction === null || fraction === undefined ? '—' : `${(fraction * 100).toFixed(digits)}%`;
 }
 
+/** A figure with at most `digits` decimals and no trailing zeros (a mean, a statistic). */
+export function formatDecimal(n: number | null | undefined, digits = 3): string {
+  return n === null || n === undefined || !Number.isFinite(n) ? '—' : Number(n.toFixed(digits)).toString();
+}
+
+/** A test's p-value: four decimals, or "< 0.0001". */
+export function formatPValue(p: number | null | undefined): string {
+  return p === null || p === undefined ? '—' : p < 0.0001 ? '< 0.0001' : formatDecimal(p, 4);
+}
+
+/** A difference with its sign: "+0.25", "-1". */
+export function formatSigned(n: number | null | undefined, digits = 3): string {
+  return n === null || n === undefined ? '—' : `${n > 0 ? '+' : ''}${formatDecimal(n, digits)}`;
+}
+
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);

@@ -27,11 +27,26 @@ export function segmentValue(segment: string): string {
   return decoded.startsWith(escapeMark) ? decoded.slice(escapeMark.length) : decoded;
 }
 
-export type ItemCollection = 'traces' | 'sessions' | 'users' | 'prompts';
+export type ItemCollection = 'traces' | 'sessions' | 'users' | 'prompts' | 'datasets';
 
 /** The page of one item: `/sessions/<segment>`. */
 export function itemPath(collection: ItemCollection, value: string): string {
   return `/${collection}/${pathSegment(value)}`;
+}
+
+/** A run of a dataset: `/datasets/<id>/runs/<runId>`, the URL the SDKs print after an experiment. */
+export function runPath(datasetId: string, runId: string): string {
+  return `${itemPath('datasets', datasetId)}/runs/${pathSegment(runId)}`;
+}
+
+/** Runs of a dataset side by side, the first the baseline: `/datasets/<id>/compare?runs=a,b`. */
+export function comparePath(datasetId: string, runIds: readonly string[]): string {
+  return `${itemPath('datasets', datasetId)}/compare?runs=${runIds.map(encodeURIComponent).join(',')}`;
+}
+
+/** A span of a trace: the trace page with the span selected. */
+export function spanPath(traceId: string, spanId: string | null | undefined): string {
+  return spanId ? `${itemPath('traces', traceId)}?span=${encodeURIComponent(spanId)}` : itemPath('traces', traceId);
 }
 
 /**

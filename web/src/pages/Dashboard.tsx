@@ -7,6 +7,7 @@ import { ErrorState, Loading } from '../components/states';
 import { fromLocalInput, toLocalInput } from '../lib/format';
 import { DashboardCharts } from './DashboardCharts';
 import { DashboardFigures } from './DashboardFigures';
+import { DashboardScores } from './DashboardScores';
 import { DashboardStats, groupBys } from './DashboardStats';
 
 const ranges: Record<string, { label: string; ms: number }> = {
@@ -73,7 +74,7 @@ export function DashboardPage() {
       <header className="page-head">
         <div>
           <h1>Dashboard</h1>
-          <p className="muted">Cost, tokens, latency and errors of this workspace.</p>
+          <p className="muted">Cost, tokens, latency, errors and scores of this workspace.</p>
         </div>
         <div className="range-picker" role="group" aria-label="Time range">
           {Object.entries(ranges).map(([key, r]) => (
@@ -116,6 +117,7 @@ export function DashboardPage() {
           </>
         )
       )}
+      <DashboardScores from={win.startAfter} to={win.startBefore} />
       <DashboardStats stats={stats} groupBy={groupBy} setGroupBy={(value) => set({ groupBy: value })} />
     </div>
   );

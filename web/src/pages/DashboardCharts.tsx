@@ -4,7 +4,7 @@ import { Chart, type ChartOption } from '../components/Chart';
 import { formatDuration } from '../lib/timeline';
 import { formatCompact, formatPercent, formatUsd } from '../lib/format';
 
-const palette = ['#6366f1', '#0ea5e9', '#10b981', '#f59e0b', '#ef4444', '#8b5cf6', '#14b8a6', '#64748b'];
+export const palette = ['#6366f1', '#0ea5e9', '#10b981', '#f59e0b', '#ef4444', '#8b5cf6', '#14b8a6', '#64748b'];
 
 function breakdown(items: Analytics['costBreakdown']['byModel'], label: string): ChartOption {
   const sorted = [...items].sort((a, b) => a.costUsd - b.costUsd);
@@ -28,7 +28,7 @@ const breakdowns: { title: string; label: string; of: (b: Breakdown) => Breakdow
  * One chart in a card under its title (the chart's accessible label unless `label` is given);
  * the title alone while its data loads.
  */
-function ChartCard({
+export function ChartCard({
   title,
   label = title,
   option,

@@ -4,9 +4,7 @@ import type { Prompt, ScoreComparison } from '../api/types';
 import { ErrorState, Loading } from '../components/states';
 import { Clipped } from '../components/Clipped';
 import { formatDuration } from '../lib/timeline';
-import { formatInt, formatPercent, formatUsd } from '../lib/format';
-
-const num = (n: number | null | undefined, digits = 3) => (n === null || n === undefined ? '—' : Number(n.toFixed(digits)).toString());
+import { formatDecimal as num, formatInt, formatPercent, formatPValue, formatSigned, formatUsd } from '../lib/format';
 
 const testNames: Record<NonNullable<ScoreComparison['test']>, string> = {
   welch_t: "Welch's t",
@@ -135,14 +133,14 @@ export default function PromptCompare({ subject, baseline }: { subject: Prompt; 
                   </th>
                   <Side group={s.baseline} />
                   <Side group={s.subject} />
-                  <td className="num">{s.difference === null ? '—' : `${s.difference > 0 ? '+' : ''}${num(s.difference)}`}</td>
+                  <td className="num">{formatSigned(s.difference)}</td>
                   <td className="small">
                     {s.test ? testNames[s.test] : '—'}
                     {s.statistic !== null && (
                       <div className="muted">{`stat ${num(s.statistic)}${s.df !== null ? `, df ${num(s.df, 1)}` : ''}`}</div>
                     )}
                   </td>
-                  <td className="num">{s.pValue === null ? '—' : s.pValue < 0.0001 ? '< 0.0001' : num(s.pValue, 4)}</td>
+                  <td className="num">{formatPValue(s.pValue)}</td>
                   <td data-testid="verdict" className={`verdict-${s.verdict.replace(/ /g, '-')}`}>
                     {s.verdict}
                   </td>

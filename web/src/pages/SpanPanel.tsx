@@ -10,6 +10,7 @@ import { formatInt, formatTime, formatUsd } from '../lib/format';
 import { itemPath } from '../lib/paths';
 import { Clamped, ClippedLink } from '../components/Clipped';
 import { ScoreList } from './Scores';
+import { AddToDataset } from './AddToDataset';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -184,6 +185,9 @@ export function SpanPanel({ traceId, node }: { traceId: string; node: SpanNode }
           <ScoreList scores={node.scores} label={`Scores of span ${span.name}`} traceId={traceId} />
         </Section>
       )}
+      <Section title="Dataset">
+        <AddToDataset traceId={traceId} spanId={node.spanId} />
+      </Section>
       {detail.isPending ? (
         <Loading label="Loading input and output…" />
       ) : detail.isError ? (
