@@ -48,7 +48,7 @@ async function itemsWithFigures(readers: RunReaders, workspaceId: string, items:
   return items.map((item) => itemFiguresOf(item, traces.get(item.traceId), scores.get(item.traceId)));
 }
 
-const wire = <T extends { scoreTypes: unknown }>({ scoreTypes: _types, ...item }: T) => item;
+const wire = <T extends { scoreTypes: unknown; categories: unknown }>({ scoreTypes: _types, categories: _categories, ...item }: T) => item;
 
 /** A run with its figures over all its items, and a page of its items with their output, scores, cost and latency. */
 export async function getRunWithFigures(
