@@ -29,6 +29,7 @@ export const sqlViews = {
   sessions: 'sql_sessions',
   users: 'sql_users',
   scores: 'sql_scores',
+  dataset_run_items: 'sql_dataset_run_items',
 } as const;
 const viewNames = Object.keys(sqlViews);
 

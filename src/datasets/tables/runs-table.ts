@@ -71,7 +71,7 @@ export async function selectItemIdsAt(sql: Sql, datasetId: string, ids: string[]
   return new Set(rows.map((r) => r.id));
 }
 
-/** Writes run items, one per dataset item: a re-sent one replaces it (keeping its creation time). */
+/** Writes run items, one per dataset item: a re-sent one replaces it (keeping its creation time) under a new version. */
 export async function upsertRunItems(sql: Sql, runId: string, items: RunItemInput[]): Promise<void> {
   if (items.length === 0) return;
   const rows = items.map((item) => ({
@@ -86,7 +86,7 @@ export async function upsertRunItems(sql: Sql, runId: string, items: RunItemInpu
     select ${runId}, dataset_item_id, trace_id, span_id, output::jsonb, error
     from jsonb_to_recordset(${sql.json(rows)}::jsonb) as r(dataset_item_id text, trace_id text, span_id text, output text, error text)
     on conflict (run_id, dataset_item_id) do update set trace_id = excluded.trace_id, span_id = excluded.span_id,
-      output = excluded.output, error = excluded.error, updated_at = now()`;
+      output = excluded.output, error = excluded.error, updated_at = now(), version = nextval('dataset_run_items_version')`;
 }
 
 interface RunItemRow {
@@ -120,4 +120,29 @@ export async function selectAllRunItems(sql: Sql, runId: string): Promise<RunIte
     where run_id = ${runId}
     order by dataset_item_id`;
   return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() }));
+}
+
+export interface MirroredRunItemRow {
+  datasetId: string;
+  runId: string;
+  runName: string;
+  datasetItemId: string;
+  traceId: string;
+  spanId: string | null;
+  /** JSON text, null when none. */
+  output: string | null;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  version: string;
+}
+
+/** The current rows of a run's items (those named, or all), with what the engine's copy holds of the run. */
+export async function selectItemsToMirror(sql: Sql, runId: string, itemIds: string[] | null): Promise<MirroredRunItemRow[]> {
+  return sql<MirroredRunItemRow[]>`
+    select r.dataset_id as "datasetId", r.id as "runId", r.name as "runName", i.dataset_item_id as "datasetItemId",
+      i.trace_id as "traceId", i.span_id as "spanId", i.output::text as output, i.error,
+      i.created_at as "createdAt", i.updated_at as "updatedAt", i.version::text as version
+    from dataset_run_items i join dataset_runs r on r.id = i.run_id
+    where i.run_id = ${runId} ${itemIds === null ? sql`` : sql`and i.dataset_item_id = any(${itemIds})`}`;
 }
