@@ -223,6 +223,36 @@ describe('run figures and comparison', () => {
     expect(items[7].runs[1]).not.toBeNull();
   });
 
+  it('answers the side by side page alone (compare/items) with the items and cursors of the full comparison', async () => {
+    const runs = (await send(ctx, tenant, 'GET', `/api/datasets/${datasetId}/runs`)).json().data as { id: string; name: string }[];
+    const partial = runs.find((r) => r.name === 'partial')!.id;
+    const query = `runs=${partial},${subject}`;
+    const full = (await send(ctx, tenant, 'GET', `/api/datasets/${datasetId}/runs/compare?${query}&limit=100`)).json().data;
+    const pages: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await send(
+        ctx,
+        tenant,
+        'GET',
+        `/api/datasets/${datasetId}/runs/compare/items?${query}&limit=4${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.data.runs.map((r: { id: string }) => r.id)).toEqual([partial, subject]);
+      expect(body.data).not.toHaveProperty('metrics');
+      pages.push(...body.data.items);
+      cursor = body.meta.pagination.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual(full.items);
+    expect(pages).toHaveLength(10);
+    expect(full.items[7].runs[0]).toBeNull();
+    const bad = await send(ctx, tenant, 'GET', `/api/datasets/${datasetId}/runs/compare/items?${query}&cursor=!!`);
+    expect(bad.statusCode).toBe(400);
+    const other = await ctx.tenant();
+    expect((await send(ctx, other, 'GET', `/api/datasets/${datasetId}/runs/compare/items?${query}`)).statusCode).toBe(404);
+  });
+
   it('refuses bad runs lists with a clear error, and another workspace’s run with 404', async () => {
     const one = await send(ctx, tenant, 'GET', `/api/datasets/${datasetId}/runs/compare?runs=${baseline}`);
     expect(one.statusCode).toBe(400);

@@ -75,6 +75,9 @@ export const runComparisonSchema = z.object({
   ),
 });
 
+/** The side by side view's page alone: the runs and a page of items, no metrics. */
+export const runComparisonItemsSchema = runComparisonSchema.pick({ runs: true, items: true });
+
 export const runFiguresQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   cursor: z.string().max(400).optional(),

@@ -4,8 +4,14 @@ import type { Sql } from '../../stores/postgres.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import * as runs from '../service/runs.js';
 import { flushMirror, type RunItemsMirror } from '../service/run-items-mirror.js';
-import { compareRuns, getRunWithFigures, type RunReaders } from '../service/run-figures.js';
-import { compareRunsQuery, runComparisonSchema, runFiguresQuery, runWithFiguresSchema } from './run-figure-schemas.js';
+import { compareRunItems, compareRuns, getRunWithFigures, type RunReaders } from '../service/run-figures.js';
+import {
+  compareRunsQuery,
+  runComparisonItemsSchema,
+  runComparisonSchema,
+  runFiguresQuery,
+  runWithFiguresSchema,
+} from './run-figure-schemas.js';
 import { datasetParams } from './schemas.js';
 import {
   createRunBody,
@@ -39,6 +45,22 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunRea
     handler: async (request, reply) => {
       const { runs: runIds, ...page } = request.query;
       const answer = await compareRuns(sql, readers, request.auth.workspaceId, request.params.id, runIds, page);
+      return sendData(request, reply, answer.data, { meta: answer.meta });
+    },
+  });
+
+  app.get('/:id/runs/compare/items', {
+    schema: {
+      tags,
+      summary:
+        'The items of runs side by side, a page at a time, without the metrics: the same items as /runs/compare answers, read for the page alone',
+      params: datasetParams,
+      querystring: compareRunsQuery,
+      response: { 200: envelope(runComparisonItemsSchema, runItemPageMetaSchema), ...errors },
+    },
+    handler: async (request, reply) => {
+      const { runs: runIds, ...page } = request.query;
+      const answer = await compareRunItems(sql, readers, request.auth.workspaceId, request.params.id, runIds, page);
       return sendData(request, reply, answer.data, { meta: answer.meta });
     },
   });

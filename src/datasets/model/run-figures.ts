@@ -21,9 +21,12 @@ import type { RunItem } from '../api/run-schemas.js';
  * two runs compare over the items present in both (paired tests).
  */
 
-/** A run item with its trace's figures and scores (per name, the mean of the trace's scores of it). */
+/**
+ * A run item with its trace's figures and scores (per name, the mean of the trace's scores of
+ * it); its output is read for the items of a page only (undefined until then).
+ */
 export function itemFiguresOf(
-  item: RunItem,
+  item: Pick<RunItem, 'datasetItemId' | 'traceId' | 'spanId' | 'error'> & { output?: unknown },
   trace: TraceFigures | undefined,
   scores: Record<string, TraceScoreValue> | undefined,
 ): RunItemFigures & { scoreTypes: Record<string, TraceScoreValue['dataType']>; categories: Record<string, string> } {
