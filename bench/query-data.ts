@@ -27,7 +27,7 @@ const inBigSession = (n: number) => n < bigSessionTraces * 5 && n % 5 === 4;
 const environments = ['production', 'staging', 'development'] as const;
 
 /** mulberry32: a small seeded generator, so a trace number always yields the same trace. */
-function random(seed: number) {
+export function random(seed: number) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -49,7 +49,8 @@ function withAttributes(trace: Trace, traceNumber: number): Trace {
   };
 }
 
-async function median(calls: number, call: () => Promise<void>): Promise<number> {
+/** The median time of `calls` calls after one warm-up. */
+export async function median(calls: number, call: () => Promise<void>): Promise<number> {
   await call();
   const times: number[] = [];
   for (let i = 0; i < calls; i++) {

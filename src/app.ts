@@ -46,6 +46,7 @@ import { promptScoresOf } from './scores/service/prompt-scores.js';
 import { ingestScores } from './scores/service/ingest.js';
 import { datasetRoutes } from './datasets/api/routes.js';
 import { datasetRunRoutes } from './datasets/api/run-routes.js';
+import { runItemsMirror } from './datasets/service/run-items-mirror.js';
 import { spanContentReader } from './traces/span-content.js';
 import { evaluationTracesOf } from './traces/evaluation-targets.js';
 import { queryLimitsOf } from './traces/query-limits.js';
@@ -293,10 +294,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Langfuse SDKs' and API's scores, with their Basic credentials (docs/api.md, Langfuse SDKs).
     await api.register(langfuseScoreRoutes, { prefix: '/api/public', stores: scoreStores });
     await api.register(retentionRoutes, { prefix: '/api', ...retentionDeps });
-    await api.register(datasetRoutes, { prefix: '/api/datasets', sql: deps.sql, spans: spanContentReader(deps.clickhouse) });
+    const mirror = runItemsMirror(deps.sql, deps.clickhouse);
+    // Run item changes the engine missed (it failed, or the service stopped first) are sent at start-up too.
+    app.addHook('onReady', async () => {
+      void mirror.flush().catch((error: unknown) => app.log.warn({ err: error }, 'run items not written to the SQL store yet'));
+    });
+    await api.register(datasetRoutes, { prefix: '/api/datasets', sql: deps.sql, spans: spanContentReader(deps.clickhouse), mirror });
     await api.register(datasetRunRoutes, {
       prefix: '/api/datasets',
       sql: deps.sql,
+      mirror,
       readers: { traces: traceFiguresReader(deps.clickhouse), scores: runScoresOf(deps.clickhouse, deps.sql) },
     });
     await api.register(modelConnectionRoutes, {

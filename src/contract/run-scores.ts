@@ -10,6 +10,8 @@ export interface TraceScoreValue {
   dataType: 'numeric' | 'categorical' | 'boolean';
   n: number;
   mean: number;
+  /** A categorical score's category: the one most of the scores have (a tie: the first in code unit order); null for the others. */
+  category: string | null;
 }
 
 export interface RunScores {

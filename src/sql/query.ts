@@ -15,8 +15,8 @@ import type { SqlSession } from './session.js';
  *    rendering of exactly one statement, comments gone;
  * 2. the caller's parameters are written into that as typed literals, the engine parses the
  *    result (`EXPLAIN AST`, which never runs it) and confine.ts checks the tree;
- * 3. it runs inside a statement the service writes: the views `spans`, `traces`, `sessions` and `users` as CTEs over
- *    the parameterized views of clickhouse/0008, bound to the caller's workspace, the caller's
+ * 3. it runs inside a statement the service writes: the views of `sqlViews` as CTEs over the
+ *    parameterized views of clickhouse/0008, 0014 and 0018, bound to the caller's workspace, the caller's
  *    query as a subquery, and the limits with readonly = 1;
  * 4. in a session whose current database is empty (session.ts), so a bare name reaches only
  *    those CTEs or the query's own.
@@ -29,6 +29,7 @@ export const sqlViews = {
   sessions: 'sql_sessions',
   users: 'sql_users',
   scores: 'sql_scores',
+  dataset_run_items: 'sql_dataset_run_items',
 } as const;
 const viewNames = Object.keys(sqlViews);
 

@@ -9,6 +9,8 @@ declare module 'jstat' {
     chisquare: ContinuousDistribution;
     normal: ContinuousDistribution;
     binomial: { cdf(k: number, n: number, p: number): number };
+    /** The inverse of a square matrix (rows of numbers). */
+    inv(matrix: number[][]): number[][];
     mean(values: number[]): number;
     /** `sample`: n − 1 in the denominator. */
     variance(values: number[], sample: boolean): number;

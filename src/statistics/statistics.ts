@@ -4,7 +4,8 @@ import jstat from 'jstat';
  * The tests of a comparison between two groups of scores, from the figures the engine sums
  * (count, mean, sample variance, counts per category): Welch's t for numeric scores, the
  * two-proportion z test for boolean ones, Pearson's chi-square of independence for categorical
- * ones; for paired values (the same cases in two runs) the paired t test and McNemar's test;
+ * ones; for paired values (the same cases in two runs) the paired t test, McNemar's test and
+ * the Stuart–Maxwell test of marginal homogeneity (paired categories);
  * 95% intervals of each group's mean (Student's t; Wilson's for a proportion). The
  * distributions are jstat's; nothing here is hand-rolled but the textbook formulas over them.
  * Shared by the features that compare (scores: prompt versions; datasets: runs).
@@ -19,7 +20,8 @@ export interface Interval {
   high: number;
 }
 
-export type TestName = 'welch_t' | 'two_proportions_z' | 'chi_square' | 'paired_t' | 'mcnemar_exact' | 'mcnemar_chi_square';
+export type TestName =
+  'welch_t' | 'two_proportions_z' | 'chi_square' | 'paired_t' | 'mcnemar_exact' | 'mcnemar_chi_square' | 'stuart_maxwell';
 
 export interface TestResult<Name extends TestName = TestName> {
   test: Name;
@@ -153,6 +155,72 @@ export function mcNemarTest(baselineOnly: number, subjectOnly: number): TestResu
   }
   const statistic = (Math.abs(subjectOnly - baselineOnly) - 1) ** 2 / discordant;
   return { test: 'mcnemar_chi_square', statistic, df: 1, pValue: 1 - jStat.chisquare.cdf(statistic, 1) };
+}
+
+/** The counts of a square table of paired categories: `n(a, b)` cases in `a` in the baseline and `b` in the subject. */
+function pairTable(pairs: readonly (readonly [string, string])[]) {
+  const counts = new Map<string, number>();
+  const key = (a: string, b: string) => JSON.stringify([a, b]);
+  for (const [a, b] of pairs) counts.set(key(a, b), (counts.get(key(a, b)) ?? 0) + 1);
+  const categories = [...new Set(pairs.flat())].sort();
+  const n = (a: string, b: string) => counts.get(key(a, b)) ?? 0;
+  return {
+    categories,
+    n,
+    rowTotal: (c: string) => categories.reduce((sum, o) => sum + n(c, o), 0),
+    columnTotal: (c: string) => categories.reduce((sum, o) => sum + n(o, c), 0),
+  };
+}
+
+/** Groups of categories that cases moved between (directly or through others); categories no case left or entered are in none. */
+function changeGroups(categories: string[], moved: (a: string, b: string) => boolean): string[][] {
+  const groups: string[][] = [];
+  const seen = new Set<string>();
+  for (const start of categories) {
+    if (seen.has(start) || !categories.some((o) => o !== start && moved(start, o))) continue;
+    const group = [start];
+    seen.add(start);
+    for (let k = 0; k < group.length; k++)
+      for (const o of categories) {
+        if (seen.has(o) || !moved(group[k]!, o)) continue;
+        seen.add(o);
+        group.push(o);
+      }
+    groups.push(group);
+  }
+  return groups;
+}
+
+/**
+ * The Stuart–Maxwell test of marginal homogeneity of paired categories (Stuart 1955, Maxwell
+ * 1970): whether the categories' shares differ between baseline and subject over the same
+ * cases. `pairs` are (baseline category, subject category), one per case. With d the
+ * differences of the margins (baseline − subject) of all categories but one and S their
+ * covariance (S_ii = n_i· + n_·i − 2 n_ii, S_ij = −(n_ij + n_ji)), the statistic d′ S⁻¹ d is
+ * chi-square with k − 1 df; S is inverted by jstat. A category no case moved into or out of
+ * tells nothing and is left out; categories that cases moved between only among themselves
+ * form a group whose margins cannot differ from the rest's, so the statistic is the sum of
+ * each group's (one category of each left out) and df the categories left minus the groups
+ * (the generalized inverse's answer). Null when no case changed category. With two categories
+ * it is McNemar's statistic without continuity correction.
+ */
+export function stuartMaxwellTest(pairs: readonly (readonly [string, string])[]): TestResult<'stuart_maxwell'> | null {
+  const { categories, n, rowTotal, columnTotal } = pairTable(pairs);
+  const groups = changeGroups(categories, (a, b) => n(a, b) + n(b, a) > 0);
+  if (groups.length === 0) return null;
+  let statistic = 0;
+  let df = 0;
+  for (const group of groups) {
+    const kept = group.slice(0, -1);
+    const d = kept.map((c) => rowTotal(c) - columnTotal(c));
+    const s = kept.map((ci, i) =>
+      kept.map((cj, j) => (i === j ? rowTotal(ci) + columnTotal(ci) - 2 * n(ci, ci) : -(n(ci, cj) + n(cj, ci)))),
+    );
+    const inverse = jStat.inv(s);
+    statistic += d.reduce((sum, di, i) => sum + di * d.reduce((row, dj, j) => row + inverse[i]![j]! * dj, 0), 0);
+    df += kept.length;
+  }
+  return { test: 'stuart_maxwell', statistic, df, pValue: 1 - jStat.chisquare.cdf(statistic, df) };
 }
 
 export type Verdict = 'better' | 'worse' | 'no significant difference' | 'different';

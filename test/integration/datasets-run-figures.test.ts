@@ -223,6 +223,36 @@ describe('run figures and comparison', () => {
     expect(items[7].runs[1]).not.toBeNull();
   });
 
+  it('answers the side by side page alone (compare/items) with the items and cursors of the full comparison', async () => {
+    const runs = (await send(ctx, tenant, 'GET', `/api/datasets/${datasetId}/runs`)).json().data as { id: string; name: string }[];
+    const partial = runs.find((r) => r.name === 'partial')!.id;
+    const query = `runs=${partial},${subject}`;
+    const full = (await send(ctx, tenant, 'GET', `/api/datasets/${datasetId}/runs/compare?${query}&limit=100`)).json().data;
+    const pages: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await send(
+        ctx,
+        tenant,
+        'GET',
+        `/api/datasets/${datasetId}/runs/compare/items?${query}&limit=4${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.data.runs.map((r: { id: string }) => r.id)).toEqual([partial, subject]);
+      expect(body.data).not.toHaveProperty('metrics');
+      pages.push(...body.data.items);
+      cursor = body.meta.pagination.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual(full.items);
+    expect(pages).toHaveLength(10);
+    expect(full.items[7].runs[0]).toBeNull();
+    const bad = await send(ctx, tenant, 'GET', `/api/datasets/${datasetId}/runs/compare/items?${query}&cursor=!!`);
+    expect(bad.statusCode).toBe(400);
+    const other = await ctx.tenant();
+    expect((await send(ctx, other, 'GET', `/api/datasets/${datasetId}/runs/compare/items?${query}`)).statusCode).toBe(404);
+  });
+
   it('refuses bad runs lists with a clear error, and another workspace’s run with 404', async () => {
     const one = await send(ctx, tenant, 'GET', `/api/datasets/${datasetId}/runs/compare?runs=${baseline}`);
     expect(one.statusCode).toBe(400);
@@ -238,5 +268,62 @@ describe('run figures and comparison', () => {
     const other = await ctx.tenant();
     expect((await send(ctx, other, 'GET', `/api/datasets/${datasetId}/runs/compare?runs=${baseline},${subject}`)).statusCode).toBe(404);
     expect((await send(ctx, other, 'GET', `/api/datasets/${datasetId}/runs/${baseline}`)).statusCode).toBe(404);
+  });
+});
+
+describe('comparison of a categorical score', () => {
+  // Baseline category (rows) by subject category (columns) of 38 items: the subject moves items from a to c.
+  const table = [
+    [6, 9, 1],
+    [1, 5, 8],
+    [1, 0, 7],
+  ];
+  const labels = ['a', 'b', 'c'];
+
+  it('answers the Stuart–Maxwell test of marginal homogeneity, an item counting as the category most of its scores have', async () => {
+    const pairs = table.flatMap((row, i) => row.flatMap((count, j) => Array.from({ length: count }, () => [labels[i]!, labels[j]!])));
+    const ids = pairs.map((_, k) => `tone-${String(k).padStart(2, '0')}`);
+    const datasetId = await createDataset(ctx, tenant, { name: 'categorical' });
+    await send(ctx, tenant, 'POST', `/api/datasets/${datasetId}/items`, { items: ids.map((id) => ({ id, input: id })) });
+    const runIds: string[] = [];
+    for (const side of [0, 1]) {
+      const run = (await send(ctx, tenant, 'POST', `/api/datasets/${datasetId}/runs`, { name: `tone-${side}` })).json().data;
+      const traces = ids.map((id) => ({ traceId: uniqueId(`tone-${side}-${id}`), source: 'sdk', spans: [span({ spanId: 'root' })] }));
+      await post(ctx, tenant, traces);
+      // The first item's baseline trace has three tone scores: two of its category, one of another.
+      const scores = traces.flatMap((t, k) =>
+        side === 0 && k === 0
+          ? [pairs[k]![side]!, pairs[k]![side]!, 'c'].map((value) => ({ name: 'tone', value, traceId: t.traceId }))
+          : [{ name: 'tone', value: pairs[k]![side]!, traceId: t.traceId }],
+      );
+      expect((await postScores(ctx, tenant, { scores })).statusCode).toBeLessThan(300);
+      const items = ids.map((datasetItemId, k) => ({ datasetItemId, traceId: traces[k]!.traceId }));
+      await send(ctx, tenant, 'POST', `/api/datasets/${datasetId}/runs/${run.id}/items`, { items });
+      runIds.push(run.id);
+    }
+    const res = await send(ctx, tenant, 'GET', `/api/datasets/${datasetId}/runs/compare?runs=${runIds.join(',')}`);
+    expect(res.statusCode).toBe(200);
+    const tone = res.json().data.metrics.find((m: { name: string }) => m.name === 'tone');
+    // Fleiss and Everitt's closed form of the 3×3 statistic, from the margins and the mean off-diagonal counts.
+    const rowTotal = (i: number) => table[i]!.reduce((a, b) => a + b, 0);
+    const columnTotal = (i: number) => table.reduce((a, r) => a + r[i]!, 0);
+    const [d1, d2, d3] = [0, 1, 2].map((i) => rowTotal(i) - columnTotal(i)) as [number, number, number];
+    const mean = (i: number, j: number) => (table[i]![j]! + table[j]![i]!) / 2;
+    const [n12, n13, n23] = [mean(0, 1), mean(0, 2), mean(1, 2)];
+    const statistic = (n23 * d1 ** 2 + n13 * d2 ** 2 + n12 * d3 ** 2) / (2 * (n12 * n23 + n12 * n13 + n13 * n23));
+    expect(tone).toMatchObject({
+      kind: 'score',
+      dataType: 'categorical',
+      n: 38,
+      baselineMean: null,
+      mean: null,
+      difference: null,
+      test: 'stuart_maxwell',
+      df: 2,
+    });
+    expect(tone.statistic).toBeCloseTo(statistic, 8);
+    expect(tone.pValue).toBeCloseTo(Math.exp(-statistic / 2), 8);
+    expect(tone.pValue).toBeLessThan(0.05);
+    expect(tone.verdict).toBe('different');
   });
 });

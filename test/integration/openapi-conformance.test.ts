@@ -406,14 +406,17 @@ const examples: Record<string, () => Promise<Example>> = {
     payload: { items: [{ datasetItemId: 'i1', traceId: 't1', output: 'o' }] },
   }),
   'GET /api/datasets/{id}/runs/{runId}/items': async () => ({ url: `${await newDatasetRun()}/items?limit=5` }),
-  'GET /api/datasets/{id}/runs/compare': async () => {
-    const first = await newDatasetRun();
-    const datasetPath = first.slice(0, first.lastIndexOf('/'));
-    const second = (await authed('POST', datasetPath, { name: `r-${unique()}` })).id as string;
-    await authed('POST', `${first}/items`, { datasetItemId: 'i1', traceId: 't1', output: 'o' });
-    return { url: `${datasetPath}/compare?runs=${first.slice(first.lastIndexOf('/') + 1)},${second}&limit=5` };
-  },
+  'GET /api/datasets/{id}/runs/compare': async () => ({ url: await comparedRunsUrl('compare') }),
+  'GET /api/datasets/{id}/runs/compare/items': async () => ({ url: await comparedRunsUrl('compare/items') }),
 };
+/** Two runs of a new dataset, the first with an item, compared at `path` (under …/runs/). */
+async function comparedRunsUrl(path: string) {
+  const first = await newDatasetRun();
+  const datasetPath = first.slice(0, first.lastIndexOf('/'));
+  const second = (await authed('POST', datasetPath, { name: `r-${unique()}` })).id as string;
+  await authed('POST', `${first}/items`, { datasetItemId: 'i1', traceId: 't1', output: 'o' });
+  return `${datasetPath}/${path}?runs=${first.slice(first.lastIndexOf('/') + 1)},${second}&limit=5`;
+}
 const newWebhook = async () =>
   (await authed('POST', '/api/webhooks', { url: `https://hooks.example.com/${unique()}`, events: ['prompt.deleted'] })) as { id: string };
 

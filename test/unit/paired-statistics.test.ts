@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { mcNemarTest, pairedTTest, quantile, verdictOf } from '../../src/statistics/statistics.js';
+import jstat from 'jstat';
+import { mcNemarTest, pairedTTest, quantile, stuartMaxwellTest, verdictOf } from '../../src/statistics/statistics.js';
+
+const { jStat } = jstat;
 
 // Student (1908), the `sleep` data: extra hours of sleep of ten patients under two drugs.
 // Published paired t test (R, `t.test(extra ~ group, data = sleep, paired = TRUE)`):
@@ -68,5 +71,124 @@ describe('quantile', () => {
     expect(quantile([], 0.5)).toBeNull();
     expect(quantile([2400], 0.5)).toBe(2400);
     expect(quantile([2400], 0.95)).toBe(2400);
+  });
+});
+
+// Stuart (1955), unaided distance vision of 7,477 women (right eye by rows, left eye by columns,
+// grades highest to lowest), the example of his test of marginal homogeneity: published
+// Q = 11.96 with 3 df (also R's coin::mh_test(vision) and DescTools::StuartMaxwellTest).
+const vision = [
+  [1520, 266, 124, 66],
+  [234, 1512, 432, 78],
+  [117, 362, 1772, 205],
+  [36, 82, 179, 492],
+];
+const grades = ['highest', 'second', 'third', 'lowest'];
+
+/** One (right, left) pair per woman, from a square table of counts. */
+const pairsOf = (table: number[][], labels: string[]) =>
+  table.flatMap((row, i) => row.flatMap((count, j) => Array.from({ length: count }, () => [labels[i]!, labels[j]!] as const)));
+
+/** The determinant of a square matrix by cofactors along the first row (small matrices only). */
+const determinant = (m: number[][]): number =>
+  m.length === 1
+    ? m[0]![0]!
+    : m[0]!.reduce((sum, v, j) => sum + (-1) ** j * v * determinant(m.slice(1).map((row) => row.filter((_, c) => c !== j))), 0);
+
+describe('Stuart–Maxwell test', () => {
+  it("gives Stuart's published Q of the vision data, and agrees with d′S⁻¹d solved by Cramer's rule", () => {
+    const result = stuartMaxwellTest(pairsOf(vision, grades))!;
+    expect(result.test).toBe('stuart_maxwell');
+    expect(result.df).toBe(3);
+    expect(result.statistic).toBeCloseTo(11.96, 2);
+    // Independently: the margins' differences of the first three grades and their covariance,
+    // S x = d solved by Cramer's rule, Q = d·x.
+    const k = 3;
+    const row = (i: number) => vision[i]!.reduce((a, b) => a + b, 0);
+    const column = (i: number) => vision.reduce((a, r) => a + r[i]!, 0);
+    const d = Array.from({ length: k }, (_, i) => row(i) - column(i));
+    const s = Array.from({ length: k }, (_, i) =>
+      Array.from({ length: k }, (_, j) => (i === j ? row(i) + column(i) - 2 * vision[i]![i]! : -(vision[i]![j]! + vision[j]![i]!))),
+    );
+    const x = d.map((_, c) => determinant(s.map((r, i) => r.map((v, j) => (j === c ? d[i]! : v)))) / determinant(s));
+    const q = d.reduce((sum, di, i) => sum + di * x[i]!, 0);
+    expect(result.statistic).toBeCloseTo(q, 8);
+    // The chi-square tail with 3 df in closed form: 2(1 − Φ(√q)) + √(2q/π)·e^(−q/2).
+    const tail = 2 * (1 - jStat.normal.cdf(Math.sqrt(q), 0, 1)) + Math.sqrt((2 * q) / Math.PI) * Math.exp(-q / 2);
+    expect(result.pValue).toBeCloseTo(tail, 8);
+    expect(result.pValue).toBeLessThan(0.01);
+    expect(verdictOf(result, 0, true)).toBe('different');
+  });
+
+  it('does not depend on the order of the categories (which one is left out)', () => {
+    const relabelled = ['d-highest', 'c-second', 'b-third', 'a-lowest'];
+    expect(stuartMaxwellTest(pairsOf(vision, relabelled))!.statistic).toBeCloseTo(stuartMaxwellTest(pairsOf(vision, grades))!.statistic, 8);
+  });
+
+  it("is McNemar's uncorrected statistic with two categories (Agresti's approval table: 17.36)", () => {
+    const result = stuartMaxwellTest(
+      pairsOf(
+        [
+          [794, 150],
+          [86, 570],
+        ],
+        ['approve', 'disapprove'],
+      ),
+    )!;
+    expect(result.df).toBe(1);
+    expect(result.statistic).toBeCloseTo((150 - 86) ** 2 / (150 + 86), 10);
+    expect(result.statistic).toBeCloseTo(17.36, 2);
+  });
+
+  it('leaves out categories no case changed, sums groups that changed only among themselves, and has no test without changes', () => {
+    // a ↔ b and c ↔ d only, e never changed: two McNemar statistics, 2 df.
+    const pairs = [
+      ...pairsOf(
+        [
+          [5, 9],
+          [3, 5],
+        ],
+        ['a', 'b'],
+      ),
+      ...pairsOf(
+        [
+          [2, 4],
+          [8, 1],
+        ],
+        ['c', 'd'],
+      ),
+      ...pairsOf([[7]], ['e']),
+    ];
+    const result = stuartMaxwellTest(pairs)!;
+    expect(result.df).toBe(2);
+    expect(result.statistic).toBeCloseTo((9 - 3) ** 2 / 12 + (4 - 8) ** 2 / 12, 10);
+    expect(result.pValue).toBeCloseTo(Math.exp(-result.statistic / 2), 10); // the chi-square tail with 2 df
+    expect(
+      stuartMaxwellTest(
+        pairsOf(
+          [
+            [4, 0],
+            [0, 6],
+          ],
+          ['a', 'b'],
+        ),
+      ),
+    ).toBeNull();
+    expect(stuartMaxwellTest([])).toBeNull();
+    expect(
+      verdictOf(
+        stuartMaxwellTest(
+          pairsOf(
+            [
+              [40, 3],
+              [2, 40],
+            ],
+            ['x', 'y'],
+          ),
+        ),
+        0,
+        true,
+      ),
+    ).toBe('no significant difference');
   });
 });

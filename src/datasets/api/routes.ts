@@ -5,6 +5,7 @@ import type { SpanContentReader } from '../../contract/span-content.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import * as datasets from '../service/datasets.js';
 import * as items from '../service/items.js';
+import { flushMirror, type RunItemsMirror } from '../service/run-items-mirror.js';
 import {
   createDatasetBody,
   datasetParams,
@@ -24,7 +25,10 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const tags = ['datasets'];
 
 /** The datasets of the caller's workspace and their items (versioned by time). */
-export const datasetRoutes: FastifyPluginAsyncZod<{ sql: Sql; spans: SpanContentReader }> = async (app, { sql, spans }) => {
+export const datasetRoutes: FastifyPluginAsyncZod<{ sql: Sql; spans: SpanContentReader; mirror: RunItemsMirror }> = async (
+  app,
+  { sql, spans, mirror },
+) => {
   app.post('/', {
     schema: {
       tags,
@@ -66,8 +70,11 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ sql: Sql; spans: SpanContent
       params: datasetParams,
       response: { 200: envelope(z.object({ id: z.string(), deleted: z.literal(true) })), ...errors },
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await datasets.deleteDataset(sql, request.auth.workspaceId, request.params.id)),
+    handler: async (request, reply) => {
+      const deleted = await datasets.deleteDataset(sql, request.auth.workspaceId, request.params.id);
+      await flushMirror(mirror, request);
+      return sendData(request, reply, deleted);
+    },
   });
 
   app.post('/:id/items', {

@@ -45,15 +45,18 @@ export const runWithFiguresSchema = runSchema.extend({ figures: runFiguresSchema
 export const runComparisonMetricSchema = z.object({
   kind: z.enum(['score', 'cost', 'latency']),
   name: z.string().meta({ description: 'The score name, or costUsd, latencyMs' }),
-  dataType: z.enum(['numeric', 'boolean']),
+  dataType: dataType,
   higherIsBetter: z.boolean(),
   baselineRunId: z.string().meta({ description: 'The first run of `runs`' }),
   runId: z.string(),
   n: z.number().int().meta({ description: 'Items present in both runs with a value in both' }),
-  baselineMean: z.number().nullable(),
+  baselineMean: z.number().nullable().meta({ description: 'null for a categorical score' }),
   mean: z.number().nullable(),
   difference: z.number().nullable().meta({ description: 'mean − baselineMean over the paired items' }),
-  test: z.enum(['paired_t', 'mcnemar_exact', 'mcnemar_chi_square']).nullable(),
+  test: z
+    .enum(['paired_t', 'mcnemar_exact', 'mcnemar_chi_square', 'stuart_maxwell'])
+    .nullable()
+    .meta({ description: 'paired t (numeric), McNemar (boolean), Stuart–Maxwell marginal homogeneity (categorical)' }),
   statistic: z.number().nullable(),
   df: z.number().nullable(),
   pValue: z.number().nullable(),
@@ -71,6 +74,9 @@ export const runComparisonSchema = z.object({
     }),
   ),
 });
+
+/** The side by side view's page alone: the runs and a page of items, no metrics. */
+export const runComparisonItemsSchema = runComparisonSchema.pick({ runs: true, items: true });
 
 export const runFiguresQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),

@@ -3,8 +3,15 @@ import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import * as runs from '../service/runs.js';
-import { compareRuns, getRunWithFigures, type RunReaders } from '../service/run-figures.js';
-import { compareRunsQuery, runComparisonSchema, runFiguresQuery, runWithFiguresSchema } from './run-figure-schemas.js';
+import { flushMirror, type RunItemsMirror } from '../service/run-items-mirror.js';
+import { compareRunItems, compareRuns, getRunWithFigures, type RunReaders } from '../service/run-figures.js';
+import {
+  compareRunsQuery,
+  runComparisonItemsSchema,
+  runComparisonSchema,
+  runFiguresQuery,
+  runWithFiguresSchema,
+} from './run-figure-schemas.js';
 import { datasetParams } from './schemas.js';
 import {
   createRunBody,
@@ -22,7 +29,10 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const tags = ['datasets'];
 
 /** The runs (experiments) of a dataset of the caller's workspace, under `/api/datasets/:id/runs`. */
-export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunReaders }> = async (app, { sql, readers }) => {
+export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunReaders; mirror: RunItemsMirror }> = async (
+  app,
+  { sql, readers, mirror },
+) => {
   app.get('/:id/runs/compare', {
     schema: {
       tags,
@@ -35,6 +45,22 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunRea
     handler: async (request, reply) => {
       const { runs: runIds, ...page } = request.query;
       const answer = await compareRuns(sql, readers, request.auth.workspaceId, request.params.id, runIds, page);
+      return sendData(request, reply, answer.data, { meta: answer.meta });
+    },
+  });
+
+  app.get('/:id/runs/compare/items', {
+    schema: {
+      tags,
+      summary:
+        'The items of runs side by side, a page at a time, without the metrics: the same items as /runs/compare answers, read for the page alone',
+      params: datasetParams,
+      querystring: compareRunsQuery,
+      response: { 200: envelope(runComparisonItemsSchema, runItemPageMetaSchema), ...errors },
+    },
+    handler: async (request, reply) => {
+      const { runs: runIds, ...page } = request.query;
+      const answer = await compareRunItems(sql, readers, request.auth.workspaceId, request.params.id, runIds, page);
       return sendData(request, reply, answer.data, { meta: answer.meta });
     },
   });
@@ -101,8 +127,11 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunRea
       params: runParams,
       response: { 200: envelope(z.object({ id: z.string(), deleted: z.literal(true) })), ...errors },
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await runs.deleteRun(sql, request.auth.workspaceId, request.params.id, request.params.runId)),
+    handler: async (request, reply) => {
+      const deleted = await runs.deleteRun(sql, request.auth.workspaceId, request.params.id, request.params.runId);
+      await flushMirror(mirror, request);
+      return sendData(request, reply, deleted);
+    },
   });
 
   app.post('/:id/runs/:runId/items', {
@@ -116,11 +145,9 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunRea
     handler: async (request, reply) => {
       const body = request.body;
       const sent = 'items' in body && Array.isArray(body.items) ? body.items : [body];
-      return sendData(
-        request,
-        reply,
-        await runs.upsertRunItems(sql, request.auth.workspaceId, request.params.id, request.params.runId, sent),
-      );
+      const result = await runs.upsertRunItems(sql, request.auth.workspaceId, request.params.id, request.params.runId, sent);
+      if (result.accepted > 0) await flushMirror(mirror, request);
+      return sendData(request, reply, result);
     },
   });
 

@@ -1,6 +1,17 @@
 import type { TraceFigures } from '../../contract/trace-figures.js';
 import type { TraceScoreValue } from '../../contract/run-scores.js';
-import { figuresOf, mcNemarTest, meanInterval, pairedTTest, proportionInterval, quantile, verdictOf } from '../../statistics/statistics.js';
+import {
+  figuresOf,
+  mcNemarTest,
+  meanInterval,
+  pairedTTest,
+  proportionInterval,
+  quantile,
+  stuartMaxwellTest,
+  verdictOf,
+  type TestName,
+  type TestResult,
+} from '../../statistics/statistics.js';
 import type { RunComparisonMetric, RunFigures, RunItemFigures } from '../api/run-figure-schemas.js';
 import type { RunItem } from '../api/run-schemas.js';
 
@@ -10,12 +21,15 @@ import type { RunItem } from '../api/run-schemas.js';
  * two runs compare over the items present in both (paired tests).
  */
 
-/** A run item with its trace's figures and scores (per name, the mean of the trace's scores of it). */
+/**
+ * A run item with its trace's figures and scores (per name, the mean of the trace's scores of
+ * it); its output is read for the items of a page only (undefined until then).
+ */
 export function itemFiguresOf(
-  item: RunItem,
+  item: Pick<RunItem, 'datasetItemId' | 'traceId' | 'spanId' | 'error'> & { output?: unknown },
   trace: TraceFigures | undefined,
   scores: Record<string, TraceScoreValue> | undefined,
-): RunItemFigures & { scoreTypes: Record<string, TraceScoreValue['dataType']> } {
+): RunItemFigures & { scoreTypes: Record<string, TraceScoreValue['dataType']>; categories: Record<string, string> } {
   return {
     datasetItemId: item.datasetItemId,
     traceId: item.traceId,
@@ -27,6 +41,7 @@ export function itemFiguresOf(
     latencyMs: trace?.latencyMs ?? null,
     scores: Object.fromEntries(Object.entries(scores ?? {}).map(([name, s]) => [name, s.mean])),
     scoreTypes: Object.fromEntries(Object.entries(scores ?? {}).map(([name, s]) => [name, s.dataType])),
+    categories: Object.fromEntries(Object.entries(scores ?? {}).flatMap(([name, s]) => (s.category === null ? [] : [[name, s.category]]))),
   };
 }
 
@@ -81,21 +96,19 @@ export function runFiguresOf(items: ItemFigures[]): RunFigures {
 interface MetricSpec {
   kind: RunComparisonMetric['kind'];
   name: string;
-  dataType: 'numeric' | 'boolean';
+  dataType: RunComparisonMetric['dataType'];
   higherIsBetter: boolean;
   value: (item: ItemFigures) => number | null | undefined;
 }
 
 /**
- * The metrics two runs compare on: each numeric or boolean score name either run has (its
- * direction from `higherIsBetter`), cost and latency (lower is better). Categorical scores have
- * no paired test here and are left out.
+ * The metrics two runs compare on: each score name either run has (its direction from
+ * `higherIsBetter`; a categorical score has none), cost and latency (lower is better).
  */
 export function metricsOf(runs: ItemFigures[][], higherIsBetter: Map<string, boolean>): MetricSpec[] {
   const names = scoreNames(runs.flat());
   const specs: MetricSpec[] = [];
   for (const [name, dataType] of names) {
-    if (dataType === 'categorical') continue;
     specs.push({ kind: 'score', name, dataType, higherIsBetter: higherIsBetter.get(name) ?? true, value: (i) => i.scores[name] });
   }
   specs.push({ kind: 'cost', name: 'costUsd', dataType: 'numeric', higherIsBetter: false, value: (i) => i.costUsd });
@@ -103,16 +116,56 @@ export function metricsOf(runs: ItemFigures[][], higherIsBetter: Map<string, boo
   return specs;
 }
 
+type RunItems = { runId: string; items: Map<string, ItemFigures> };
+
+/**
+ * A categorical score of the subject run against the baseline, over the items with a category
+ * in both: the Stuart–Maxwell test of marginal homogeneity (do the categories' shares differ?).
+ * Categories have no mean nor direction: the verdict is `different` or `no significant difference`.
+ */
+function compareCategories(spec: MetricSpec, baseline: RunItems, subject: RunItems): RunComparisonMetric {
+  const pairs: [string, string][] = [];
+  for (const [id, b] of baseline.items) {
+    const bc = b.categories[spec.name];
+    const sc = subject.items.get(id)?.categories[spec.name];
+    if (bc !== undefined && sc !== undefined) pairs.push([bc, sc]);
+  }
+  const test = stuartMaxwellTest(pairs);
+  return {
+    ...metricHead(spec, baseline, subject),
+    n: pairs.length,
+    baselineMean: null,
+    mean: null,
+    difference: null,
+    ...testFields(test),
+    verdict: verdictOf(test, 0, spec.higherIsBetter),
+  };
+}
+
+const metricHead = (spec: MetricSpec, baseline: RunItems, subject: RunItems) => ({
+  kind: spec.kind,
+  name: spec.name,
+  dataType: spec.dataType,
+  higherIsBetter: spec.higherIsBetter,
+  baselineRunId: baseline.runId,
+  runId: subject.runId,
+});
+
+const testFields = (test: TestResult<RunComparisonMetric['test'] & TestName> | null) => ({
+  test: test?.test ?? null,
+  statistic: test?.statistic ?? null,
+  df: test?.df ?? null,
+  pValue: test?.pValue ?? null,
+});
+
 /**
  * The subject run against the baseline on one metric, over the items present in both with a
  * value in both: the paired difference of means (subject − baseline) with the paired t test
- * (numeric) or McNemar's (boolean), and the verdict as the prompt comparison gives it.
+ * (numeric), McNemar's (boolean) or Stuart–Maxwell's (categorical), and the verdict as the
+ * prompt comparison gives it.
  */
-export function compareMetric(
-  spec: MetricSpec,
-  baseline: { runId: string; items: Map<string, ItemFigures> },
-  subject: { runId: string; items: Map<string, ItemFigures> },
-): RunComparisonMetric {
+export function compareMetric(spec: MetricSpec, baseline: RunItems, subject: RunItems): RunComparisonMetric {
+  if (spec.dataType === 'categorical') return compareCategories(spec, baseline, subject);
   const pairs: [number, number][] = [];
   for (const [id, b] of baseline.items) {
     const s = subject.items.get(id);
@@ -129,20 +182,12 @@ export function compareMetric(
       ? mcNemarTest(pairs.filter(([b, s]) => b === 1 && s === 0).length, pairs.filter(([b, s]) => b === 0 && s === 1).length)
       : pairedTTest(pairs.map(([b, s]) => s - b));
   return {
-    kind: spec.kind,
-    name: spec.name,
-    dataType: spec.dataType,
-    higherIsBetter: spec.higherIsBetter,
-    baselineRunId: baseline.runId,
-    runId: subject.runId,
+    ...metricHead(spec, baseline, subject),
     n,
     baselineMean,
     mean,
     difference,
-    test: test?.test ?? null,
-    statistic: test?.statistic ?? null,
-    df: test?.df ?? null,
-    pValue: test?.pValue ?? null,
+    ...testFields(test),
     verdict: verdictOf(test, difference ?? 0, spec.higherIsBetter),
   };
 }

@@ -3,6 +3,7 @@ import { AppError, notFound, validationError } from '../../http/errors.js';
 import type { CreateDataset, Dataset, UpdateDataset } from '../api/schemas.js';
 import { compileJsonSchema } from '../model/json-schema-rules.js';
 import * as table from '../tables/datasets-table.js';
+import { addDeletedEntries } from '../tables/run-items-outbox-table.js';
 
 /** CRUD of datasets; a name is unique in its workspace (409 on a second). */
 
@@ -53,7 +54,13 @@ export async function updateDataset(sql: Sql, workspaceId: string, id: string, c
   return updated;
 }
 
+/** Deletes the dataset, its items and runs; the engine's copy of its run items is hidden by the outbox's next flush. */
 export async function deleteDataset(sql: Sql, workspaceId: string, id: string) {
-  if (!(await table.deleteDataset(sql, workspaceId, id))) throw notFound('Dataset', { id });
+  const deleted = await sql.begin(async (transaction) => {
+    const tx = transaction as unknown as Sql;
+    await addDeletedEntries(tx, workspaceId, { datasetId: id });
+    return table.deleteDataset(tx, workspaceId, id);
+  });
+  if (!deleted) throw notFound('Dataset', { id });
   return { id, deleted: true as const };
 }

@@ -11,6 +11,7 @@ import {
 } from '../api/run-schemas.js';
 import { decodeItemCursor, encodeItemCursor } from '../model/item-cursor.js';
 import { selectDataset } from '../tables/datasets-table.js';
+import * as outbox from '../tables/run-items-outbox-table.js';
 import * as table from '../tables/runs-table.js';
 
 /** Runs (experiments) of a dataset: CRUD, and their items (one per dataset item, linked to a trace). */
@@ -55,7 +56,11 @@ export async function updateRun(sql: Sql, workspaceId: string, datasetId: string
 
 export async function deleteRun(sql: Sql, workspaceId: string, datasetId: string, runId: string) {
   await getRun(sql, workspaceId, datasetId, runId);
-  await table.deleteRun(sql, runId);
+  await sql.begin(async (transaction) => {
+    const tx = transaction as unknown as Sql;
+    await outbox.addDeletedEntries(tx, workspaceId, { runId });
+    await table.deleteRun(tx, runId);
+  });
   return { id: runId, deleted: true as const };
 }
 
@@ -101,7 +106,17 @@ export async function upsertRunItems(
     else
       errors.push({ index, path: `items.${index}.datasetItemId`, message: "is not an item of the dataset at the run's dataset version" });
   }
-  await table.upsertRunItems(sql, runId, valid);
+  if (valid.length > 0)
+    await sql.begin(async (transaction) => {
+      const tx = transaction as unknown as Sql;
+      await table.upsertRunItems(tx, runId, valid);
+      await outbox.addWrittenEntry(
+        tx,
+        workspaceId,
+        runId,
+        valid.map((item) => item.datasetItemId),
+      );
+    });
   errors.sort((a, b) => a.index - b.index);
   return { accepted: valid.length, rejected: items.length - valid.length, errors };
 }

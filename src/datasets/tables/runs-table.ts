@@ -71,7 +71,7 @@ export async function selectItemIdsAt(sql: Sql, datasetId: string, ids: string[]
   return new Set(rows.map((r) => r.id));
 }
 
-/** Writes run items, one per dataset item: a re-sent one replaces it (keeping its creation time). */
+/** Writes run items, one per dataset item: a re-sent one replaces it (keeping its creation time) under a new version. */
 export async function upsertRunItems(sql: Sql, runId: string, items: RunItemInput[]): Promise<void> {
   if (items.length === 0) return;
   const rows = items.map((item) => ({
@@ -86,7 +86,7 @@ export async function upsertRunItems(sql: Sql, runId: string, items: RunItemInpu
     select ${runId}, dataset_item_id, trace_id, span_id, output::jsonb, error
     from jsonb_to_recordset(${sql.json(rows)}::jsonb) as r(dataset_item_id text, trace_id text, span_id text, output text, error text)
     on conflict (run_id, dataset_item_id) do update set trace_id = excluded.trace_id, span_id = excluded.span_id,
-      output = excluded.output, error = excluded.error, updated_at = now()`;
+      output = excluded.output, error = excluded.error, updated_at = now(), version = nextval('dataset_run_items_version')`;
 }
 
 interface RunItemRow {
@@ -111,13 +111,69 @@ export async function selectRunItemsPage(sql: Sql, runId: string, limit: number,
   return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() }));
 }
 
-/** Every item of a run, by dataset item id (a run's figures are over all of them). */
-export async function selectAllRunItems(sql: Sql, runId: string): Promise<RunItem[]> {
-  const rows = await sql<RunItemRow[]>`
-    select dataset_item_id as "datasetItemId", trace_id as "traceId", span_id as "spanId", output, error,
-      created_at as "createdAt", updated_at as "updatedAt"
+/** What a run's figures need of a run item: its trace and error, not its output (read for a page only). */
+export type RunItemFacts = Pick<RunItem, 'datasetItemId' | 'traceId' | 'spanId' | 'error'>;
+
+/** Every item of a run without its output, by dataset item id (a run's figures are over all of them). */
+export async function selectAllRunItemFacts(sql: Sql, runId: string): Promise<RunItemFacts[]> {
+  return sql<RunItemFacts[]>`
+    select dataset_item_id as "datasetItemId", trace_id as "traceId", span_id as "spanId", error
     from dataset_run_items
     where run_id = ${runId}
     order by dataset_item_id`;
-  return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() }));
+}
+
+/** The items of runs among `datasetItemIds` (a page), without their output. */
+export async function selectRunItemFactsOf(sql: Sql, runIds: string[], datasetItemIds: string[]) {
+  if (datasetItemIds.length === 0) return [];
+  return sql<(RunItemFacts & { runId: string })[]>`
+    select run_id as "runId", dataset_item_id as "datasetItemId", trace_id as "traceId", span_id as "spanId", error
+    from dataset_run_items
+    where run_id = any(${runIds}::uuid[]) and dataset_item_id = any(${datasetItemIds})`;
+}
+
+/** The outputs of these runs' items among `datasetItemIds` (a page), keyed by run id and dataset item id. */
+export async function selectRunItemOutputs(sql: Sql, runIds: string[], datasetItemIds: string[]): Promise<Map<string, unknown>> {
+  if (datasetItemIds.length === 0) return new Map();
+  const rows = await sql<{ runId: string; datasetItemId: string; output: unknown }[]>`
+    select run_id as "runId", dataset_item_id as "datasetItemId", output
+    from dataset_run_items
+    where run_id = any(${runIds}::uuid[]) and dataset_item_id = any(${datasetItemIds})`;
+  return new Map(rows.map((r) => [`${r.runId} ${r.datasetItemId}`, r.output]));
+}
+
+/** One page of the dataset item ids any of the runs has, after `afterId`, in code unit order; one more than `limit` says a later page exists. */
+export async function selectComparedItemIds(sql: Sql, runIds: string[], limit: number, afterId: string | undefined): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select distinct dataset_item_id collate "C" as id
+    from dataset_run_items
+    where run_id = any(${runIds}::uuid[]) ${afterId === undefined ? sql`` : sql`and dataset_item_id collate "C" > ${afterId}`}
+    order by 1
+    limit ${limit + 1}`;
+  return rows.map((r) => r.id);
+}
+
+export interface MirroredRunItemRow {
+  datasetId: string;
+  runId: string;
+  runName: string;
+  datasetItemId: string;
+  traceId: string;
+  spanId: string | null;
+  /** JSON text, null when none. */
+  output: string | null;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  version: string;
+}
+
+/** The current rows of a run's items (those named, or all), with what the engine's copy holds of the run. */
+export async function selectItemsToMirror(sql: Sql, runId: string, itemIds: string[] | null): Promise<MirroredRunItemRow[]> {
+  return sql<MirroredRunItemRow[]>`
+    select r.dataset_id as "datasetId", r.id as "runId", r.name as "runName", i.dataset_item_id as "datasetItemId",
+      i.trace_id as "traceId", i.span_id as "spanId", i.output::text as output, i.error,
+      i.created_at as "createdAt", i.updated_at as "updatedAt", i.version::text as version
+    from dataset_run_items i join dataset_runs r on r.id = i.run_id
+    where i.run_id = ${runId} ${itemIds === null ? sql`` : sql`and i.dataset_item_id = any(${itemIds})`}`;
 }

@@ -432,10 +432,13 @@ export const selectScoreValuesOfTraces = defineQuery({
     data_type: z.enum(['numeric', 'categorical', 'boolean']),
     n: z.coerce.number(),
     mean: z.number(),
+    /** The scores' string values (categories, `true`/`false`, '' for numeric): the alias `data_type` is the aggregate here. */
+    labels: z.array(z.string()),
   }),
   sql: (values) => ({
     values,
-    query: `SELECT trace_id, name, any(data_type) AS data_type, count() AS n, avg(value) AS mean
+    query: `SELECT trace_id, name, any(data_type) AS data_type, count() AS n, avg(value) AS mean,
+        groupArray(string_value) AS labels
       FROM ${latestScores({ traceIds: values.traceIds })}
       WHERE trace_id IN {traceIds:Array(String)} GROUP BY trace_id, name ORDER BY trace_id, name`,
   }),
