@@ -10,6 +10,8 @@ export interface EvaluationScore {
   value: number | boolean;
   comment?: string;
   traceId: string;
+  /** A span target's id; absent when the score is on the trace. */
+  spanId?: string;
   metadata: Record<string, unknown>;
 }
 

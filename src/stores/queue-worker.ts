@@ -7,7 +7,7 @@
  */
 export interface QueueWorkerLoop {
   start(): void;
-  /** Stops polling and waits for the round in flight. */
+  /** Stops polling and taking items, and waits for the items in flight. */
   stop(): Promise<void>;
   /** One round's lanes until nothing is due; the number of items taken. */
   runOnce(): Promise<number>;
@@ -22,13 +22,15 @@ export function createQueueWorkerLoop(options: {
   onRoundError: (error: unknown) => void;
 }): QueueWorkerLoop {
   let running = false;
+  /** Set by stop: lanes finish the item they hold and take no other. */
+  let stopping = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
 
   async function runOnce(): Promise<number> {
     let count = 0;
     const lane = async () => {
-      while (await options.takeOne()) count += 1;
+      while (!stopping && (await options.takeOne())) count += 1;
     };
     await Promise.all(Array.from({ length: options.concurrency }, lane));
     return count;
@@ -58,12 +60,15 @@ export function createQueueWorkerLoop(options: {
     start() {
       if (running) return;
       running = true;
+      stopping = false;
       loop = run();
     },
     async stop() {
       running = false;
+      stopping = true;
       wake?.();
       await loop;
+      stopping = false;
       loop = undefined;
     },
     runOnce,

@@ -3,8 +3,10 @@ import type { EvaluationTarget, EvaluationTraces } from '../contract/evaluation-
 import { AppError } from '../http/errors.js';
 import { listTraces } from './list.js';
 import type { QueryLimits } from './query-limits.js';
-import { getTrace } from './read.js';
+import { getSpan, getTrace } from './read.js';
 import type { StoredSpan } from './schemas.js';
+import { selectSpanDetails } from './spans-table.js';
+import { toStoredSpan } from './tree.js';
 
 /**
  * What an evaluator reads of a span's input or output: its text when it has one, else the
@@ -30,13 +32,46 @@ export function evaluationTracesOf(clickhouse: ClickHouseClient, limits: QueryLi
           tag: filter.tags,
           environment: filter.environment,
           startAfter: filter.startedAfter,
+          startBefore: filter.startedBefore,
           sort: 'startTime',
           limit: Math.min(limit, 100),
           offset: 0,
         },
         limits,
       );
-      return items.map((t) => ({ traceId: t.traceId, startTime: t.startTime, endTime: t.endTime }));
+      return items.map((t) => ({ traceId: t.traceId, startTime: t.startTime, endTime: t.endTime, source: t.source }));
+    },
+    async findSpans(workspaceId, traceIds, filter) {
+      if (traceIds.length === 0) return [];
+      const rows = await selectSpanDetails(clickhouse, { workspaceId, traceIds });
+      return rows
+        .map((row) => ({ traceId: row.trace_id, span: toStoredSpan(row.detail) }))
+        .filter(
+          ({ span }) =>
+            (filter.name === undefined || span.name === filter.name) &&
+            (filter.kind === undefined || span.kind === filter.kind) &&
+            (filter.promptName === undefined || span.promptName === filter.promptName),
+        )
+        .map(({ traceId, span }) => ({ traceId, spanId: span.spanId }));
+    },
+    async readSpan(workspaceId, traceId, spanId): Promise<EvaluationTarget | undefined> {
+      let span: StoredSpan;
+      try {
+        span = await getSpan(clickhouse, workspaceId, traceId, spanId);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'NOT_FOUND') return undefined;
+        throw error;
+      }
+      return {
+        traceId,
+        spanId,
+        input: contentOf(span.input),
+        output: contentOf(span.output),
+        metadata: span.metadata ?? {},
+        attributes: span.attributes ?? {},
+        durationMs: span.durationMs,
+        costUsd: span.costUsd ?? null,
+      };
     },
     async readTrace(workspaceId, traceId): Promise<EvaluationTarget | undefined> {
       try {

@@ -121,3 +121,55 @@ export async function selectAllRunItems(sql: Sql, runId: string): Promise<RunIte
     order by dataset_item_id`;
   return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() }));
 }
+
+interface FoundRunItemRow {
+  runId: string;
+  datasetItemId: string;
+  traceId: string;
+  createdAt: Date;
+}
+
+const toFound = (row: FoundRunItemRow) => ({ ...row, createdAt: row.createdAt.toISOString() });
+
+/** The workspace's run items recorded in a window (of one dataset's runs, or all), oldest first. */
+export async function selectRunItemsRecorded(
+  sql: Sql,
+  workspaceId: string,
+  window: { datasetId?: string | undefined; after: Date; before?: Date | undefined },
+  limit: number,
+) {
+  const rows = await sql<FoundRunItemRow[]>`
+    select i.run_id as "runId", i.dataset_item_id as "datasetItemId", i.trace_id as "traceId", i.created_at as "createdAt"
+    from dataset_run_items i join dataset_runs r on r.id = i.run_id join datasets d on d.id = r.dataset_id
+    where d.workspace_id = ${workspaceId} and i.created_at > ${window.after}
+      ${window.before === undefined ? sql`` : sql`and i.created_at < ${window.before}`}
+      ${window.datasetId === undefined ? sql`` : sql`and r.dataset_id = ${window.datasetId}`}
+    order by i.created_at, i.run_id, i.dataset_item_id
+    limit ${limit}`;
+  return rows.map(toFound);
+}
+
+/** Every item of one run of the workspace, by dataset item id; undefined when the workspace has no such run. */
+export async function selectItemsOfRun(sql: Sql, workspaceId: string, runId: string) {
+  const [run] = await sql`
+    select r.id from dataset_runs r join datasets d on d.id = r.dataset_id where d.workspace_id = ${workspaceId} and r.id = ${runId}`;
+  if (!run) return undefined;
+  const rows = await sql<FoundRunItemRow[]>`
+    select run_id as "runId", dataset_item_id as "datasetItemId", trace_id as "traceId", created_at as "createdAt"
+    from dataset_run_items where run_id = ${runId}
+    order by dataset_item_id`;
+  return rows.map(toFound);
+}
+
+/** A run item with its dataset item as the run saw it (at the run's dataset version). */
+export async function selectRunItemContent(sql: Sql, workspaceId: string, runId: string, datasetItemId: string) {
+  const [row] = await sql<{ input: unknown; expectedOutput: unknown; output: unknown; metadata: Record<string, unknown> }[]>`
+    select v.input, v.expected_output as "expectedOutput", i.output, v.metadata
+    from dataset_run_items i
+      join dataset_runs r on r.id = i.run_id
+      join datasets d on d.id = r.dataset_id
+      join dataset_item_versions v on v.dataset_id = r.dataset_id and v.item_id = i.dataset_item_id
+        and v.valid_from <= r.dataset_version and (v.valid_to is null or v.valid_to > r.dataset_version)
+    where d.workspace_id = ${workspaceId} and i.run_id = ${runId} and i.dataset_item_id = ${datasetItemId}`;
+  return row;
+}

@@ -1,6 +1,5 @@
 import type postgres from 'postgres';
 import type { Sql } from '../../stores/postgres.js';
-import type { EvaluationTraces } from '../../contract/evaluation-targets.js';
 import type { RecordEvaluationScore } from '../../contract/evaluation-scores.js';
 import {
   selectActiveEvaluators,
@@ -9,8 +8,10 @@ import {
   advanceScannedFrom,
   type StoredEvaluator,
 } from '../tables/evaluators-table.js';
-import { claimDueJob, enqueueJobs, markJobDone, markJobFailed, type ClaimedJob } from '../tables/jobs-table.js';
-import { evaluateTarget, isSampled, type EvaluateDeps } from './evaluate.js';
+import { claimDueJob, deferJob, markJobDone, markJobFailed, type ClaimedJob } from '../tables/jobs-table.js';
+import type { EvaluationTarget } from '../../contract/evaluation-targets.js';
+import { evaluateTarget, type EvaluateDeps, type EvaluationOutcome } from './evaluate.js';
+import { findTargets, justBefore, queueTargets, type TargetSources } from './targets.js';
 import { createQueueWorkerLoop } from '../../stores/queue-worker.js';
 
 export interface RetryPolicy {
@@ -36,9 +37,8 @@ const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 /** Traces looked at per evaluator per scan. */
 const SCAN_PAGE = 100;
 
-export interface EvaluatorWorkerOptions extends EvaluateDeps {
+export interface EvaluatorWorkerOptions extends EvaluateDeps, TargetSources {
   sql: Sql;
-  traces: EvaluationTraces;
   recordScore: RecordEvaluationScore;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   retry?: RetryPolicy;
@@ -79,29 +79,16 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   async function scanEvaluator(evaluator: StoredEvaluator): Promise<number> {
     const from = await selectScannedFrom(sql, evaluator.id);
     if (!from) return 0;
-    const found = await options.traces.findTraces(
-      evaluator.workspaceId,
-      { ...evaluator.target.filters, startedAfter: from.toISOString() },
-      SCAN_PAGE,
+    const page = await findTargets(
+      options,
+      evaluator,
+      { after: from.toISOString() },
+      { readyBy: now() - evaluator.target.delaySeconds * 1000, abandonedBefore: now() - ABANDONED_AFTER_MS, limit: SCAN_PAGE },
     );
-    const readyBy = now() - evaluator.target.delaySeconds * 1000;
-    const ready: string[] = [];
-    let waitingFrom: string | undefined;
-    for (const trace of found) {
-      if (trace.endTime !== null && Date.parse(trace.endTime) <= readyBy) ready.push(trace.traceId);
-      else if (waitingFrom === undefined && Date.parse(trace.startTime) > now() - ABANDONED_AFTER_MS) waitingFrom = trace.startTime;
-    }
-    const job = { workspaceId: evaluator.workspaceId, evaluatorId: evaluator.id, version: evaluator.version };
-    const sampled = ready.filter((id) => isSampled(evaluator.id, id, evaluator.target.samplingRate));
-    const queued = await enqueueJobs(sql, { ...job, status: 'pending' }, sampled);
-    await enqueueJobs(
-      sql,
-      { ...job, status: 'skipped' },
-      ready.filter((id) => !sampled.includes(id)),
-    );
-    // The scan starts next at the first trace still waiting, else at the last one seen (found
-    // again, it is already queued: the unique key drops it).
-    const next = waitingFrom ?? found.at(-1)?.startTime;
+    const { queued } = await queueTargets(sql, evaluator, page.ready);
+    // The scan starts next just before the first target still waiting, else at the last one
+    // seen (found again, a target is already queued: the unique key drops it).
+    const next = page.waitingFrom !== undefined ? justBefore(page.waitingFrom) : page.lastSeen;
     if (next !== undefined) await advanceScannedFrom(sql, evaluator.id, new Date(next));
     return queued;
   }
@@ -118,28 +105,45 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     return queued;
   }
 
+  /** The job's target: its span, its trace, or a run item's trace with the dataset item. */
+  async function readTarget(job: ClaimedJob): Promise<EvaluationTarget | undefined> {
+    if (job.spanId !== '') return options.traces.readSpan(job.workspaceId, job.traceId, job.spanId);
+    const trace = await options.traces.readTrace(job.workspaceId, job.traceId);
+    if (!trace || job.runId === null || job.datasetItemId === null) return trace;
+    const item = await options.runs.readItem(job.workspaceId, job.runId, job.datasetItemId);
+    if (!item) return undefined;
+    return {
+      ...trace,
+      input: item.input,
+      expectedOutput: item.expectedOutput,
+      output: item.output === undefined ? trace.output : item.output,
+      metadata: { ...item.metadata, ...trace.metadata },
+    };
+  }
+
   async function runJob(tx: postgres.TransactionSql, job: ClaimedJob) {
     const evaluator = await selectEvaluator(sql, job.workspaceId, job.evaluatorId);
     if (!evaluator || evaluator.version !== job.evaluatorVersion) {
       await markJobDone(tx, job.id, { status: 'skipped', scoreId: null, note: 'the evaluator changed before the job ran' });
       return;
     }
-    const target = await options.traces.readTrace(job.workspaceId, job.traceId);
+    const target = await readTarget(job);
     if (!target) {
-      await markJobDone(tx, job.id, { status: 'skipped', scoreId: null, note: 'the trace is gone' });
+      // A run item's trace may be recorded before its spans are stored: waited for like a transient failure.
+      if (job.runId !== null) await fail(tx, job, { transient: true, error: 'the trace of the run item is not stored (yet)' });
+      else await markJobDone(tx, job.id, { status: 'skipped', scoreId: null, note: 'the target is gone' });
       return;
     }
-    let outcome;
+    let outcome: EvaluationOutcome;
     try {
-      outcome = await evaluateTarget(options, evaluator, target);
+      outcome = await evaluateTarget(options, evaluator, target, job.id);
     } catch (error) {
       options.log?.error({ err: error, jobId: job.id }, 'evaluation failed');
-      outcome = { ok: false as const, transient: true, error: 'internal error while evaluating' };
+      outcome = { ok: false, transient: true, error: 'internal error while evaluating' };
     }
     if (!outcome.ok) {
-      const attempts = job.attempts + 1;
-      const retryAfter = outcome.transient && attempts < retry.maxAttempts ? retryDelayMs(retry, attempts) : null;
-      await markJobFailed(tx, job.id, outcome.error, retryAfter);
+      if ('deferMs' in outcome) await deferJob(tx, job.id, outcome.deferMs);
+      else await fail(tx, job, outcome);
       return;
     }
     const value = evaluator.score.dataType === 'numeric' && typeof outcome.value === 'boolean' ? Number(outcome.value) : outcome.value;
@@ -150,10 +154,24 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       value,
       comment: outcome.comment.slice(0, 4000),
       traceId: job.traceId,
-      metadata: { evaluatorId: evaluator.id, evaluatorVersion: evaluator.version, jobId: job.id },
+      ...(job.spanId !== '' && { spanId: job.spanId }),
+      metadata: {
+        evaluatorId: evaluator.id,
+        evaluatorVersion: evaluator.version,
+        jobId: job.id,
+        ...(outcome.judgeTraceId !== undefined && { judgeTraceId: outcome.judgeTraceId }),
+        ...(job.runId !== null && { runId: job.runId, datasetItemId: job.datasetItemId }),
+      },
     });
-    if ('error' in stored) await markJobFailed(tx, job.id, `the score was refused: ${stored.error}`, null);
-    else await markJobDone(tx, job.id, { status: 'succeeded', scoreId: stored.id, note: null });
+    if ('error' in stored) await fail(tx, job, { transient: false, error: `the score was refused: ${stored.error}`, ...outcome });
+    else await markJobDone(tx, job.id, { status: 'succeeded', scoreId: stored.id, note: null, judgeTraceId: outcome.judgeTraceId });
+  }
+
+  /** A failed attempt: retried with a doubling wait while transient and attempts are left, else failed for good. */
+  async function fail(tx: postgres.TransactionSql, job: ClaimedJob, failure: { transient: boolean; error: string; judgeTraceId?: string }) {
+    const attempts = job.attempts + 1;
+    const retryAfter = failure.transient && attempts < retry.maxAttempts ? retryDelayMs(retry, attempts) : null;
+    await markJobFailed(tx, job.id, failure.error, retryAfter, failure.judgeTraceId);
   }
 
   /** Claims and runs one due job of a workspace with a free lane; false when none is due. */
