@@ -7,7 +7,9 @@ alter table evaluator_jobs
   add column run_id uuid,
   add column dataset_item_id text,
   -- The trace (source `evaluator`) of the job's last judge call: its messages, tokens and cost.
-  add column judge_trace_id text;
+  add column judge_trace_id text,
+  -- The token of the claim that holds the job until its lease (next_attempt_at) ends; null when none does.
+  add column claim uuid;
 alter table evaluator_jobs drop constraint evaluator_jobs_evaluator_id_evaluator_version_trace_id_key;
 alter table evaluator_jobs add constraint evaluator_jobs_target unique (evaluator_id, evaluator_version, trace_id, span_id);
 

@@ -120,6 +120,7 @@ describe('evaluator targets and execution', () => {
     (await call('GET', `/api/scores?traceId=${traceId}`, undefined, who)).json().data as {
       id: string;
       spanId: string | null;
+      evalTraceId: string | null;
       metadata: Record<string, unknown>;
     }[];
   const requestsAsking = (marker: string) => fake.requests.filter((r) => JSON.stringify(r.body.messages).includes(marker)).length;
@@ -145,7 +146,8 @@ describe('evaluator targets and execution', () => {
     expect(job).toMatchObject({ traceId, status: 'succeeded', spanId: null, runId: null });
     expect(job!.judgeTraceId).toMatch(/^[0-9a-f]{32}$/);
     const [score] = await scoresOf(traceId!, who);
-    expect(score!.metadata).toMatchObject({ judgeTraceId: job!.judgeTraceId, evaluatorId: ev.id, jobId: score!.id });
+    expect(score).toMatchObject({ evalTraceId: job!.judgeTraceId });
+    expect(score!.metadata).toMatchObject({ evaluatorId: ev.id, jobId: score!.id });
 
     const judged = await call('GET', `/api/traces/${job!.judgeTraceId}`, undefined, who);
     expect(judged.statusCode).toBe(200);
@@ -337,9 +339,10 @@ describe('evaluator targets and execution', () => {
     const traceIds = await newTraces(name, 8, marker);
     expect(await worker.scan()).toBe(8);
     fake.delayMs = 300;
-    // The first instance, on connections of its own: it dies (its connections cut) with jobs in flight.
+    // The first instance, on connections of its own: it dies (its connections cut) with jobs in
+    // flight, whose leases then end.
     const dying = connectPostgres(ctx.postgresUrl);
-    const first = evaluatorWorkerFor({ ...ctx, sql: dying }, { retry: noRetryWait, concurrency: 3, pollIntervalMs: 50 });
+    const first = evaluatorWorkerFor({ ...ctx, sql: dying }, { retry: noRetryWait, concurrency: 3, pollIntervalMs: 50, leaseMs: 1500 });
     first.start();
     await until(async () => requestsAsking(marker) >= 4);
     await dying.end({ timeout: 0 });

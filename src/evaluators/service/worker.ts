@@ -1,4 +1,3 @@
-import type postgres from 'postgres';
 import type { Sql } from '../../stores/postgres.js';
 import type { RecordEvaluationScore } from '../../contract/evaluation-scores.js';
 import {
@@ -34,8 +33,9 @@ export const retryDelayMs = (policy: RetryPolicy, attempts: number) =>
  * the page of a scan).
  */
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
-/** Traces looked at per evaluator per scan. */
+/** Traces (or run items) read per page of a scan, and pages per evaluator per round at most. */
 const SCAN_PAGE = 100;
+const SCAN_PAGES = 20;
 
 export interface EvaluatorWorkerOptions extends EvaluateDeps, TargetSources {
   sql: Sql;
@@ -48,6 +48,8 @@ export interface EvaluatorWorkerOptions extends EvaluateDeps, TargetSources {
   /** Jobs of one workspace run at once by this worker, so one busy workspace never holds every lane. */
   perWorkspaceConcurrency?: number;
   now?: () => number;
+  /** How long a claimed job is held before another worker may take it (its worker is taken as dead). */
+  leaseMs?: number;
 }
 
 export interface EvaluatorWorker {
@@ -60,12 +62,13 @@ export interface EvaluatorWorker {
 }
 
 /**
- * The evaluators' queue consumer and target scanner; one runs in every replica. Jobs are
- * claimed like webhook deliveries (src/prompts/webhooks/worker.ts): `FOR UPDATE SKIP LOCKED`
- * in a transaction held while the job runs, so a dead worker's job is due again at once, and
- * the job's unique key (evaluator, version, trace) keeps a target from being scored twice.
- * The score's id is the job's id: a job repeated after a crash between the score's write and
- * the commit corrects its score rather than adding a second.
+ * The evaluators' queue consumer and target scanner; one runs in every replica. A job is claimed
+ * with `FOR UPDATE SKIP LOCKED` and leased (its due time moved past the lease) in one short
+ * statement, so no database connection is held while a judge answers; a dead worker's job is
+ * due again when its lease ends, and only the claim's holder may finish it. The job's unique key
+ * (evaluator, version, trace, span) keeps a target from being queued twice, and the score's id
+ * is the job's id: a job repeated after a crash between the score's write and the job's end
+ * corrects its score rather than adding a second.
  */
 export function createEvaluatorWorker(options: EvaluatorWorkerOptions): EvaluatorWorker {
   const { sql } = options;
@@ -74,22 +77,30 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   const concurrency = options.concurrency ?? 4;
   const perWorkspace = options.perWorkspaceConcurrency ?? 2;
   const now = options.now ?? Date.now;
+  // A lease outlasts the slowest job: a provider call's bound, twice over, and a minute for the stores.
+  const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 60_000;
   const inFlight = new Map<string, number>();
 
   async function scanEvaluator(evaluator: StoredEvaluator): Promise<number> {
-    const from = await selectScannedFrom(sql, evaluator.id);
-    if (!from) return 0;
-    const page = await findTargets(
-      options,
-      evaluator,
-      { after: from.toISOString() },
-      { readyBy: now() - evaluator.target.delaySeconds * 1000, abandonedBefore: now() - ABANDONED_AFTER_MS, limit: SCAN_PAGE },
-    );
-    const { queued } = await queueTargets(sql, evaluator, page.ready);
-    // The scan starts next just before the first target still waiting, else at the last one
-    // seen (found again, a target is already queued: the unique key drops it).
-    const next = page.waitingFrom !== undefined ? justBefore(page.waitingFrom) : page.lastSeen;
-    if (next !== undefined) await advanceScannedFrom(sql, evaluator.id, new Date(next));
+    let queued = 0;
+    // Pages until the scan meets a target still waiting or the end, at most SCAN_PAGES a round:
+    // a busy workspace's new traces are queued as fast as they come, never one page a round.
+    for (let pages = 0; pages < SCAN_PAGES; pages += 1) {
+      const from = await selectScannedFrom(sql, evaluator.id);
+      if (!from) return queued;
+      const page = await findTargets(
+        options,
+        evaluator,
+        { after: from.toISOString() },
+        { readyBy: now() - evaluator.target.delaySeconds * 1000, abandonedBefore: now() - ABANDONED_AFTER_MS, limit: SCAN_PAGE },
+      );
+      queued += (await queueTargets(sql, evaluator, page.ready)).queued;
+      // The scan starts next just before the first target still waiting, else at the last one
+      // seen (found again, a target is already queued: the unique key drops it).
+      const next = page.waitingFrom !== undefined ? justBefore(page.waitingFrom) : page.lastSeen;
+      if (next !== undefined) await advanceScannedFrom(sql, evaluator.id, new Date(next));
+      if (!page.full || page.waitingFrom !== undefined || next === undefined || Date.parse(next) <= from.getTime()) return queued;
+    }
     return queued;
   }
 
@@ -121,17 +132,17 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     };
   }
 
-  async function runJob(tx: postgres.TransactionSql, job: ClaimedJob) {
+  async function runJob(job: ClaimedJob) {
     const evaluator = await selectEvaluator(sql, job.workspaceId, job.evaluatorId);
     if (!evaluator || evaluator.version !== job.evaluatorVersion) {
-      await markJobDone(tx, job.id, { status: 'skipped', scoreId: null, note: 'the evaluator changed before the job ran' });
+      await markJobDone(sql, job, { status: 'skipped', scoreId: null, note: 'the evaluator changed before the job ran' });
       return;
     }
     const target = await readTarget(job);
     if (!target) {
       // A run item's trace may be recorded before its spans are stored: waited for like a transient failure.
-      if (job.runId !== null) await fail(tx, job, { transient: true, error: 'the trace of the run item is not stored (yet)' });
-      else await markJobDone(tx, job.id, { status: 'skipped', scoreId: null, note: 'the target is gone' });
+      if (job.runId !== null) await fail(job, { transient: true, error: 'the trace of the run item is not stored (yet)' });
+      else await markJobDone(sql, job, { status: 'skipped', scoreId: null, note: 'the target is gone' });
       return;
     }
     let outcome: EvaluationOutcome;
@@ -142,8 +153,8 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       outcome = { ok: false, transient: true, error: 'internal error while evaluating' };
     }
     if (!outcome.ok) {
-      if ('deferMs' in outcome) await deferJob(tx, job.id, outcome.deferMs);
-      else await fail(tx, job, outcome);
+      if ('deferMs' in outcome) await deferJob(sql, job, outcome.deferMs);
+      else await fail(job, outcome);
       return;
     }
     const value = evaluator.score.dataType === 'numeric' && typeof outcome.value === 'boolean' ? Number(outcome.value) : outcome.value;
@@ -155,41 +166,39 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       comment: outcome.comment.slice(0, 4000),
       traceId: job.traceId,
       ...(job.spanId !== '' && { spanId: job.spanId }),
+      ...(outcome.judgeTraceId !== undefined && { evalTraceId: outcome.judgeTraceId }),
       metadata: {
         evaluatorId: evaluator.id,
         evaluatorVersion: evaluator.version,
         jobId: job.id,
-        ...(outcome.judgeTraceId !== undefined && { judgeTraceId: outcome.judgeTraceId }),
         ...(job.runId !== null && { runId: job.runId, datasetItemId: job.datasetItemId }),
       },
     });
-    if ('error' in stored) await fail(tx, job, { transient: false, error: `the score was refused: ${stored.error}`, ...outcome });
-    else await markJobDone(tx, job.id, { status: 'succeeded', scoreId: stored.id, note: null, judgeTraceId: outcome.judgeTraceId });
+    if ('error' in stored) await fail(job, { transient: false, error: `the score was refused: ${stored.error}`, ...outcome });
+    else await markJobDone(sql, job, { status: 'succeeded', scoreId: stored.id, note: null, judgeTraceId: outcome.judgeTraceId });
   }
 
   /** A failed attempt: retried with a doubling wait while transient and attempts are left, else failed for good. */
-  async function fail(tx: postgres.TransactionSql, job: ClaimedJob, failure: { transient: boolean; error: string; judgeTraceId?: string }) {
-    const attempts = job.attempts + 1;
-    const retryAfter = failure.transient && attempts < retry.maxAttempts ? retryDelayMs(retry, attempts) : null;
-    await markJobFailed(tx, job.id, failure.error, retryAfter, failure.judgeTraceId);
+  async function fail(job: ClaimedJob, failure: { transient: boolean; error: string; judgeTraceId?: string }) {
+    const retryAfter = failure.transient && job.attempts < retry.maxAttempts ? retryDelayMs(retry, job.attempts) : null;
+    await markJobFailed(sql, job, failure.error, retryAfter, failure.judgeTraceId);
   }
 
   /** Claims and runs one due job of a workspace with a free lane; false when none is due. */
-  const runOne = () =>
-    sql.begin(async (tx) => {
-      const busy = [...inFlight].filter(([, n]) => n >= perWorkspace).map(([w]) => w);
-      const job = await claimDueJob(tx, busy);
-      if (!job) return false;
-      inFlight.set(job.workspaceId, (inFlight.get(job.workspaceId) ?? 0) + 1);
-      try {
-        await runJob(tx, job);
-      } finally {
-        const left = (inFlight.get(job.workspaceId) ?? 1) - 1;
-        if (left === 0) inFlight.delete(job.workspaceId);
-        else inFlight.set(job.workspaceId, left);
-      }
-      return true;
-    });
+  async function runOne(): Promise<boolean> {
+    const busy = [...inFlight].filter(([, n]) => n >= perWorkspace).map(([w]) => w);
+    const job = await claimDueJob(sql, busy, leaseMs);
+    if (!job) return false;
+    inFlight.set(job.workspaceId, (inFlight.get(job.workspaceId) ?? 0) + 1);
+    try {
+      await runJob(job);
+    } finally {
+      const left = (inFlight.get(job.workspaceId) ?? 1) - 1;
+      if (left === 0) inFlight.delete(job.workspaceId);
+      else inFlight.set(job.workspaceId, left);
+    }
+    return true;
+  }
 
   const worker = createQueueWorkerLoop({
     concurrency,

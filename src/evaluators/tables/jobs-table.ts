@@ -1,4 +1,3 @@
-import type postgres from 'postgres';
 import type { Sql } from '../../stores/postgres.js';
 import type { EvaluatorJob } from '../api/schemas.js';
 
@@ -43,6 +42,8 @@ export async function enqueueJobs(
 
 export interface ClaimedJob {
   id: string;
+  /** This claim's token: only its holder may finish the job (a claim taken over after its lease holds another). */
+  claim: string;
   workspaceId: string;
   evaluatorId: string;
   evaluatorVersion: number;
@@ -51,58 +52,67 @@ export interface ClaimedJob {
   spanId: string;
   runId: string | null;
   datasetItemId: string | null;
+  /** Counting this one. */
   attempts: number;
 }
 
 /**
- * Claims the oldest due job of a workspace not in `busy`, locked for the caller's transaction
- * (`FOR UPDATE SKIP LOCKED`, as the webhook outbox): no two workers run one job at once, and a
- * job whose worker died is due again when the database ends its transaction. A paused
- * evaluator's jobs wait until it is resumed.
+ * Claims the oldest due job of a workspace not in `busy` for `leaseMs`: picked with `FOR UPDATE
+ * SKIP LOCKED` (two workers never pick one row) and leased by moving its due time past the
+ * lease, in one short statement, so no connection is held while the judge answers. A job whose
+ * worker died is due again when its lease ends; the attempt is counted at the claim, so a job
+ * that kills its worker runs out of attempts like any other. A paused evaluator's jobs wait.
  */
-export async function claimDueJob(tx: postgres.TransactionSql, busy: string[]): Promise<ClaimedJob | undefined> {
-  const [job] = await tx<ClaimedJob[]>`
-    select j.id, j.workspace_id as "workspaceId", j.evaluator_id as "evaluatorId", j.evaluator_version as "evaluatorVersion",
-      j.trace_id as "traceId", j.span_id as "spanId", j.run_id as "runId", j.dataset_item_id as "datasetItemId", j.attempts
-    from evaluator_jobs j join evaluators e on e.id = j.evaluator_id and e.status = 'active'
-    where j.status = 'pending' and j.next_attempt_at <= now() and j.workspace_id <> all(${busy}::uuid[])
-    order by j.next_attempt_at
-    limit 1
-    for update of j skip locked`;
+export async function claimDueJob(sql: Sql, busy: string[], leaseMs: number): Promise<ClaimedJob | undefined> {
+  const [job] = await sql<ClaimedJob[]>`
+    update evaluator_jobs j
+    set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000}), claim = gen_random_uuid(), attempts = j.attempts + 1
+    where j.id = (
+      select d.id from evaluator_jobs d join evaluators e on e.id = d.evaluator_id and e.status = 'active'
+      where d.status = 'pending' and d.next_attempt_at <= now() and d.workspace_id <> all(${busy}::uuid[])
+      order by d.next_attempt_at
+      limit 1
+      for update of d skip locked)
+    returning j.id, j.claim, j.workspace_id as "workspaceId", j.evaluator_id as "evaluatorId", j.evaluator_version as "evaluatorVersion",
+      j.trace_id as "traceId", j.span_id as "spanId", j.run_id as "runId", j.dataset_item_id as "datasetItemId", j.attempts`;
   return job;
 }
 
+type Claimed = Pick<ClaimedJob, 'id' | 'claim'>;
+
 export async function markJobDone(
-  tx: postgres.TransactionSql,
-  id: string,
+  sql: Sql,
+  job: Claimed,
   outcome: { status: 'succeeded' | 'skipped'; scoreId: string | null; note: string | null; judgeTraceId?: string | undefined },
 ): Promise<void> {
-  await tx`
-    update evaluator_jobs set status = ${outcome.status}, attempts = attempts + 1, score_id = ${outcome.scoreId},
-      last_error = ${outcome.note}, finished_at = now(), judge_trace_id = coalesce(${outcome.judgeTraceId ?? null}, judge_trace_id)
-    where id = ${id}`;
+  await sql`
+    update evaluator_jobs set status = ${outcome.status}, score_id = ${outcome.scoreId}, last_error = ${outcome.note},
+      finished_at = now(), judge_trace_id = coalesce(${outcome.judgeTraceId ?? null}, judge_trace_id), claim = null
+    where id = ${job.id} and claim = ${job.claim}`;
 }
 
 /** A failed attempt: retried after `retryAfterMs`, or failed for good when it is null. */
 export async function markJobFailed(
-  tx: postgres.TransactionSql,
-  id: string,
+  sql: Sql,
+  job: Claimed,
   error: string,
   retryAfterMs: number | null,
   judgeTraceId?: string,
 ): Promise<void> {
-  await tx`
-    update evaluator_jobs set attempts = attempts + 1, last_error = ${error.slice(0, 1000)},
+  await sql`
+    update evaluator_jobs set last_error = ${error.slice(0, 1000)},
       judge_trace_id = coalesce(${judgeTraceId ?? null}, judge_trace_id),
       status = ${retryAfterMs === null ? 'failed' : 'pending'},
       next_attempt_at = now() + make_interval(secs => ${(retryAfterMs ?? 0) / 1000}),
-      finished_at = case when ${retryAfterMs === null} then now() else null end
-    where id = ${id}`;
+      finished_at = case when ${retryAfterMs === null} then now() else null end, claim = null
+    where id = ${job.id} and claim = ${job.claim}`;
 }
 
-/** Puts a job back for later without counting an attempt (its connection's rate limit is spent). */
-export async function deferJob(tx: postgres.TransactionSql, id: string, delayMs: number): Promise<void> {
-  await tx`update evaluator_jobs set next_attempt_at = now() + make_interval(secs => ${delayMs / 1000}) where id = ${id}`;
+/** Puts a job back for later without counting its attempt (its connection's rate limit is spent). */
+export async function deferJob(sql: Sql, job: Claimed, delayMs: number): Promise<void> {
+  await sql`
+    update evaluator_jobs set next_attempt_at = now() + make_interval(secs => ${delayMs / 1000}), attempts = attempts - 1, claim = null
+    where id = ${job.id} and claim = ${job.claim}`;
 }
 
 interface JobRow {
