@@ -29,6 +29,8 @@ export interface RunItemWindow {
   /** Items recorded after this time (ISO). */
   createdAfter: string;
   createdBefore?: string;
+  /** Continues a walk after this item (items recorded at one time are ordered by run and item). */
+  afterItem?: { createdAt: string; runId: string; datasetItemId: string };
 }
 
 export interface EvaluationRuns {

@@ -50,8 +50,17 @@ export interface FoundTrace {
 }
 
 export interface EvaluationTraces {
-  /** The workspace's traces matching the filter, by start time ascending, at most `limit`. */
-  findTraces(workspaceId: string, filter: EvaluationTraceFilter, limit: number): Promise<FoundTrace[]>;
+  /**
+   * The workspace's traces matching the filter, by start time ascending, at most `limit`, and
+   * the cursor of the next page (traces sharing a start time are never skipped between pages);
+   * `cursor` continues a walk of the same filter.
+   */
+  findTraces(
+    workspaceId: string,
+    filter: EvaluationTraceFilter,
+    limit: number,
+    cursor?: string,
+  ): Promise<{ traces: FoundTrace[]; next: string | null }>;
   /** The trace, or undefined when it is gone. */
   readTrace(workspaceId: string, traceId: string): Promise<EvaluationTarget | undefined>;
   /** The ids of the spans of these traces the filter takes, in each trace's start order. */

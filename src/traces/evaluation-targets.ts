@@ -23,8 +23,8 @@ function contentOf(io: StoredSpan['input']): unknown {
 /** The traces the app hands to the evaluators feature (contract/evaluation-targets.ts). */
 export function evaluationTracesOf(clickhouse: ClickHouseClient, limits: QueryLimits): EvaluationTraces {
   return {
-    async findTraces(workspaceId, filter, limit) {
-      const { items } = await listTraces(
+    async findTraces(workspaceId, filter, limit, cursor) {
+      const { items, pagination } = await listTraces(
         clickhouse,
         workspaceId,
         {
@@ -36,10 +36,14 @@ export function evaluationTracesOf(clickhouse: ClickHouseClient, limits: QueryLi
           sort: 'startTime',
           limit: Math.min(limit, 100),
           offset: 0,
+          cursor,
         },
         limits,
       );
-      return items.map((t) => ({ traceId: t.traceId, startTime: t.startTime, endTime: t.endTime, source: t.source }));
+      return {
+        traces: items.map((t) => ({ traceId: t.traceId, startTime: t.startTime, endTime: t.endTime, source: t.source })),
+        next: pagination.nextCursor,
+      };
     },
     async findSpans(workspaceId, traceIds, filter) {
       if (traceIds.length === 0) return [];

@@ -13,6 +13,7 @@ export function evaluationRunsOf(sql: Sql): EvaluationRuns {
           datasetId: window.datasetId,
           after: new Date(window.createdAfter),
           before: window.createdBefore === undefined ? undefined : new Date(window.createdBefore),
+          afterItem: window.afterItem,
         },
         limit,
       ),

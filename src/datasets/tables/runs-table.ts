@@ -126,27 +126,37 @@ interface FoundRunItemRow {
   runId: string;
   datasetItemId: string;
   traceId: string;
-  createdAt: Date;
+  /** ISO with the microseconds, so a walk resumes exactly after an item. */
+  createdAt: string;
 }
 
-const toFound = (row: FoundRunItemRow) => ({ ...row, createdAt: row.createdAt.toISOString() });
+const exactTime = (sql: Sql) => sql`to_char(i.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** The workspace's run items recorded in a window (of one dataset's runs, or all), oldest first. */
 export async function selectRunItemsRecorded(
   sql: Sql,
   workspaceId: string,
-  window: { datasetId?: string | undefined; after: Date; before?: Date | undefined },
+  window: {
+    datasetId?: string | undefined;
+    after: Date;
+    before?: Date | undefined;
+    afterItem?: { createdAt: string; runId: string; datasetItemId: string } | undefined;
+  },
   limit: number,
 ) {
-  const rows = await sql<FoundRunItemRow[]>`
-    select i.run_id as "runId", i.dataset_item_id as "datasetItemId", i.trace_id as "traceId", i.created_at as "createdAt"
+  return sql<FoundRunItemRow[]>`
+    select i.run_id as "runId", i.dataset_item_id as "datasetItemId", i.trace_id as "traceId", ${exactTime(sql)} as "createdAt"
     from dataset_run_items i join dataset_runs r on r.id = i.run_id join datasets d on d.id = r.dataset_id
     where d.workspace_id = ${workspaceId} and i.created_at > ${window.after}
       ${window.before === undefined ? sql`` : sql`and i.created_at < ${window.before}`}
       ${window.datasetId === undefined ? sql`` : sql`and r.dataset_id = ${window.datasetId}`}
+      ${
+        window.afterItem === undefined
+          ? sql``
+          : sql`and (i.created_at, i.run_id, i.dataset_item_id) > (${window.afterItem.createdAt}::timestamptz, ${window.afterItem.runId}::uuid, ${window.afterItem.datasetItemId})`
+      }
     order by i.created_at, i.run_id, i.dataset_item_id
     limit ${limit}`;
-  return rows.map(toFound);
 }
 
 /** Every item of one run of the workspace, by dataset item id; undefined when the workspace has no such run. */
@@ -154,11 +164,10 @@ export async function selectItemsOfRun(sql: Sql, workspaceId: string, runId: str
   const [run] = await sql`
     select r.id from dataset_runs r join datasets d on d.id = r.dataset_id where d.workspace_id = ${workspaceId} and r.id = ${runId}`;
   if (!run) return undefined;
-  const rows = await sql<FoundRunItemRow[]>`
-    select run_id as "runId", dataset_item_id as "datasetItemId", trace_id as "traceId", created_at as "createdAt"
-    from dataset_run_items where run_id = ${runId}
-    order by dataset_item_id`;
-  return rows.map(toFound);
+  return sql<FoundRunItemRow[]>`
+    select i.run_id as "runId", i.dataset_item_id as "datasetItemId", i.trace_id as "traceId", ${exactTime(sql)} as "createdAt"
+    from dataset_run_items i where i.run_id = ${runId}
+    order by i.dataset_item_id`;
 }
 
 /** A run item with its dataset item as the run saw it (at the run's dataset version). */

@@ -2,7 +2,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import type { Backfill, BackfillResult } from '../api/schemas.js';
 import type { JobTarget } from '../tables/jobs-table.js';
 import type { EvaluatorDeps } from './evaluators.js';
-import { findTargets, queueTargets } from './targets.js';
+import { findTargets, justBefore, queueTargets } from './targets.js';
 import { selectEvaluator } from '../tables/evaluators-table.js';
 
 /** Traces or run items read per page of a backfill. */
@@ -51,22 +51,25 @@ export async function backfill(
   }
 
   const to = body.to ?? new Date(now).toISOString();
-  let after = body.from!;
+  const after = body.from!;
+  let cursor: string | undefined;
+  let resumeFrom = after;
   for (;;) {
     const page = await findTargets(
       deps,
       evaluator,
-      { after, before: to },
+      { after, before: to, cursor },
       { readyBy: now - evaluator.target.delaySeconds * 1000, abandonedBefore: Number.POSITIVE_INFINITY, limit: PAGE },
     );
     result.unfinished += page.unfinished;
     if (!(await take(page.ready))) {
-      // Resumed from this page's start: what this page queued is found again as `existing`.
+      // Resumed just before this page's first target: what was queued is found again as `existing`.
       result.truncated = true;
-      result.resumeFrom = after;
+      result.resumeFrom = resumeFrom;
       return result;
     }
-    if (!page.full || page.lastSeen === undefined || page.lastSeen === after) return result;
-    after = page.lastSeen;
+    if (page.next === undefined) return result;
+    cursor = page.next;
+    if (page.lastSeen !== undefined) resumeFrom = justBefore(page.lastSeen);
   }
 }

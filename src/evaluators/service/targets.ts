@@ -1,6 +1,6 @@
 import type { Sql } from '../../stores/postgres.js';
 import type { EvaluationTraces } from '../../contract/evaluation-targets.js';
-import type { EvaluationRuns } from '../../contract/evaluation-runs.js';
+import type { EvaluationRuns, FoundRunItem } from '../../contract/evaluation-runs.js';
 import { enqueueJobs, type JobTarget } from '../tables/jobs-table.js';
 import type { StoredEvaluator } from '../tables/evaluators-table.js';
 import { isSampled } from './evaluate.js';
@@ -24,8 +24,8 @@ export interface TargetPage {
   unfinished: number;
   /** The time of the last trace or run item the page read; undefined when it read none. */
   lastSeen?: string;
-  /** The page read as many as it could: more may follow `lastSeen`. */
-  full: boolean;
+  /** Where the next page of the same window starts; undefined when this page was the last. */
+  next?: string;
 }
 
 export interface PageOptions {
@@ -41,11 +41,11 @@ export interface PageOptions {
 export async function findTargets(
   sources: TargetSources,
   evaluator: StoredEvaluator,
-  window: { after: string; before?: string | undefined },
+  window: { after: string; before?: string | undefined; cursor?: string | undefined },
   options: PageOptions,
 ): Promise<TargetPage> {
   const { filters, kind } = evaluator.target;
-  const page: TargetPage = { ready: [], unfinished: 0, full: false };
+  const page: TargetPage = { ready: [], unfinished: 0 };
   const notReady = (at: string) => {
     page.unfinished += 1;
     if (page.waitingFrom === undefined && Date.parse(at) > options.abandonedBefore) page.waitingFrom = at;
@@ -53,7 +53,12 @@ export async function findTargets(
   if (kind === 'runs') {
     const items = await sources.runs.findItems(
       evaluator.workspaceId,
-      { datasetId: filters.datasetId, createdAfter: window.after, createdBefore: window.before },
+      {
+        datasetId: filters.datasetId,
+        createdAfter: window.after,
+        createdBefore: window.before,
+        ...(window.cursor !== undefined && { afterItem: JSON.parse(window.cursor) as FoundRunItem }),
+      },
       options.limit,
     );
     for (const item of items) {
@@ -61,11 +66,13 @@ export async function findTargets(
         page.ready.push({ traceId: item.traceId, runId: item.runId, datasetItemId: item.datasetItemId });
       else notReady(item.createdAt);
     }
-    page.lastSeen = items.at(-1)?.createdAt;
-    page.full = items.length >= options.limit;
+    const last = items.at(-1);
+    page.lastSeen = last?.createdAt;
+    if (last && items.length >= options.limit)
+      page.next = JSON.stringify({ createdAt: last.createdAt, runId: last.runId, datasetItemId: last.datasetItemId });
     return page;
   }
-  const found = await sources.traces.findTraces(
+  const { traces: found, next } = await sources.traces.findTraces(
     evaluator.workspaceId,
     {
       ...(kind === 'traces' && { name: filters.name }),
@@ -75,6 +82,7 @@ export async function findTargets(
       startedBefore: window.before,
     },
     options.limit,
+    window.cursor,
   );
   const ready: string[] = [];
   for (const trace of found) {
@@ -83,7 +91,7 @@ export async function findTargets(
     else notReady(trace.startTime);
   }
   page.lastSeen = found.at(-1)?.startTime;
-  page.full = found.length >= options.limit;
+  if (next !== null) page.next = next;
   if (kind === 'traces') page.ready = ready.map((traceId) => ({ traceId }));
   else
     page.ready = await sources.traces.findSpans(evaluator.workspaceId, ready, {

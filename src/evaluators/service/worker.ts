@@ -82,25 +82,31 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   const inFlight = new Map<string, number>();
 
   async function scanEvaluator(evaluator: StoredEvaluator): Promise<number> {
+    const from = await selectScannedFrom(sql, evaluator.id);
+    if (!from) return 0;
     let queued = 0;
-    // Pages until the scan meets a target still waiting or the end, at most SCAN_PAGES a round:
-    // a busy workspace's new traces are queued as fast as they come, never one page a round.
+    let cursor: string | undefined;
+    let waitingFrom: string | undefined;
+    let lastSeen: string | undefined;
+    // Pages until a target still waits or the window ends, at most SCAN_PAGES a round: a busy
+    // workspace's new targets are queued as fast as they come, never one page a round.
     for (let pages = 0; pages < SCAN_PAGES; pages += 1) {
-      const from = await selectScannedFrom(sql, evaluator.id);
-      if (!from) return queued;
       const page = await findTargets(
         options,
         evaluator,
-        { after: from.toISOString() },
+        { after: from.toISOString(), cursor },
         { readyBy: now() - evaluator.target.delaySeconds * 1000, abandonedBefore: now() - ABANDONED_AFTER_MS, limit: SCAN_PAGE },
       );
       queued += (await queueTargets(sql, evaluator, page.ready)).queued;
-      // The scan starts next just before the first target still waiting, else at the last one
-      // seen (found again, a target is already queued: the unique key drops it).
-      const next = page.waitingFrom !== undefined ? justBefore(page.waitingFrom) : page.lastSeen;
-      if (next !== undefined) await advanceScannedFrom(sql, evaluator.id, new Date(next));
-      if (!page.full || page.waitingFrom !== undefined || next === undefined || Date.parse(next) <= from.getTime()) return queued;
+      lastSeen = page.lastSeen ?? lastSeen;
+      waitingFrom = page.waitingFrom;
+      if (waitingFrom !== undefined || page.next === undefined) break;
+      cursor = page.next;
     }
+    // The next scan starts just before the first target still waiting, else just before the
+    // last one seen: targets sharing its time are found again, and the unique key drops them.
+    const next = waitingFrom ?? lastSeen;
+    if (next !== undefined) await advanceScannedFrom(sql, evaluator.id, new Date(justBefore(next)));
     return queued;
   }
 
