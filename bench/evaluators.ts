@@ -10,7 +10,7 @@
  * 2. Ingest with an evaluator enabled against without, in the same run: `--phases` pairs of
  *    `--seconds` of ingest (batches of 20 traces of 10 spans, 4 at once), one phase with the
  *    worker stopped and its evaluators paused, one with a judge of every new trace running
- *    (delay 0, the worker polling every 200 ms), alternated; traces per second of each.
+ *    (delay 0, the worker polling every 2 s as the service does), alternated; traces per second of each.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -159,7 +159,7 @@ export async function run(args: string[]): Promise<void> {
     await call('POST', `/api/evaluators/${live.id}/pause`);
     const liveWorker = evaluatorWorkerFor(
       { config, sql, clickhouse: stores.clickhouse.client, writer },
-      { concurrency, perWorkspaceConcurrency: concurrency, pollIntervalMs: 200 },
+      { concurrency, perWorkspaceConcurrency: concurrency },
     );
     let batch = 0;
     const ingestFor = async (ms: number) => {

@@ -50,7 +50,7 @@ import { spanContentReader } from './traces/span-content.js';
 import { evaluationTracesOf } from './traces/evaluation-targets.js';
 import { queryLimitsOf } from './traces/query-limits.js';
 import { evaluationPromptsOf } from './prompts/evaluation-prompts.js';
-import type { RecordEvaluationScore } from './contract/evaluation-scores.js';
+import type { EvaluationScore, RecordEvaluationScore } from './contract/evaluation-scores.js';
 import type { RecordJudgeTrace } from './contract/judge-traces.js';
 import { ingestTraces } from './traces/ingest.js';
 import { evaluationRunsOf } from './datasets/service/evaluation-runs.js';
@@ -61,6 +61,7 @@ import type { ConnectionDeps } from './evaluators/service/connections.js';
 import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
 import type { ScoreStores } from './scores/service/ingest.js';
+import { groupCommit } from './stores/group-commit.js';
 import { monitorRoutes } from './monitors/api/routes.js';
 import { traceFiguresReader } from './traces/trace-figures.js';
 import { runScoresOf } from './scores/service/run-scores.js';
@@ -133,16 +134,29 @@ export const modelConnectionDepsFor = (sql: Sql, config: Config, guard?: TargetG
   timeoutMs: MODEL_CALL_TIMEOUT_MS,
 });
 
-/** Evaluators' scores go through the scores feature's ingest (source `eval`), validated like any score. */
-export const evaluationScoreRecorder =
-  (stores: ScoreStores): RecordEvaluationScore =>
-  async (workspaceId, evaluatorId, score) => {
-    const result = await ingestScores(stores, { workspaceId, authorId: `evaluator:${evaluatorId}`, defaultSource: 'eval' }, [
-      { ...score, source: 'eval' },
-    ]);
-    const id = result.ids[0];
-    return id ? { id } : { error: result.errors.map((e) => `${e.path} ${e.message}`).join('; ') || 'refused' };
-  };
+/**
+ * Evaluators' scores go through the scores feature's ingest (source `eval`), validated like any
+ * score, group-committed: the scores of one evaluator that arrive while a write is in flight go
+ * together in the next (one statement for many jobs, not one each).
+ */
+export function evaluationScoreRecorder(stores: ScoreStores): RecordEvaluationScore {
+  const record = groupCommit(async (key, scores: EvaluationScore[]) => {
+    const [workspaceId, evaluatorId] = key.split('/') as [string, string];
+    const writer = { workspaceId, authorId: `evaluator:${evaluatorId}`, defaultSource: 'eval' } as const;
+    const result = await ingestScores(
+      stores,
+      writer,
+      scores.map((score) => ({ ...score, source: 'eval' })),
+    );
+    return scores.map((_, index) => {
+      const id = result.ids[index];
+      if (id) return { id };
+      const errors = result.errors.filter((e) => e.index === index).map((e) => `${e.path} ${e.message}`);
+      return { error: errors.join('; ') || 'refused' };
+    });
+  });
+  return (workspaceId, evaluatorId, score) => record(`${workspaceId}/${evaluatorId}`, score);
+}
 
 /**
  * A judge call as a trace of its workspace (source `evaluator`), through the traces' ingest: one

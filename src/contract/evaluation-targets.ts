@@ -63,6 +63,8 @@ export interface EvaluationTraces {
   ): Promise<{ traces: FoundTrace[]; next: string | null }>;
   /** The trace, or undefined when it is gone. */
   readTrace(workspaceId: string, traceId: string): Promise<EvaluationTarget | undefined>;
+  /** Many traces at once (a worker's jobs read together); traces gone are absent. */
+  readTraces(workspaceId: string, traceIds: string[]): Promise<Map<string, EvaluationTarget>>;
   /** The ids of the spans of these traces the filter takes, in each trace's start order. */
   findSpans(workspaceId: string, traceIds: string[], filter: EvaluationSpanFilter): Promise<{ traceId: string; spanId: string }[]>;
   /** The span (its content and figures, its trace's id), or undefined when it is gone. */

@@ -3,10 +3,11 @@ import type { EvaluationTarget, EvaluationTraces } from '../contract/evaluation-
 import { AppError } from '../http/errors.js';
 import { listTraces } from './list.js';
 import type { QueryLimits } from './query-limits.js';
-import { getSpan, getTrace } from './read.js';
+import { getSpan } from './read.js';
+import { traceFiguresReader } from './trace-figures.js';
 import type { StoredSpan } from './schemas.js';
 import { selectSpanDetails } from './spans-table.js';
-import { toStoredSpan } from './tree.js';
+import { groupSpansByTrace, toStoredSpan } from './tree.js';
 
 /**
  * What an evaluator reads of a span's input or output: its text when it has one, else the
@@ -22,6 +23,31 @@ function contentOf(io: StoredSpan['input']): unknown {
 
 /** The traces the app hands to the evaluators feature (contract/evaluation-targets.ts). */
 export function evaluationTracesOf(clickhouse: ClickHouseClient, limits: QueryLimits): EvaluationTraces {
+  const figuresOf = traceFiguresReader(clickhouse);
+  /** Many traces in two statements: their figures, and their spans (the root's content is the target's). */
+  async function readTraces(workspaceId: string, traceIds: string[]): Promise<Map<string, EvaluationTarget>> {
+    const out = new Map<string, EvaluationTarget>();
+    if (traceIds.length === 0) return out;
+    const [figures, details] = await Promise.all([
+      figuresOf(workspaceId, traceIds),
+      selectSpanDetails(clickhouse, { workspaceId, traceIds }),
+    ]);
+    const spans = groupSpansByTrace(details);
+    for (const [traceId, figure] of figures) {
+      const list = spans.get(traceId) ?? [];
+      const root = list.find((s) => s.parentSpanId === undefined) ?? list[0];
+      out.set(traceId, {
+        traceId,
+        input: contentOf(root?.input),
+        output: contentOf(root?.output),
+        metadata: root?.metadata ?? {},
+        attributes: root?.attributes ?? {},
+        durationMs: figure.latencyMs,
+        costUsd: figure.costUsd,
+      });
+    }
+    return out;
+  }
   return {
     async findTraces(workspaceId, filter, limit, cursor) {
       const { items, pagination } = await listTraces(
@@ -78,22 +104,8 @@ export function evaluationTracesOf(clickhouse: ClickHouseClient, limits: QueryLi
       };
     },
     async readTrace(workspaceId, traceId): Promise<EvaluationTarget | undefined> {
-      try {
-        const trace = await getTrace(clickhouse, workspaceId, traceId);
-        const root = trace.spans.find((s) => s.parentSpanId === undefined) ?? trace.spans[0];
-        return {
-          traceId,
-          input: contentOf(root?.input),
-          output: contentOf(root?.output),
-          metadata: root?.metadata ?? {},
-          attributes: root?.attributes ?? {},
-          durationMs: trace.durationMs,
-          costUsd: trace.costUsd ?? null,
-        };
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'NOT_FOUND') return undefined;
-        throw error;
-      }
+      return (await readTraces(workspaceId, [traceId])).get(traceId);
     },
+    readTraces,
   };
 }

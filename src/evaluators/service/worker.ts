@@ -12,6 +12,7 @@ import type { EvaluationTarget } from '../../contract/evaluation-targets.js';
 import { evaluateTarget, type EvaluateDeps, type EvaluationOutcome } from './evaluate.js';
 import { findTargets, justBefore, queueTargets, type TargetSources } from './targets.js';
 import { createQueueWorkerLoop } from '../../stores/queue-worker.js';
+import { groupCommit } from '../../stores/group-commit.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; after the last transient failure the job is `failed`. */
@@ -80,6 +81,12 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   // A lease outlasts the slowest job: a provider call's bound, twice over, and a minute for the stores.
   const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 60_000;
   const inFlight = new Map<string, number>();
+  // The traces of the jobs running at once are read together: one round trip for many jobs.
+  const readTraceOf = groupCommit(async (workspaceId, traceIds: string[]) => {
+    const found = await options.traces.readTraces(workspaceId, [...new Set(traceIds)]);
+    return traceIds.map((id) => found.get(id));
+  });
+  const readTrace = (workspaceId: string, traceId: string) => readTraceOf(workspaceId, traceId);
 
   async function scanEvaluator(evaluator: StoredEvaluator): Promise<number> {
     const from = await selectScannedFrom(sql, evaluator.id);
@@ -125,7 +132,7 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   /** The job's target: its span, its trace, or a run item's trace with the dataset item. */
   async function readTarget(job: ClaimedJob): Promise<EvaluationTarget | undefined> {
     if (job.spanId !== '') return options.traces.readSpan(job.workspaceId, job.traceId, job.spanId);
-    const trace = await options.traces.readTrace(job.workspaceId, job.traceId);
+    const trace = await readTrace(job.workspaceId, job.traceId);
     if (!trace || job.runId === null || job.datasetItemId === null) return trace;
     const item = await options.runs.readItem(job.workspaceId, job.runId, job.datasetItemId);
     if (!item) return undefined;
