@@ -3,7 +3,7 @@ import type { EvaluationTarget } from '../../contract/evaluation-targets.js';
 import type { EvaluationPrompts } from '../../contract/evaluation-prompts.js';
 import { renderTemplate } from '../../contract/index.js';
 import type { TargetGuard } from '../../egress/target-guard.js';
-import type { Judge } from '../api/schemas.js';
+import type { Judge, ModelConnection } from '../api/schemas.js';
 import { runCheck } from '../model/checks.js';
 import { judgeAnswerSchema, parseJudgeAnswer } from '../model/judge-answer.js';
 import { readTargetField } from '../model/target-fields.js';
@@ -43,6 +43,8 @@ export interface EvaluateDeps {
   /** The per-connection calls per minute of this process. */
   limiter: ConnectionRateLimiter;
   log?: { error(obj: object, msg: string): void } | undefined;
+  /** Opens a connection for a call; default `openConnection` (a worker keeps them a few seconds). */
+  open?: (workspaceId: string, connectionId: string) => Promise<{ connection: ModelConnection; apiKey: string }>;
 }
 
 /** Runs the evaluator's check or judge on one target (`jobId`: the job, named on the judge's trace). */
@@ -82,7 +84,10 @@ async function judgeTarget(
   );
   const system = renderTemplate(prompt.systemPrompt, variables).text;
   const user = prompt.humanPrompt === null ? 'Give your verdict.' : renderTemplate(prompt.humanPrompt, variables).text;
-  const { connection, apiKey } = await openConnection(deps.connections, evaluator.workspaceId, judge.connectionId);
+  const { connection, apiKey } = await (deps.open ?? ((w, c) => openConnection(deps.connections, w, c)))(
+    evaluator.workspaceId,
+    judge.connectionId,
+  );
   const deferMs = deps.limiter.take(connection.id, connection.requestsPerMinute);
   if (deferMs > 0) return { ok: false, deferMs };
   const model = judge.model ?? connection.defaultModel;

@@ -13,6 +13,10 @@ import { evaluateTarget, type EvaluateDeps, type EvaluationOutcome } from './eva
 import { findTargets, justBefore, queueTargets, type TargetSources } from './targets.js';
 import { createQueueWorkerLoop } from '../../stores/queue-worker.js';
 import { groupCommit } from '../../stores/group-commit.js';
+import type { EvaluationPrompt } from '../../contract/evaluation-prompts.js';
+import type { ModelConnection } from '../api/schemas.js';
+import { openConnection } from './connections.js';
+import { shortCache } from './short-cache.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; after the last transient failure the job is `failed`. */
@@ -87,6 +91,21 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     return traceIds.map((id) => found.get(id));
   });
   const readTrace = (workspaceId: string, traceId: string) => readTraceOf(workspaceId, traceId);
+  // What every job of an evaluator reads alike, read once for the jobs of a few seconds: its
+  // version's definition, its connection and key (a new key is used within seconds), its prompt.
+  const evaluatorOf = shortCache<StoredEvaluator | undefined>(60_000, now);
+  const connectionOf = shortCache<{ connection: ModelConnection; apiKey: string }>(5_000, now);
+  const promptOf = shortCache<EvaluationPrompt | undefined>(5_000, now);
+  const evaluateDeps: EvaluateDeps = {
+    ...options,
+    open: (workspaceId, connectionId) =>
+      connectionOf(`${workspaceId}/${connectionId}`, () => openConnection(options.connections, workspaceId, connectionId)),
+    prompts: {
+      ...options.prompts,
+      resolve: (workspaceId, ref) =>
+        promptOf(JSON.stringify([workspaceId, ref.name, ref.label, ref.version]), () => options.prompts.resolve(workspaceId, ref)),
+    },
+  };
 
   async function scanEvaluator(evaluator: StoredEvaluator): Promise<number> {
     const from = await selectScannedFrom(sql, evaluator.id);
@@ -146,7 +165,11 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   }
 
   async function runJob(job: ClaimedJob) {
-    const evaluator = await selectEvaluator(sql, job.workspaceId, job.evaluatorId);
+    // A version's definition never changes (a change is a new version): kept by id and version.
+    const evaluator =
+      job.currentVersion === job.evaluatorVersion
+        ? await evaluatorOf(`${job.evaluatorId}/${job.evaluatorVersion}`, () => selectEvaluator(sql, job.workspaceId, job.evaluatorId))
+        : undefined;
     if (!evaluator || evaluator.version !== job.evaluatorVersion) {
       await markJobDone(sql, job, { status: 'skipped', scoreId: null, note: 'the evaluator changed before the job ran' });
       return;
@@ -160,7 +183,7 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     }
     let outcome: EvaluationOutcome;
     try {
-      outcome = await evaluateTarget(options, evaluator, target, job.id);
+      outcome = await evaluateTarget(evaluateDeps, evaluator, target, job.id);
     } catch (error) {
       options.log?.error({ err: error, jobId: job.id }, 'evaluation failed');
       outcome = { ok: false, transient: true, error: 'internal error while evaluating' };

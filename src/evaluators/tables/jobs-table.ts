@@ -54,6 +54,8 @@ export interface ClaimedJob {
   datasetItemId: string | null;
   /** Counting this one. */
   attempts: number;
+  /** The evaluator's version now: a job of an older one is skipped. */
+  currentVersion: number;
 }
 
 /**
@@ -74,7 +76,8 @@ export async function claimDueJob(sql: Sql, busy: string[], leaseMs: number): Pr
       limit 1
       for update of d skip locked)
     returning j.id, j.claim, j.workspace_id as "workspaceId", j.evaluator_id as "evaluatorId", j.evaluator_version as "evaluatorVersion",
-      j.trace_id as "traceId", j.span_id as "spanId", j.run_id as "runId", j.dataset_item_id as "datasetItemId", j.attempts`;
+      j.trace_id as "traceId", j.span_id as "spanId", j.run_id as "runId", j.dataset_item_id as "datasetItemId", j.attempts,
+      (select e.version from evaluators e where e.id = j.evaluator_id) as "currentVersion"`;
   return job;
 }
 
