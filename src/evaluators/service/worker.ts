@@ -79,8 +79,10 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   const { sql } = options;
   const retry = options.retry ?? defaultRetryPolicy;
   const pollIntervalMs = options.pollIntervalMs ?? 2_000;
-  const concurrency = options.concurrency ?? 4;
-  const perWorkspace = options.perWorkspaceConcurrency ?? 2;
+  // Lanes hold no database connection while a judge answers, and the jobs running at once share
+  // their reads and writes (group commit): many lanes are cheap, and make the batches larger.
+  const concurrency = options.concurrency ?? 32;
+  const perWorkspace = options.perWorkspaceConcurrency ?? 16;
   const now = options.now ?? Date.now;
   // A lease outlasts the slowest job: a provider call's bound, twice over, and a minute for the stores.
   const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 60_000;
