@@ -300,6 +300,37 @@ describe('evaluator targets and execution', () => {
     expect(backwards.json().error.message).toContain('to');
   });
 
+  it('a trace still running holds up no trace after it, and is judged once it ends', async () => {
+    const name = uniqueId('long');
+    const ev = await judge({ filters: { name } });
+    const now = Date.now();
+    // No root span yet: the trace runs.
+    const child = span({
+      parentSpanId: 'root',
+      startTime: new Date(now).toISOString(),
+      endTime: new Date(now + 1).toISOString(),
+      durationMs: 1,
+    });
+    const running = trace({ name, spans: [child] });
+    expect((await post(ctx, tenant, [running])).json().data.accepted).toBe(1);
+    // More finished traces after it than one page of a scan holds.
+    const after = [];
+    for (let i = 0; i < 3; i += 1) after.push(...(await newTraces(name, 50)));
+    expect(await worker.scan()).toBe(150);
+    expect(await worker.scan()).toBe(0);
+    const root = span({
+      spanId: 'root',
+      kind: 'agent',
+      startTime: new Date(now).toISOString(),
+      endTime: new Date(now + 10).toISOString(),
+      durationMs: 10,
+    });
+    expect((await post(ctx, tenant, [{ ...running, spans: [root, child] }])).json().data.accepted).toBe(1);
+    expect(await worker.scan()).toBe(1);
+    const jobs = await jobsOf(ev.id);
+    expect(new Set(jobs.map((j) => j.traceId))).toEqual(new Set([running.traceId, ...after]));
+  });
+
   it("a connection's requests per minute hold across the workers of one process", async () => {
     let clock = Date.now();
     const limiter = createConnectionRateLimiter(() => clock);

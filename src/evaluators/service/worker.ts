@@ -116,8 +116,8 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     let cursor: string | undefined;
     let waitingFrom: string | undefined;
     let lastSeen: string | undefined;
-    // Pages until a target still waits or the window ends, at most SCAN_PAGES a round: a busy
-    // workspace's new targets are queued as fast as they come, never one page a round.
+    // Pages until the window ends, at most SCAN_PAGES a round: a busy workspace's new targets
+    // are queued as fast as they come, never one page a round.
     for (let pages = 0; pages < SCAN_PAGES; pages += 1) {
       const page = await findTargets(
         options,
@@ -127,8 +127,10 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       );
       queued += (await queueTargets(sql, evaluator, page.ready)).queued;
       lastSeen = page.lastSeen ?? lastSeen;
-      waitingFrom = page.waitingFrom;
-      if (waitingFrom !== undefined || page.next === undefined) break;
+      waitingFrom ??= page.waitingFrom;
+      // Past a target still waiting the walk goes on (a long trace does not hold up those after
+      // it; found again later, they are queued already), but the next scan starts before it.
+      if (page.next === undefined) break;
       cursor = page.next;
     }
     // The next scan starts just before the first target still waiting, else just before the
