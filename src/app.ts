@@ -51,12 +51,18 @@ import { spanContentReader } from './traces/span-content.js';
 import { evaluationTracesOf } from './traces/evaluation-targets.js';
 import { queryLimitsOf } from './traces/query-limits.js';
 import { evaluationPromptsOf } from './prompts/evaluation-prompts.js';
-import type { RecordEvaluationScore } from './contract/evaluation-scores.js';
+import type { EvaluationScore, RecordEvaluationScore } from './contract/evaluation-scores.js';
+import type { RecordJudgeTrace } from './contract/judge-traces.js';
+import { ingestTraces } from './traces/ingest.js';
+import { evaluationRunsOf } from './datasets/service/evaluation-runs.js';
+import { createConnectionRateLimiter } from './evaluators/service/rate-limiter.js';
+import { EVALUATOR_TRACE_SOURCE } from './evaluators/service/targets.js';
 import { evaluatorRoutes, modelConnectionRoutes } from './evaluators/api/routes.js';
 import type { ConnectionDeps } from './evaluators/service/connections.js';
 import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
 import type { ScoreStores } from './scores/service/ingest.js';
+import { groupCommit } from './stores/group-commit.js';
 import { monitorRoutes } from './monitors/api/routes.js';
 import { traceFiguresReader } from './traces/trace-figures.js';
 import { runScoresOf } from './scores/service/run-scores.js';
@@ -129,20 +135,76 @@ export const modelConnectionDepsFor = (sql: Sql, config: Config, guard?: TargetG
   timeoutMs: MODEL_CALL_TIMEOUT_MS,
 });
 
-/** Evaluators' scores go through the scores feature's ingest (source `eval`), validated like any score. */
-export const evaluationScoreRecorder =
-  (stores: ScoreStores): RecordEvaluationScore =>
-  async (workspaceId, evaluatorId, score) => {
-    const result = await ingestScores(stores, { workspaceId, authorId: `evaluator:${evaluatorId}`, defaultSource: 'eval' }, [
-      { ...score, source: 'eval' },
-    ]);
-    const id = result.ids[0];
-    return id ? { id } : { error: result.errors.map((e) => `${e.path} ${e.message}`).join('; ') || 'refused' };
+/**
+ * Evaluators' scores go through the scores feature's ingest (source `eval`), validated like any
+ * score, group-committed: the scores of one evaluator that arrive while a write is in flight go
+ * together in the next (one statement for many jobs, not one each).
+ */
+export function evaluationScoreRecorder(stores: ScoreStores): RecordEvaluationScore {
+  const record = groupCommit(async (key, scores: EvaluationScore[]) => {
+    const [workspaceId, evaluatorId] = key.split('/') as [string, string];
+    const writer = { workspaceId, authorId: `evaluator:${evaluatorId}`, defaultSource: 'eval' } as const;
+    const result = await ingestScores(
+      stores,
+      writer,
+      scores.map((score) => ({ ...score, source: 'eval' })),
+    );
+    return scores.map((_, index) => {
+      const id = result.ids[index];
+      if (id) return { id };
+      const errors = result.errors.filter((e) => e.index === index).map((e) => `${e.path} ${e.message}`);
+      return { error: errors.join('; ') || 'refused' };
+    });
+  });
+  return (workspaceId, evaluatorId, score) => record(`${workspaceId}/${evaluatorId}`, score);
+}
+
+/**
+ * A judge call as a trace of its workspace (source `evaluator`), through the traces' ingest: one
+ * generation span with the messages, the answer and the tokens, priced by the workspace's
+ * prices like any span (cost/pricing.ts).
+ */
+export const judgeTraceRecorder =
+  (writer: WriteBatcher): RecordJudgeTrace =>
+  async (workspaceId, call) => {
+    const trace = {
+      traceId: call.traceId,
+      name: call.name,
+      source: EVALUATOR_TRACE_SOURCE,
+      spans: [
+        {
+          spanId: call.traceId.slice(0, 16),
+          name: 'judge',
+          kind: 'llm.chat',
+          model: call.model,
+          provider: call.provider,
+          input: { messages: call.messages },
+          ...(call.output !== undefined && { output: { text: call.output } }),
+          ...(call.inputTokens !== undefined && { inputTokens: call.inputTokens }),
+          ...(call.outputTokens !== undefined && { outputTokens: call.outputTokens }),
+          startTime: call.startTime,
+          endTime: call.endTime,
+          durationMs: Math.max(0, Date.parse(call.endTime) - Date.parse(call.startTime)),
+          status: call.error === undefined ? 'ok' : 'error',
+          ...(call.error !== undefined && { statusMessage: call.error.slice(0, 1000) }),
+          metadata: {
+            evaluatorId: call.evaluatorId,
+            evaluatorVersion: call.evaluatorVersion,
+            jobId: call.jobId,
+            targetTraceId: call.target.traceId,
+            ...(call.target.spanId !== undefined && { targetSpanId: call.target.spanId }),
+          },
+        },
+      ],
+    };
+    const result = await ingestTraces(writer, workspaceId, [trace]);
+    if (result.accepted !== 1)
+      throw new Error(`the judge's trace was refused: ${result.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
   };
 
 /** The evaluators' worker over this service's stores: one per replica (server.ts), or made by a test. */
 export function evaluatorWorkerFor(
-  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; guard?: TargetGuard },
+  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; writer: WriteBatcher; guard?: TargetGuard },
   options: Partial<EvaluatorWorkerOptions> = {},
 ): EvaluatorWorker {
   const connections = modelConnectionDepsFor(deps.sql, deps.config, deps.guard);
@@ -153,7 +215,10 @@ export function evaluatorWorkerFor(
     timeoutMs: MODEL_CALL_TIMEOUT_MS,
     prompts: evaluationPromptsOf(deps.sql),
     traces: evaluationTracesOf(deps.clickhouse, queryLimitsOf(deps.config)),
+    runs: evaluationRunsOf(deps.sql),
     recordScore: evaluationScoreRecorder({ clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() }),
+    recordJudgeTrace: judgeTraceRecorder(deps.writer),
+    limiter: createConnectionRateLimiter(),
     ...options,
   });
 }
@@ -310,7 +375,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       prefix: '/api/model-connections',
       deps: modelConnectionDepsFor(deps.sql, deps.config, deps.webhookGuard),
     });
-    await api.register(evaluatorRoutes, { prefix: '/api/evaluators', deps: { sql: deps.sql, prompts: evaluationPromptsOf(deps.sql) } });
+    await api.register(evaluatorRoutes, {
+      prefix: '/api/evaluators',
+      deps: {
+        sql: deps.sql,
+        prompts: evaluationPromptsOf(deps.sql),
+        traces: evaluationTracesOf(deps.clickhouse, queryLimitsOf(deps.config)),
+        runs: evaluationRunsOf(deps.sql),
+      },
+    });
     await api.register(monitorRoutes, { prefix: '/api/monitors', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
     // The MCP server's tools read through this app's own routes with the caller's credential;

@@ -173,7 +173,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     webhooks.start();
     const worker = webhooks;
     // Every replica runs one too: jobs are claimed row by row, and a target's key is unique.
-    evaluations = evaluatorWorkerFor({ config, sql, clickhouse: stores.clickhouse.client, guard: webhookGuard }, { log });
+    evaluations = evaluatorWorkerFor({ config, sql, clickhouse: stores.clickhouse.client, writer, guard: webhookGuard }, { log });
     evaluations.start();
     const evaluationWorker = evaluations;
     // Every replica evaluates every monitor: a state moves by a conditional update, so a

@@ -10,7 +10,11 @@ export interface EvaluationScore {
   value: number | boolean;
   comment?: string;
   traceId: string;
+  /** A span target's id; absent when the score is on the trace. */
+  spanId?: string;
   metadata: Record<string, unknown>;
+  /** The judge's trace (source `evaluator`) the score came from: the score's own `evalTraceId`. */
+  evalTraceId?: string;
 }
 
 /** Stores the score (source `eval`); answers its id, or why it was refused. */

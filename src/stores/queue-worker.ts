@@ -9,7 +9,7 @@
  */
 export interface QueueWorkerLoop {
   start(): void;
-  /** Stops polling and waits for the round in flight. */
+  /** Stops polling and taking items, and waits for the items in flight. */
   stop(): Promise<void>;
   /** One round's lanes until nothing is due; the number of items taken. */
   runOnce(): Promise<number>;
@@ -31,6 +31,8 @@ export function createQueueWorkerLoop(options: {
   const failureReportMs = options.failureReportMs ?? 60_000;
   const now = options.now ?? Date.now;
   let running = false;
+  /** Set by stop: lanes finish the item they hold and take no other. */
+  let stopping = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
   let failedRounds = 0;
@@ -39,7 +41,7 @@ export function createQueueWorkerLoop(options: {
   async function runOnce(): Promise<number> {
     let count = 0;
     const lane = async () => {
-      while (await options.takeOne()) count += 1;
+      while (!stopping && (await options.takeOne())) count += 1;
     };
     await Promise.all(Array.from({ length: options.concurrency }, lane));
     return count;
@@ -75,12 +77,15 @@ export function createQueueWorkerLoop(options: {
     start() {
       if (running) return;
       running = true;
+      stopping = false;
       loop = run();
     },
     async stop() {
       running = false;
+      stopping = true;
       wake?.();
       await loop;
+      stopping = false;
       loop = undefined;
     },
     runOnce,

@@ -343,6 +343,10 @@ const examples: Record<string, () => Promise<Example>> = {
   'POST /api/evaluators/{id}/resume': async () => ({ url: `/api/evaluators/${await newEvaluator()}/resume` }),
   'DELETE /api/evaluators/{id}': async () => ({ url: `/api/evaluators/${await newEvaluator()}` }),
   'GET /api/evaluators/{id}/jobs': async () => ({ url: `/api/evaluators/${await newEvaluator()}/jobs?status=failed` }),
+  'POST /api/evaluators/{id}/backfill': async () => ({
+    url: `/api/evaluators/${await newEvaluator()}/backfill`,
+    payload: { from: new Date(Date.now() - 3_600_000).toISOString(), maxJobs: 10 },
+  }),
   'POST /api/monitors': async () => ({ url: '/api/monitors', payload: monitorBody() }),
   'GET /api/monitors': async () => ({ url: '/api/monitors' }),
   'GET /api/monitors/{id}': async () => ({ url: `/api/monitors/${await newMonitor()}` }),

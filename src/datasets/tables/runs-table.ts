@@ -177,3 +177,64 @@ export async function selectItemsToMirror(sql: Sql, runId: string, itemIds: stri
     from dataset_run_items i join dataset_runs r on r.id = i.run_id
     where i.run_id = ${runId} ${itemIds === null ? sql`` : sql`and i.dataset_item_id = any(${itemIds})`}`;
 }
+
+interface FoundRunItemRow {
+  runId: string;
+  datasetItemId: string;
+  traceId: string;
+  /** ISO with the microseconds, so a walk resumes exactly after an item. */
+  createdAt: string;
+}
+
+const exactTime = (sql: Sql) => sql`to_char(i.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** The workspace's run items recorded in a window (of one dataset's runs, or all), oldest first. */
+export async function selectRunItemsRecorded(
+  sql: Sql,
+  workspaceId: string,
+  window: {
+    datasetId?: string | undefined;
+    after: Date;
+    before?: Date | undefined;
+    afterItem?: { createdAt: string; runId: string; datasetItemId: string } | undefined;
+  },
+  limit: number,
+) {
+  return sql<FoundRunItemRow[]>`
+    select i.run_id as "runId", i.dataset_item_id as "datasetItemId", i.trace_id as "traceId", ${exactTime(sql)} as "createdAt"
+    from dataset_run_items i join dataset_runs r on r.id = i.run_id join datasets d on d.id = r.dataset_id
+    where d.workspace_id = ${workspaceId} and i.created_at > ${window.after}
+      ${window.before === undefined ? sql`` : sql`and i.created_at < ${window.before}`}
+      ${window.datasetId === undefined ? sql`` : sql`and r.dataset_id = ${window.datasetId}`}
+      ${
+        window.afterItem === undefined
+          ? sql``
+          : sql`and (i.created_at, i.run_id, i.dataset_item_id) > (${window.afterItem.createdAt}::timestamptz, ${window.afterItem.runId}::uuid, ${window.afterItem.datasetItemId})`
+      }
+    order by i.created_at, i.run_id, i.dataset_item_id
+    limit ${limit}`;
+}
+
+/** Every item of one run of the workspace, by dataset item id; undefined when the workspace has no such run. */
+export async function selectItemsOfRun(sql: Sql, workspaceId: string, runId: string) {
+  const [run] = await sql`
+    select r.id from dataset_runs r join datasets d on d.id = r.dataset_id where d.workspace_id = ${workspaceId} and r.id = ${runId}`;
+  if (!run) return undefined;
+  return sql<FoundRunItemRow[]>`
+    select i.run_id as "runId", i.dataset_item_id as "datasetItemId", i.trace_id as "traceId", ${exactTime(sql)} as "createdAt"
+    from dataset_run_items i where i.run_id = ${runId}
+    order by i.dataset_item_id`;
+}
+
+/** A run item with its dataset item as the run saw it (at the run's dataset version). */
+export async function selectRunItemContent(sql: Sql, workspaceId: string, runId: string, datasetItemId: string) {
+  const [row] = await sql<{ input: unknown; expectedOutput: unknown; output: unknown; metadata: Record<string, unknown> }[]>`
+    select v.input, v.expected_output as "expectedOutput", i.output, v.metadata
+    from dataset_run_items i
+      join dataset_runs r on r.id = i.run_id
+      join datasets d on d.id = r.dataset_id
+      join dataset_item_versions v on v.dataset_id = r.dataset_id and v.item_id = i.dataset_item_id
+        and v.valid_from <= r.dataset_version and (v.valid_to is null or v.valid_to > r.dataset_version)
+    where d.workspace_id = ${workspaceId} and i.run_id = ${runId} and i.dataset_item_id = ${datasetItemId}`;
+  return row;
+}

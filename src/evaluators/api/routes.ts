@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import * as connections from '../service/connections.js';
 import * as evaluators from '../service/evaluators.js';
+import { backfill } from '../service/backfill.js';
 import {
+  backfillBody,
+  backfillResultSchema,
   connectionTestSchema,
   createEvaluatorBody,
   createModelConnectionBody,
@@ -155,5 +158,17 @@ export const evaluatorRoutes: FastifyPluginAsyncZod<{ deps: evaluators.Evaluator
         reply,
         await evaluators.listJobs(deps, request.auth.workspaceId, request.params.id, request.query.limit, request.query.status),
       ),
+  });
+  app.post('/:id/backfill', {
+    schema: {
+      tags,
+      summary:
+        "Queue the evaluator's targets of a past window (or every item of an experiment run), at most maxJobs; a target never gets two jobs of one version",
+      params: idParams,
+      body: backfillBody,
+      response: { 200: envelope(backfillResultSchema), ...errors },
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await backfill(deps, request.auth.workspaceId, request.params.id, request.body)),
   });
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTimeSchema } from '../../contract/iso-time.js';
 import { compileCheckPattern } from '../model/checks.js';
 
 /** Wire shapes of model connections, evaluators and their jobs. */
@@ -21,6 +22,14 @@ export const createModelConnectionBody = z
       .object({ temperature: z.number().min(0).max(2).optional(), maxTokens: z.number().int().min(1).max(100_000).optional() })
       .strict()
       .default({}),
+    requestsPerMinute: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .nullable()
+      .optional()
+      .meta({ description: 'Calls per minute each service instance makes with this connection; null or absent: no limit' }),
   })
   .strict();
 export type CreateModelConnection = z.infer<typeof createModelConnectionBody>;
@@ -35,6 +44,7 @@ export const modelConnectionSchema = z.object({
   apiKeyTail: z.string().meta({ description: 'The last 4 characters of the key' }),
   defaultModel: z.string(),
   parameters: z.object({ temperature: z.number().optional(), maxTokens: z.number().optional() }),
+  requestsPerMinute: z.number().int().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -114,21 +124,49 @@ export const judgeSchema = z
   .strict();
 export type Judge = z.infer<typeof judgeSchema>;
 
+export const targetKinds = ['traces', 'spans', 'runs'] as const;
+
 export const targetSchema = z
   .object({
-    kind: z.literal('traces').default('traces'),
+    kind: z
+      .enum(targetKinds)
+      .default('traces')
+      .meta({ description: '`traces`: new traces; `spans`: new spans; `runs`: the items of experiment runs (their traces)' }),
     filters: z
       .object({
-        name: z.string().min(1).max(200).optional(),
+        name: z.string().min(1).max(200).optional().meta({ description: "The trace's name (kind traces) or the span's (kind spans)" }),
         tags: z.array(z.string().min(1).max(200)).max(20).optional(),
         environment: z.string().min(1).max(200).optional(),
+        spanKind: z.string().min(1).max(64).optional().meta({ description: 'Kind spans: the span kind, e.g. llm.chat' }),
+        promptName: z.string().min(1).max(200).optional().meta({ description: 'Kind spans: spans that used this prompt' }),
+        datasetId: z.uuid().optional().meta({ description: "Kind runs: only this dataset's runs" }),
       })
       .strict()
       .default({}),
     samplingRate: z.number().min(0).max(1).default(1),
-    delaySeconds: z.number().int().min(0).max(86_400).default(30).meta({ description: "Wait after the trace's end before judging it" }),
+    delaySeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(86_400)
+      .default(30)
+      .meta({ description: "Wait after the trace's end (a run item: after it was recorded) before judging it" }),
   })
-  .strict();
+  .strict()
+  .superRefine((target, ctx) => {
+    const only = (field: keyof typeof target.filters, kind: (typeof targetKinds)[number]) => {
+      if (target.filters[field] !== undefined && target.kind !== kind)
+        ctx.addIssue({ code: 'custom', path: ['filters', field], message: `only for kind ${kind}` });
+    };
+    only('spanKind', 'spans');
+    only('promptName', 'spans');
+    only('datasetId', 'runs');
+    if (target.kind === 'runs')
+      for (const field of ['name', 'tags', 'environment'] as const)
+        if (target.filters[field] !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['filters', field], message: 'not for kind runs (use datasetId)' });
+  });
+export type EvaluatorTarget = z.infer<typeof targetSchema>;
 
 export const scoreSpecSchema = z.object({ name: z.string().min(1).max(200), dataType: z.enum(['numeric', 'boolean']) }).strict();
 
@@ -173,12 +211,46 @@ export type Evaluator = z.infer<typeof evaluatorSchema>;
 export const evaluatorJobSchema = z.object({
   id: z.string(),
   evaluatorVersion: z.number().int(),
-  traceId: z.string(),
+  traceId: z.string().meta({ description: 'The trace judged (a run item: the trace that processed it)' }),
+  spanId: z.string().nullable().meta({ description: 'The span judged; null when the target is a trace' }),
+  runId: z.string().nullable().meta({ description: 'The experiment run of the item judged' }),
+  datasetItemId: z.string().nullable(),
   status: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
   attempts: z.number().int(),
   error: z.string().nullable(),
   scoreId: z.string().nullable(),
+  judgeTraceId: z
+    .string()
+    .nullable()
+    .meta({ description: "The trace (source evaluator) of the job's last judge call: its messages, tokens and cost" }),
   createdAt: z.string(),
   finishedAt: z.string().nullable(),
 });
 export type EvaluatorJob = z.infer<typeof evaluatorJobSchema>;
+
+export const backfillBody = z
+  .object({
+    from: isoTimeSchema.optional().meta({ description: 'Targets that started (run items: were recorded) after this time' }),
+    to: isoTimeSchema.optional().meta({ description: 'and before this time; default now' }),
+    runId: z.uuid().optional().meta({ description: 'Kind runs: every item of this experiment run, instead of a window' }),
+    maxJobs: z.number().int().min(1).max(10_000).default(1000).meta({ description: 'At most this many jobs are queued' }),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if ((body.from === undefined) === (body.runId === undefined))
+      ctx.addIssue({ code: 'custom', path: ['from'], message: 'give from (a window) or runId, one of them' });
+    if (body.runId !== undefined && body.to !== undefined) ctx.addIssue({ code: 'custom', path: ['to'], message: 'only with from' });
+    if (body.from !== undefined && body.to !== undefined && Date.parse(body.to) <= Date.parse(body.from))
+      ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
+  });
+export type Backfill = z.infer<typeof backfillBody>;
+
+export const backfillResultSchema = z.object({
+  queued: z.number().int().meta({ description: 'New jobs queued' }),
+  skipped: z.number().int().meta({ description: 'New jobs recorded as skipped, left out by the sampling rate' }),
+  existing: z.number().int().meta({ description: 'Targets that already had a job of this evaluator version (never queued twice)' }),
+  unfinished: z.number().int().meta({ description: 'Traces still running in the window, left out' }),
+  truncated: z.boolean().meta({ description: 'maxJobs was reached before the end of the window: backfill again from `resumeFrom`' }),
+  resumeFrom: z.string().nullable(),
+});
+export type BackfillResult = z.infer<typeof backfillResultSchema>;

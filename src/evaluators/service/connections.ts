@@ -44,6 +44,7 @@ export async function createConnection(deps: ConnectionDeps, workspaceId: string
     keyTail: keyTail(body.apiKey),
     defaultModel: body.defaultModel,
     parameters: body.parameters,
+    requestsPerMinute: body.requestsPerMinute,
   });
   if (!created) throw nameTaken(body.name);
   return created;
@@ -71,6 +72,7 @@ export async function updateConnection(
     baseUrl: body.baseUrl,
     defaultModel: body.defaultModel,
     parameters: body.parameters,
+    requestsPerMinute: body.requestsPerMinute,
     ...(body.apiKey !== undefined && { sealedKey: deps.box!.seal(body.apiKey), keyTail: keyTail(body.apiKey) }),
   });
   if (updated === 'conflict') throw nameTaken(body.name);

@@ -5,8 +5,9 @@ import type { CreateEvaluator, Evaluator, EvaluatorJob } from '../api/schemas.js
 import { selectConnection } from '../tables/connections-table.js';
 import * as table from '../tables/evaluators-table.js';
 import { selectJobs } from '../tables/jobs-table.js';
+import type { TargetSources } from './targets.js';
 
-export interface EvaluatorDeps {
+export interface EvaluatorDeps extends TargetSources {
   sql: Sql;
   prompts: EvaluationPrompts;
 }

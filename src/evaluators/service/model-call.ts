@@ -85,6 +85,18 @@ export function answerOf(connection: ModelConnection, body: unknown, structured:
   return texts.length > 0 ? texts.join('') : undefined;
 }
 
+/** The tokens a provider's answer reports (OpenAI `usage.prompt_tokens`, Anthropic `usage.input_tokens`); none when it reports none. */
+export function usageOf(connection: ModelConnection, body: unknown): { inputTokens?: number; outputTokens?: number } {
+  const usage = (body as { usage?: Record<string, unknown> } | null)?.usage;
+  if (!usage || typeof usage !== 'object') return {};
+  const [inputKey, outputKey] =
+    connection.provider === 'openai' ? ['prompt_tokens', 'completion_tokens'] : ['input_tokens', 'output_tokens'];
+  const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined);
+  const inputTokens = count(usage[inputKey]);
+  const outputTokens = count(usage[outputKey]);
+  return { ...(inputTokens !== undefined && { inputTokens }), ...(outputTokens !== undefined && { outputTokens }) };
+}
+
 /** 429 (rate limited), 408 and every 5xx may pass on a later try; other statuses will not. */
 export const isTransientStatus = (status: number) => status === 429 || status === 408 || status >= 500;
 

@@ -1,6 +1,4 @@
-import type postgres from 'postgres';
 import type { Sql } from '../../stores/postgres.js';
-import type { EvaluationTraces } from '../../contract/evaluation-targets.js';
 import type { RecordEvaluationScore } from '../../contract/evaluation-scores.js';
 import {
   selectActiveEvaluators,
@@ -9,9 +7,16 @@ import {
   advanceScannedFrom,
   type StoredEvaluator,
 } from '../tables/evaluators-table.js';
-import { claimDueJob, enqueueJobs, markJobDone, markJobFailed, type ClaimedJob } from '../tables/jobs-table.js';
-import { evaluateTarget, isSampled, type EvaluateDeps } from './evaluate.js';
+import { claimDueJob, deferJob, markJobDone, markJobFailed, type ClaimedJob } from '../tables/jobs-table.js';
+import type { EvaluationTarget } from '../../contract/evaluation-targets.js';
+import { evaluateTarget, type EvaluateDeps, type EvaluationOutcome } from './evaluate.js';
+import { findTargets, justBefore, queueTargets, type TargetSources } from './targets.js';
 import { createQueueWorkerLoop } from '../../stores/queue-worker.js';
+import { groupCommit } from '../../stores/group-commit.js';
+import type { EvaluationPrompt } from '../../contract/evaluation-prompts.js';
+import type { ModelConnection } from '../api/schemas.js';
+import { openConnection } from './connections.js';
+import { shortCache } from './short-cache.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; after the last transient failure the job is `failed`. */
@@ -33,12 +38,12 @@ export const retryDelayMs = (policy: RetryPolicy, attempts: number) =>
  * the page of a scan).
  */
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
-/** Traces looked at per evaluator per scan. */
+/** Traces (or run items) read per page of a scan, and pages per evaluator per round at most. */
 const SCAN_PAGE = 100;
+const SCAN_PAGES = 20;
 
-export interface EvaluatorWorkerOptions extends EvaluateDeps {
+export interface EvaluatorWorkerOptions extends EvaluateDeps, TargetSources {
   sql: Sql;
-  traces: EvaluationTraces;
   recordScore: RecordEvaluationScore;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   retry?: RetryPolicy;
@@ -48,6 +53,8 @@ export interface EvaluatorWorkerOptions extends EvaluateDeps {
   /** Jobs of one workspace run at once by this worker, so one busy workspace never holds every lane. */
   perWorkspaceConcurrency?: number;
   now?: () => number;
+  /** How long a claimed job is held before another worker may take it (its worker is taken as dead). */
+  leaseMs?: number;
 }
 
 export interface EvaluatorWorker {
@@ -60,49 +67,76 @@ export interface EvaluatorWorker {
 }
 
 /**
- * The evaluators' queue consumer and target scanner; one runs in every replica. Jobs are
- * claimed like webhook deliveries (src/prompts/webhooks/worker.ts): `FOR UPDATE SKIP LOCKED`
- * in a transaction held while the job runs, so a dead worker's job is due again at once, and
- * the job's unique key (evaluator, version, trace) keeps a target from being scored twice.
- * The score's id is the job's id: a job repeated after a crash between the score's write and
- * the commit corrects its score rather than adding a second.
+ * The evaluators' queue consumer and target scanner; one runs in every replica. A job is claimed
+ * with `FOR UPDATE SKIP LOCKED` and leased (its due time moved past the lease) in one short
+ * statement, so no database connection is held while a judge answers; a dead worker's job is
+ * due again when its lease ends, and only the claim's holder may finish it. The job's unique key
+ * (evaluator, version, trace, span) keeps a target from being queued twice, and the score's id
+ * is the job's id: a job repeated after a crash between the score's write and the job's end
+ * corrects its score rather than adding a second.
  */
 export function createEvaluatorWorker(options: EvaluatorWorkerOptions): EvaluatorWorker {
   const { sql } = options;
   const retry = options.retry ?? defaultRetryPolicy;
   const pollIntervalMs = options.pollIntervalMs ?? 2_000;
-  const concurrency = options.concurrency ?? 4;
-  const perWorkspace = options.perWorkspaceConcurrency ?? 2;
+  // Lanes hold no database connection while a judge answers, and the jobs running at once share
+  // their reads and writes (group commit): many lanes are cheap, and make the batches larger.
+  const concurrency = options.concurrency ?? 32;
+  const perWorkspace = options.perWorkspaceConcurrency ?? 16;
   const now = options.now ?? Date.now;
+  // A lease outlasts the slowest job: a provider call's bound, twice over, and a minute for the stores.
+  const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 60_000;
   const inFlight = new Map<string, number>();
+  // The traces of the jobs running at once are read together: one round trip for many jobs.
+  const readTraceOf = groupCommit(async (workspaceId, traceIds: string[]) => {
+    const found = await options.traces.readTraces(workspaceId, [...new Set(traceIds)]);
+    return traceIds.map((id) => found.get(id));
+  });
+  const readTrace = (workspaceId: string, traceId: string) => readTraceOf(workspaceId, traceId);
+  // What every job of an evaluator reads alike, read once for the jobs of a few seconds: its
+  // version's definition, its connection and key (a new key is used within seconds), its prompt.
+  const evaluatorOf = shortCache<StoredEvaluator | undefined>(60_000, now);
+  const connectionOf = shortCache<{ connection: ModelConnection; apiKey: string }>(5_000, now);
+  const promptOf = shortCache<EvaluationPrompt | undefined>(5_000, now);
+  const evaluateDeps: EvaluateDeps = {
+    ...options,
+    open: (workspaceId, connectionId) =>
+      connectionOf(`${workspaceId}/${connectionId}`, () => openConnection(options.connections, workspaceId, connectionId)),
+    prompts: {
+      ...options.prompts,
+      resolve: (workspaceId, ref) =>
+        promptOf(JSON.stringify([workspaceId, ref.name, ref.label, ref.version]), () => options.prompts.resolve(workspaceId, ref)),
+    },
+  };
 
   async function scanEvaluator(evaluator: StoredEvaluator): Promise<number> {
     const from = await selectScannedFrom(sql, evaluator.id);
     if (!from) return 0;
-    const found = await options.traces.findTraces(
-      evaluator.workspaceId,
-      { ...evaluator.target.filters, startedAfter: from.toISOString() },
-      SCAN_PAGE,
-    );
-    const readyBy = now() - evaluator.target.delaySeconds * 1000;
-    const ready: string[] = [];
+    let queued = 0;
+    let cursor: string | undefined;
     let waitingFrom: string | undefined;
-    for (const trace of found) {
-      if (trace.endTime !== null && Date.parse(trace.endTime) <= readyBy) ready.push(trace.traceId);
-      else if (waitingFrom === undefined && Date.parse(trace.startTime) > now() - ABANDONED_AFTER_MS) waitingFrom = trace.startTime;
+    let lastSeen: string | undefined;
+    // Pages until the window ends, at most SCAN_PAGES a round: a busy workspace's new targets
+    // are queued as fast as they come, never one page a round.
+    for (let pages = 0; pages < SCAN_PAGES; pages += 1) {
+      const page = await findTargets(
+        options,
+        evaluator,
+        { after: from.toISOString(), cursor },
+        { readyBy: now() - evaluator.target.delaySeconds * 1000, abandonedBefore: now() - ABANDONED_AFTER_MS, limit: SCAN_PAGE },
+      );
+      queued += (await queueTargets(sql, evaluator, page.ready)).queued;
+      lastSeen = page.lastSeen ?? lastSeen;
+      waitingFrom ??= page.waitingFrom;
+      // Past a target still waiting the walk goes on (a long trace does not hold up those after
+      // it; found again later, they are queued already), but the next scan starts before it.
+      if (page.next === undefined) break;
+      cursor = page.next;
     }
-    const job = { workspaceId: evaluator.workspaceId, evaluatorId: evaluator.id, version: evaluator.version };
-    const sampled = ready.filter((id) => isSampled(evaluator.id, id, evaluator.target.samplingRate));
-    const queued = await enqueueJobs(sql, { ...job, status: 'pending' }, sampled);
-    await enqueueJobs(
-      sql,
-      { ...job, status: 'skipped' },
-      ready.filter((id) => !sampled.includes(id)),
-    );
-    // The scan starts next at the first trace still waiting, else at the last one seen (found
-    // again, it is already queued: the unique key drops it).
-    const next = waitingFrom ?? found.at(-1)?.startTime;
-    if (next !== undefined) await advanceScannedFrom(sql, evaluator.id, new Date(next));
+    // The next scan starts just before the first target still waiting, else just before the
+    // last one seen: targets sharing its time are found again, and the unique key drops them.
+    const next = waitingFrom ?? lastSeen;
+    if (next !== undefined) await advanceScannedFrom(sql, evaluator.id, new Date(justBefore(next)));
     return queued;
   }
 
@@ -118,28 +152,49 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     return queued;
   }
 
-  async function runJob(tx: postgres.TransactionSql, job: ClaimedJob) {
-    const evaluator = await selectEvaluator(sql, job.workspaceId, job.evaluatorId);
+  /** The job's target: its span, its trace, or a run item's trace with the dataset item. */
+  async function readTarget(job: ClaimedJob): Promise<EvaluationTarget | undefined> {
+    if (job.spanId !== '') return options.traces.readSpan(job.workspaceId, job.traceId, job.spanId);
+    const trace = await readTrace(job.workspaceId, job.traceId);
+    if (!trace || job.runId === null || job.datasetItemId === null) return trace;
+    const item = await options.runs.readItem(job.workspaceId, job.runId, job.datasetItemId);
+    if (!item) return undefined;
+    return {
+      ...trace,
+      input: item.input,
+      expectedOutput: item.expectedOutput,
+      output: item.output === undefined ? trace.output : item.output,
+      metadata: { ...item.metadata, ...trace.metadata },
+    };
+  }
+
+  async function runJob(job: ClaimedJob) {
+    // A version's definition never changes (a change is a new version): kept by id and version.
+    const evaluator =
+      job.currentVersion === job.evaluatorVersion
+        ? await evaluatorOf(`${job.evaluatorId}/${job.evaluatorVersion}`, () => selectEvaluator(sql, job.workspaceId, job.evaluatorId))
+        : undefined;
     if (!evaluator || evaluator.version !== job.evaluatorVersion) {
-      await markJobDone(tx, job.id, { status: 'skipped', scoreId: null, note: 'the evaluator changed before the job ran' });
+      await markJobDone(sql, job, { status: 'skipped', scoreId: null, note: 'the evaluator changed before the job ran' });
       return;
     }
-    const target = await options.traces.readTrace(job.workspaceId, job.traceId);
+    const target = await readTarget(job);
     if (!target) {
-      await markJobDone(tx, job.id, { status: 'skipped', scoreId: null, note: 'the trace is gone' });
+      // A run item's trace may be recorded before its spans are stored: waited for like a transient failure.
+      if (job.runId !== null) await fail(job, { transient: true, error: 'the trace of the run item is not stored (yet)' });
+      else await markJobDone(sql, job, { status: 'skipped', scoreId: null, note: 'the target is gone' });
       return;
     }
-    let outcome;
+    let outcome: EvaluationOutcome;
     try {
-      outcome = await evaluateTarget(options, evaluator, target);
+      outcome = await evaluateTarget(evaluateDeps, evaluator, target, job.id);
     } catch (error) {
       options.log?.error({ err: error, jobId: job.id }, 'evaluation failed');
-      outcome = { ok: false as const, transient: true, error: 'internal error while evaluating' };
+      outcome = { ok: false, transient: true, error: 'internal error while evaluating' };
     }
     if (!outcome.ok) {
-      const attempts = job.attempts + 1;
-      const retryAfter = outcome.transient && attempts < retry.maxAttempts ? retryDelayMs(retry, attempts) : null;
-      await markJobFailed(tx, job.id, outcome.error, retryAfter);
+      if ('deferMs' in outcome) await deferJob(sql, job, outcome.deferMs);
+      else await fail(job, outcome);
       return;
     }
     const value = evaluator.score.dataType === 'numeric' && typeof outcome.value === 'boolean' ? Number(outcome.value) : outcome.value;
@@ -150,28 +205,40 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       value,
       comment: outcome.comment.slice(0, 4000),
       traceId: job.traceId,
-      metadata: { evaluatorId: evaluator.id, evaluatorVersion: evaluator.version, jobId: job.id },
+      ...(job.spanId !== '' && { spanId: job.spanId }),
+      ...(outcome.judgeTraceId !== undefined && { evalTraceId: outcome.judgeTraceId }),
+      metadata: {
+        evaluatorId: evaluator.id,
+        evaluatorVersion: evaluator.version,
+        jobId: job.id,
+        ...(job.runId !== null && { runId: job.runId, datasetItemId: job.datasetItemId }),
+      },
     });
-    if ('error' in stored) await markJobFailed(tx, job.id, `the score was refused: ${stored.error}`, null);
-    else await markJobDone(tx, job.id, { status: 'succeeded', scoreId: stored.id, note: null });
+    if ('error' in stored) await fail(job, { transient: false, error: `the score was refused: ${stored.error}`, ...outcome });
+    else await markJobDone(sql, job, { status: 'succeeded', scoreId: stored.id, note: null, judgeTraceId: outcome.judgeTraceId });
+  }
+
+  /** A failed attempt: retried with a doubling wait while transient and attempts are left, else failed for good. */
+  async function fail(job: ClaimedJob, failure: { transient: boolean; error: string; judgeTraceId?: string }) {
+    const retryAfter = failure.transient && job.attempts < retry.maxAttempts ? retryDelayMs(retry, job.attempts) : null;
+    await markJobFailed(sql, job, failure.error, retryAfter, failure.judgeTraceId);
   }
 
   /** Claims and runs one due job of a workspace with a free lane; false when none is due. */
-  const runOne = () =>
-    sql.begin(async (tx) => {
-      const busy = [...inFlight].filter(([, n]) => n >= perWorkspace).map(([w]) => w);
-      const job = await claimDueJob(tx, busy);
-      if (!job) return false;
-      inFlight.set(job.workspaceId, (inFlight.get(job.workspaceId) ?? 0) + 1);
-      try {
-        await runJob(tx, job);
-      } finally {
-        const left = (inFlight.get(job.workspaceId) ?? 1) - 1;
-        if (left === 0) inFlight.delete(job.workspaceId);
-        else inFlight.set(job.workspaceId, left);
-      }
-      return true;
-    });
+  async function runOne(): Promise<boolean> {
+    const busy = [...inFlight].filter(([, n]) => n >= perWorkspace).map(([w]) => w);
+    const job = await claimDueJob(sql, busy, leaseMs);
+    if (!job) return false;
+    inFlight.set(job.workspaceId, (inFlight.get(job.workspaceId) ?? 0) + 1);
+    try {
+      await runJob(job);
+    } finally {
+      const left = (inFlight.get(job.workspaceId) ?? 1) - 1;
+      if (left === 0) inFlight.delete(job.workspaceId);
+      else inFlight.set(job.workspaceId, left);
+    }
+    return true;
+  }
 
   const worker = createQueueWorkerLoop({
     concurrency,

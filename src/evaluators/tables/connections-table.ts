@@ -11,6 +11,7 @@ interface ConnectionRow {
   apiKeyTail: string;
   defaultModel: string;
   parameters: ModelConnection['parameters'];
+  requestsPerMinute: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -23,7 +24,7 @@ const toConnection = (row: ConnectionRow): ModelConnection => ({
 
 const columns = (sql: Sql) => sql`
   id, name, provider, base_url as "baseUrl", api_key_tail as "apiKeyTail", default_model as "defaultModel", parameters,
-  created_at as "createdAt", updated_at as "updatedAt"`;
+  requests_per_minute as "requestsPerMinute", created_at as "createdAt", updated_at as "updatedAt"`;
 
 export interface ConnectionToStore {
   name: string;
@@ -33,13 +34,17 @@ export interface ConnectionToStore {
   keyTail: string;
   defaultModel: string;
   parameters: ModelConnection['parameters'];
+  /** Undefined: unchanged (an update); null: no limit. */
+  requestsPerMinute?: number | null | undefined;
 }
 
 /** The new connection, or undefined when the workspace has one of that name. */
 export async function insertConnection(sql: Sql, workspaceId: string, c: ConnectionToStore): Promise<ModelConnection | undefined> {
   const [row] = await sql<ConnectionRow[]>`
-    insert into model_connections (workspace_id, name, provider, base_url, api_key_sealed, api_key_tail, default_model, parameters)
-    values (${workspaceId}, ${c.name}, ${c.provider}, ${c.baseUrl}, ${c.sealedKey}, ${c.keyTail}, ${c.defaultModel}, ${sql.json(c.parameters)})
+    insert into model_connections (workspace_id, name, provider, base_url, api_key_sealed, api_key_tail, default_model, parameters,
+      requests_per_minute)
+    values (${workspaceId}, ${c.name}, ${c.provider}, ${c.baseUrl}, ${c.sealedKey}, ${c.keyTail}, ${c.defaultModel}, ${sql.json(c.parameters)},
+      ${c.requestsPerMinute ?? null})
     on conflict (workspace_id, name) do nothing
     returning ${columns(sql)}`;
   return row && toConnection(row);
@@ -82,6 +87,7 @@ export async function updateConnection(
         api_key_tail = coalesce(${c.keyTail ?? null}, api_key_tail),
         default_model = coalesce(${c.defaultModel ?? null}, default_model),
         parameters = coalesce(${c.parameters ? sql.json(c.parameters) : null}, parameters),
+        requests_per_minute = ${c.requestsPerMinute === undefined ? sql`requests_per_minute` : c.requestsPerMinute},
         updated_at = now()
       where workspace_id = ${workspaceId} and id = ${id}
       returning ${columns(sql)}`;

@@ -1,86 +1,135 @@
-import type postgres from 'postgres';
 import type { Sql } from '../../stores/postgres.js';
 import type { EvaluatorJob } from '../api/schemas.js';
 
 /** The SQL on `evaluator_jobs` (postgres/0011): the durable queue of evaluations. */
 
+/** What a job judges: a trace, a span of it, or an experiment run item (through its trace). */
+export interface JobTarget {
+  traceId: string;
+  spanId?: string | undefined;
+  runId?: string | undefined;
+  datasetItemId?: string | undefined;
+}
+
 /**
- * Adds a pending job per trace; a (evaluator, version, trace) already queued, done or failed is
- * left alone, so finding a trace again (another worker, a restart) never scores it twice.
- * Answers how many jobs were added.
+ * Adds a job per target; a (evaluator, version, trace, span) already queued, done or failed is
+ * left alone, so finding a target again (another worker, a restart, a backfill) never scores it
+ * twice. Answers how many jobs were added.
  */
 export async function enqueueJobs(
   sql: Sql,
   job: { workspaceId: string; evaluatorId: string; version: number; status: 'pending' | 'skipped' },
-  traceIds: string[],
+  targets: JobTarget[],
 ): Promise<number> {
-  if (traceIds.length === 0) return 0;
-  const rows = await sql`
-    insert into evaluator_jobs (workspace_id, evaluator_id, evaluator_version, trace_id, status, finished_at, last_error)
-    select ${job.workspaceId}, ${job.evaluatorId}, ${job.version}, t, ${job.status},
-      ${job.status === 'skipped' ? new Date() : null}, ${job.status === 'skipped' ? 'left out by the sampling rate' : null}
-    from unnest(${traceIds}::text[]) as t
-    on conflict (evaluator_id, evaluator_version, trace_id) do nothing
+  if (targets.length === 0) return 0;
+  const rows = targets.map((t) => ({
+    trace_id: t.traceId,
+    span_id: t.spanId ?? '',
+    run_id: t.runId ?? null,
+    dataset_item_id: t.datasetItemId ?? null,
+  }));
+  const skipped = job.status === 'skipped';
+  const added = await sql`
+    insert into evaluator_jobs (workspace_id, evaluator_id, evaluator_version, trace_id, span_id, run_id, dataset_item_id, status,
+      finished_at, last_error)
+    select ${job.workspaceId}, ${job.evaluatorId}, ${job.version}, t.trace_id, t.span_id, t.run_id, t.dataset_item_id, ${job.status},
+      ${skipped ? new Date() : null}, ${skipped ? 'left out by the sampling rate' : null}
+    from jsonb_to_recordset(${sql.json(rows)}::jsonb) as t(trace_id text, span_id text, run_id uuid, dataset_item_id text)
+    on conflict (evaluator_id, evaluator_version, trace_id, span_id) do nothing
     returning id`;
-  return rows.length;
+  return added.length;
 }
 
 export interface ClaimedJob {
   id: string;
+  /** This claim's token: only its holder may finish the job (a claim taken over after its lease holds another). */
+  claim: string;
   workspaceId: string;
   evaluatorId: string;
   evaluatorVersion: number;
   traceId: string;
+  /** '' for a trace. */
+  spanId: string;
+  runId: string | null;
+  datasetItemId: string | null;
+  /** Counting this one. */
   attempts: number;
+  /** The evaluator's version now: a job of an older one is skipped. */
+  currentVersion: number;
 }
 
 /**
- * Claims the oldest due job of a workspace not in `busy`, locked for the caller's transaction
- * (`FOR UPDATE SKIP LOCKED`, as the webhook outbox): no two workers run one job at once, and a
- * job whose worker died is due again when the database ends its transaction. A paused
- * evaluator's jobs wait until it is resumed.
+ * Claims the oldest due job of a workspace not in `busy` for `leaseMs`: picked with `FOR UPDATE
+ * SKIP LOCKED` (two workers never pick one row) and leased by moving its due time past the
+ * lease, in one short statement, so no connection is held while the judge answers. A job whose
+ * worker died is due again when its lease ends; the attempt is counted at the claim, so a job
+ * that kills its worker runs out of attempts like any other. A paused evaluator's jobs wait.
  */
-export async function claimDueJob(tx: postgres.TransactionSql, busy: string[]): Promise<ClaimedJob | undefined> {
-  const [job] = await tx<ClaimedJob[]>`
-    select j.id, j.workspace_id as "workspaceId", j.evaluator_id as "evaluatorId", j.evaluator_version as "evaluatorVersion",
-      j.trace_id as "traceId", j.attempts
-    from evaluator_jobs j join evaluators e on e.id = j.evaluator_id and e.status = 'active'
-    where j.status = 'pending' and j.next_attempt_at <= now() and j.workspace_id <> all(${busy}::uuid[])
-    order by j.next_attempt_at
-    limit 1
-    for update of j skip locked`;
+export async function claimDueJob(sql: Sql, busy: string[], leaseMs: number): Promise<ClaimedJob | undefined> {
+  const [job] = await sql<ClaimedJob[]>`
+    update evaluator_jobs j
+    set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000}), claim = gen_random_uuid(), attempts = j.attempts + 1
+    where j.id = (
+      select d.id from evaluator_jobs d join evaluators e on e.id = d.evaluator_id and e.status = 'active'
+      where d.status = 'pending' and d.next_attempt_at <= now() and d.workspace_id <> all(${busy}::uuid[])
+      order by d.next_attempt_at
+      limit 1
+      for update of d skip locked)
+    returning j.id, j.claim, j.workspace_id as "workspaceId", j.evaluator_id as "evaluatorId", j.evaluator_version as "evaluatorVersion",
+      j.trace_id as "traceId", j.span_id as "spanId", j.run_id as "runId", j.dataset_item_id as "datasetItemId", j.attempts,
+      (select e.version from evaluators e where e.id = j.evaluator_id) as "currentVersion"`;
   return job;
 }
 
+type Claimed = Pick<ClaimedJob, 'id' | 'claim'>;
+
 export async function markJobDone(
-  tx: postgres.TransactionSql,
-  id: string,
-  outcome: { status: 'succeeded' | 'skipped'; scoreId: string | null; note: string | null },
+  sql: Sql,
+  job: Claimed,
+  outcome: { status: 'succeeded' | 'skipped'; scoreId: string | null; note: string | null; judgeTraceId?: string | undefined },
 ): Promise<void> {
-  await tx`
-    update evaluator_jobs set status = ${outcome.status}, attempts = attempts + 1, score_id = ${outcome.scoreId},
-      last_error = ${outcome.note}, finished_at = now()
-    where id = ${id}`;
+  await sql`
+    update evaluator_jobs set status = ${outcome.status}, score_id = ${outcome.scoreId}, last_error = ${outcome.note},
+      finished_at = now(), judge_trace_id = coalesce(${outcome.judgeTraceId ?? null}, judge_trace_id), claim = null
+    where id = ${job.id} and claim = ${job.claim}`;
 }
 
 /** A failed attempt: retried after `retryAfterMs`, or failed for good when it is null. */
-export async function markJobFailed(tx: postgres.TransactionSql, id: string, error: string, retryAfterMs: number | null): Promise<void> {
-  await tx`
-    update evaluator_jobs set attempts = attempts + 1, last_error = ${error.slice(0, 1000)},
+export async function markJobFailed(
+  sql: Sql,
+  job: Claimed,
+  error: string,
+  retryAfterMs: number | null,
+  judgeTraceId?: string,
+): Promise<void> {
+  await sql`
+    update evaluator_jobs set last_error = ${error.slice(0, 1000)},
+      judge_trace_id = coalesce(${judgeTraceId ?? null}, judge_trace_id),
       status = ${retryAfterMs === null ? 'failed' : 'pending'},
       next_attempt_at = now() + make_interval(secs => ${(retryAfterMs ?? 0) / 1000}),
-      finished_at = case when ${retryAfterMs === null} then now() else null end
-    where id = ${id}`;
+      finished_at = case when ${retryAfterMs === null} then now() else null end, claim = null
+    where id = ${job.id} and claim = ${job.claim}`;
+}
+
+/** Puts a job back for later without counting its attempt (its connection's rate limit is spent). */
+export async function deferJob(sql: Sql, job: Claimed, delayMs: number): Promise<void> {
+  await sql`
+    update evaluator_jobs set next_attempt_at = now() + make_interval(secs => ${delayMs / 1000}), attempts = attempts - 1, claim = null
+    where id = ${job.id} and claim = ${job.claim}`;
 }
 
 interface JobRow {
   id: string;
   evaluatorVersion: number;
   traceId: string;
+  spanId: string;
+  runId: string | null;
+  datasetItemId: string | null;
   status: EvaluatorJob['status'];
   attempts: number;
   error: string | null;
   scoreId: string | null;
+  judgeTraceId: string | null;
   createdAt: Date;
   finishedAt: Date | null;
 }
@@ -94,11 +143,17 @@ export async function selectJobs(
   status?: EvaluatorJob['status'],
 ): Promise<EvaluatorJob[]> {
   const rows = await sql<JobRow[]>`
-    select id, evaluator_version as "evaluatorVersion", trace_id as "traceId", status, attempts, last_error as error,
-      score_id as "scoreId", created_at as "createdAt", finished_at as "finishedAt"
+    select id, evaluator_version as "evaluatorVersion", trace_id as "traceId", span_id as "spanId", run_id as "runId",
+      dataset_item_id as "datasetItemId", status, attempts, last_error as error, score_id as "scoreId",
+      judge_trace_id as "judgeTraceId", created_at as "createdAt", finished_at as "finishedAt"
     from evaluator_jobs
     where workspace_id = ${workspaceId} and evaluator_id = ${evaluatorId} ${status ? sql`and status = ${status}` : sql``}
     order by created_at desc, id
     limit ${limit}`;
-  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), finishedAt: r.finishedAt?.toISOString() ?? null }));
+  return rows.map((r) => ({
+    ...r,
+    spanId: r.spanId === '' ? null : r.spanId,
+    createdAt: r.createdAt.toISOString(),
+    finishedAt: r.finishedAt?.toISOString() ?? null,
+  }));
 }
