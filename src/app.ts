@@ -52,6 +52,7 @@ import { queryLimitsOf } from './traces/query-limits.js';
 import { evaluationPromptsOf } from './prompts/evaluation-prompts.js';
 import type { RecordEvaluationScore } from './contract/evaluation-scores.js';
 import { evaluatorRoutes, modelConnectionRoutes } from './evaluators/api/routes.js';
+import { evaluatorPreviewRoutes, type PreviewDeps } from './evaluators/api/preview.js';
 import type { ConnectionDeps } from './evaluators/service/connections.js';
 import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
@@ -139,19 +140,26 @@ export const evaluationScoreRecorder =
     return id ? { id } : { error: result.errors.map((e) => `${e.path} ${e.message}`).join('; ') || 'refused' };
   };
 
-/** The evaluators' worker over this service's stores: one per replica (server.ts), or made by a test. */
-export function evaluatorWorkerFor(
-  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; guard?: TargetGuard },
-  options: Partial<EvaluatorWorkerOptions> = {},
-): EvaluatorWorker {
+/** What evaluating a target needs over this service's stores: the worker's and the preview's. */
+export function evaluationDepsFor(deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; guard?: TargetGuard }): PreviewDeps {
   const connections = modelConnectionDepsFor(deps.sql, deps.config, deps.guard);
-  return createEvaluatorWorker({
+  return {
     sql: deps.sql,
     connections,
     guard: connections.guard,
     timeoutMs: MODEL_CALL_TIMEOUT_MS,
     prompts: evaluationPromptsOf(deps.sql),
     traces: evaluationTracesOf(deps.clickhouse, queryLimitsOf(deps.config)),
+  };
+}
+
+/** The evaluators' worker over this service's stores: one per replica (server.ts), or made by a test. */
+export function evaluatorWorkerFor(
+  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; guard?: TargetGuard },
+  options: Partial<EvaluatorWorkerOptions> = {},
+): EvaluatorWorker {
+  return createEvaluatorWorker({
+    ...evaluationDepsFor(deps),
     recordScore: evaluationScoreRecorder({ clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() }),
     ...options,
   });
@@ -304,6 +312,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps: modelConnectionDepsFor(deps.sql, deps.config, deps.webhookGuard),
     });
     await api.register(evaluatorRoutes, { prefix: '/api/evaluators', deps: { sql: deps.sql, prompts: evaluationPromptsOf(deps.sql) } });
+    await api.register(evaluatorPreviewRoutes, {
+      prefix: '/api/evaluators',
+      deps: evaluationDepsFor({ ...deps, guard: deps.webhookGuard }),
+    });
     await api.register(monitorRoutes, { prefix: '/api/monitors', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
     // The MCP server's tools read through this app's own routes with the caller's credential;

@@ -35,6 +35,6 @@ export interface FoundTrace {
 export interface EvaluationTraces {
   /** The workspace's traces matching the filter, by start time ascending, at most `limit`. */
   findTraces(workspaceId: string, filter: EvaluationTraceFilter, limit: number): Promise<FoundTrace[]>;
-  /** The trace, or undefined when it is gone. */
-  readTrace(workspaceId: string, traceId: string): Promise<EvaluationTarget | undefined>;
+  /** The trace (its root span's content, or the span `spanId`'s), or undefined when it is gone. */
+  readTrace(workspaceId: string, traceId: string, spanId?: string): Promise<EvaluationTarget | undefined>;
 }

@@ -38,10 +38,14 @@ export function evaluationTracesOf(clickhouse: ClickHouseClient, limits: QueryLi
       );
       return items.map((t) => ({ traceId: t.traceId, startTime: t.startTime, endTime: t.endTime }));
     },
-    async readTrace(workspaceId, traceId): Promise<EvaluationTarget | undefined> {
+    async readTrace(workspaceId, traceId, spanId): Promise<EvaluationTarget | undefined> {
       try {
         const trace = await getTrace(clickhouse, workspaceId, traceId);
-        const root = trace.spans.find((s) => s.parentSpanId === undefined) ?? trace.spans[0];
+        const root =
+          spanId === undefined
+            ? (trace.spans.find((s) => s.parentSpanId === undefined) ?? trace.spans[0])
+            : trace.spans.find((s) => s.spanId === spanId);
+        if (spanId !== undefined && !root) return undefined;
         return {
           traceId,
           input: contentOf(root?.input),

@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,44 +5,7 @@ import { evaluatorWorkerFor, secretLogPaths } from '../../src/app.js';
 import type { EvaluatorWorker } from '../../src/evaluators/service/worker.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { post, trace, span, uniqueId } from './traces-fixtures.js';
-
-/**
- * Evaluators against a local fake OpenAI-compatible server: it answers chat completions with
- * the JSON the test sets, or with the statuses queued in `failures` first.
- */
-interface FakeProvider {
-  url: string;
-  requests: { headers: http.IncomingHttpHeaders; body: Record<string, unknown> }[];
-  answer: unknown;
-  failures: number[];
-  close(): Promise<void>;
-}
-
-async function startFakeProvider(): Promise<FakeProvider> {
-  const fake: Omit<FakeProvider, 'url' | 'close'> = { requests: [], answer: { value: 0.9, reasoning: 'it is right' }, failures: [] };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      fake.requests.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
-      const failure = fake.failures.shift();
-      if (failure !== undefined) {
-        res.writeHead(failure, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `fake failure ${failure} for key ${String(req.headers.authorization)}` } }));
-        return;
-      }
-      const content = typeof fake.answer === 'string' ? fake.answer : JSON.stringify(fake.answer);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(fake, {
-    url: `http://127.0.0.1:${port}/v1`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  });
-}
+import { startFakeProvider, type FakeProvider } from '../support/fake-model-provider.js';
 
 const API_KEY = 'sk-test-VERY-SECRET-key-9f3a';
 const ENCRYPTION_KEY = 'ab'.repeat(32);
