@@ -25,6 +25,12 @@ export const consolePages = [
   '/prompts',
   '/prompts/:name',
   '/settings/scores',
+  '/evaluators',
+  '/evaluators/:id',
+  '/monitors',
+  '/monitors/:id',
+  '/settings/connections',
+  '/settings/usage',
 ];
 
 /**

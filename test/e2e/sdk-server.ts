@@ -24,11 +24,13 @@ export interface ListeningServiceOptions {
    * tests never hit them); `now` is their clock.
    */
   rateLimits?: { now?: () => number };
+  /** Configuration variables of the service (as the environment would give them). */
+  env?: Record<string, string>;
 }
 
 /** The real service on a loopback port, over fresh stores, with one workspace and its key. */
 export async function startListeningService(options: ListeningServiceOptions = {}): Promise<ListeningService> {
-  const stores = await openTestStores();
+  const stores = await openTestStores(options.env);
   const admit = options.rateLimits ? createRateLimiter(stores.sql, { now: options.rateLimits.now }).admit : undefined;
   const app = await buildApp({ config: stores.config, sql: stores.sql, clickhouse: stores.clickhouse, ...(admit && { admit }) });
   await app.listen({ port: 0, host: '127.0.0.1' });

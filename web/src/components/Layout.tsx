@@ -27,7 +27,11 @@ export function Layout() {
           <NavLink to="/users">Users</NavLink>
           <NavLink to="/dashboard">Dashboard</NavLink>
           <NavLink to="/prompts">Prompts</NavLink>
+          <NavLink to="/evaluators">Evaluators</NavLink>
+          <NavLink to="/monitors">Monitors</NavLink>
           <NavLink to="/settings/scores">Scores</NavLink>
+          <NavLink to="/settings/connections">Model connections</NavLink>
+          <NavLink to="/settings/usage">Usage</NavLink>
         </nav>
         <div className="sidebar-foot">
           <div className="workspace" title={workspace ? `Workspace ${workspace}` : undefined}>
