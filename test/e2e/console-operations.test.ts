@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluatorWorkerFor } from '../../src/app.js';
+import type { EvaluatorWorker } from '../../src/evaluators/service/worker.js';
 import { createMonitorEvaluator } from '../../src/monitors/service/evaluator.js';
 import { enqueueEvent } from '../../src/prompts/webhooks/outbox.js';
 import { monitorMetricReader } from '../../src/traces/monitor-metrics-table.js';
@@ -51,6 +52,12 @@ function qaTrace(traceId: string, start: number, spans: number, answer = '4') {
     })),
   };
 }
+
+/**
+ * Ingest is acknowledged before its rows are readable (a loaded machine can take many seconds
+ * to flush): the worker scans until it has queued the one new trace.
+ */
+const scanUntilQueued = (worker: EvaluatorWorker) => expect.poll(() => worker.scan(), { timeout: 60_000, interval: 250 }).toBe(1);
 
 const posted = { traces: 0, spans: 0 };
 async function postTrace(trace: ReturnType<typeof qaTrace>) {
@@ -170,11 +177,11 @@ describe('operations in the web console', () => {
     await postTrace(qaTrace('qa-judged', Date.now(), 2));
     const worker = evaluatorWorkerFor(service.stores, { retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 } });
     fake.answer = { value: 1, reasoning: 'correct' };
-    expect(await worker.scan()).toBe(1);
+    await scanUntilQueued(worker);
     await worker.runOnce();
     await postTrace(qaTrace('qa-malformed', Date.now(), 1));
     fake.answer = 'no verdict';
-    expect(await worker.scan()).toBe(1);
+    await scanUntilQueued(worker);
     await worker.runOnce();
 
     await page.reload();
@@ -188,6 +195,18 @@ describe('operations in the web console', () => {
     await poll(() => page.locator('tr[data-job-trace]').count()).toBe(1);
     await checkScreen('evaluator jobs');
 
+    // Edited, it is a new version.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: 'Edit evaluator' });
+    await edit.getByLabel('Sampling rate (0–1)').fill('0.5');
+    await edit.getByRole('button', { name: 'Save as a new version' }).click();
+    await poll(() => page.locator('header').textContent()).toContain('version 2');
+    expect((await service.call('GET', `/api/evaluators/${evaluator.id}`)).body.data).toMatchObject({
+      version: 2,
+      target: { samplingRate: 0.5 },
+      judge: { variables: { question: 'input', answer: 'output' } },
+    });
+
     // Pause from the page; the produced score links to its trace, which shows it.
     await page.getByRole('button', { name: 'Pause correctness' }).click();
     await poll(async () => (await service.call('GET', `/api/evaluators/${evaluator.id}`)).body.data.status).toBe('paused');
@@ -195,7 +214,7 @@ describe('operations in the web console', () => {
     await succeeded.getByRole('link', { name: 'on the trace' }).click();
     await page.waitForURL(/\/traces\/qa-judged$/);
     await poll(() => page.getByRole('list', { name: 'Trace scores' }).textContent()).toContain('correctness');
-  });
+  }, 180_000);
 
   it('creates a monitor and shows it firing with its episode', async () => {
     await page.getByRole('link', { name: 'Monitors' }).click();
@@ -234,5 +253,18 @@ describe('operations in the web console', () => {
     await page.getByRole('link', { name: 'Monitors' }).first().click();
     await poll(() => page.locator('tr[data-monitor="traffic"] [data-state]').getAttribute('data-state')).toBe('firing');
     await checkScreen('monitors');
+
+    // Edited above the traffic, it resolves at the next evaluation; the episode is closed.
+    await page.getByRole('link', { name: 'traffic' }).click();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: 'Edit monitor' });
+    await edit.getByLabel('Threshold value').fill('100');
+    await edit.getByRole('button', { name: 'Save monitor' }).click();
+    await poll(async () => (await service.call('GET', `/api/monitors/${monitor.id}`)).body.data.condition.value).toBe(100);
+    expect(await evaluator.evaluateAll()).toMatchObject({ resolved: 1 });
+    await page.reload();
+    await poll(() => page.locator('h1 [data-state]').getAttribute('data-state')).toBe('resolved');
+    await poll(() => page.locator('tr[data-episode] [data-state]').count()).toBe(0);
+    expect(await page.locator('tr[data-episode]').count()).toBe(1);
   });
 });

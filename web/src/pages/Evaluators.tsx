@@ -5,7 +5,8 @@ import { api, call } from '../api/client';
 import type { Evaluator, EvaluatorJob } from '../api/types';
 import { ErrorState, Loading } from '../components/states';
 import { Clipped, ClippedLink } from '../components/Clipped';
-import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ItemDetail } from '../components/ItemDetail';
+import { Loaded } from '../components/Loaded';
 import { formatPercent, formatTime } from '../lib/format';
 import { itemPath, pathSegment } from '../lib/paths';
 import { EvaluatorForm } from './EvaluatorForm';
@@ -89,56 +90,52 @@ export function EvaluatorsPage() {
         </button>
       </header>
       {formOpen && <EvaluatorForm onSaved={(saved) => void navigate(evaluatorPath(saved.id))} />}
-      {evaluators.isPending ? (
-        <Loading label="Loading evaluators…" />
-      ) : evaluators.isError ? (
-        <ErrorState error={evaluators.error} retry={() => evaluators.refetch()} />
-      ) : evaluators.data.length === 0 ? (
-        <p className="muted">No evaluators yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Evaluators">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">What</th>
-                <th scope="col">Score</th>
-                <th scope="col">Traces</th>
-                <th scope="col">Version</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {evaluators.data.map((e) => (
-                <tr key={e.id} data-evaluator={e.name}>
-                  <td>
-                    <ClippedLink to={evaluatorPath(e.id)} text={e.name} inCell />
-                  </td>
-                  <td>
-                    <StatusBadge status={e.status} />
-                  </td>
-                  <td>
-                    <Clipped text={whatItDoes(e)} inCell />
-                  </td>
-                  <td>
-                    <Clipped text={`${e.score.name} (${e.score.dataType})`} inCell />
-                  </td>
-                  <td className="small">
-                    <Clipped text={whichTraces(e)} inCell />
-                  </td>
-                  <td className="num">{e.version}</td>
-                  <td>
-                    <PauseResume evaluator={e} />
-                  </td>
+      <Loaded query={evaluators} loading="Loading evaluators…" empty={<>No evaluators yet.</>}>
+        {(items) => (
+          <div className="table-wrap">
+            <table className="table" aria-label="Evaluators">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">What</th>
+                  <th scope="col">Score</th>
+                  <th scope="col">Traces</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((e) => (
+                  <tr key={e.id} data-evaluator={e.name}>
+                    <td>
+                      <ClippedLink to={evaluatorPath(e.id)} text={e.name} inCell />
+                    </td>
+                    <td>
+                      <StatusBadge status={e.status} />
+                    </td>
+                    <td>
+                      <Clipped text={whatItDoes(e)} inCell />
+                    </td>
+                    <td>
+                      <Clipped text={`${e.score.name} (${e.score.dataType})`} inCell />
+                    </td>
+                    <td className="small">
+                      <Clipped text={whichTraces(e)} inCell />
+                    </td>
+                    <td className="num">{e.version}</td>
+                    <td>
+                      <PauseResume evaluator={e} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
     </div>
   );
 }
@@ -174,48 +171,48 @@ function Jobs({ evaluator }: { evaluator: Evaluator }) {
           </select>
         </label>
       </div>
-      {jobs.isPending ? (
-        <Loading label="Loading jobs…" />
-      ) : jobs.isError ? (
-        <ErrorState error={jobs.error} retry={() => jobs.refetch()} />
-      ) : jobs.data.length === 0 ? (
-        <p className="muted">No jobs{status ? ` ${status}` : ''} yet: new traces matching the evaluator are judged after its delay.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Evaluator jobs">
-            <thead>
-              <tr>
-                <th scope="col">Trace</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Version</th>
-                <th scope="col">Error</th>
-                <th scope="col">Score</th>
-                <th scope="col">Queued</th>
-                <th scope="col">Finished</th>
-              </tr>
-            </thead>
-            <tbody>
-              {jobs.data.map((j) => (
-                <tr key={j.id} data-job-trace={j.traceId} data-job-status={j.status}>
-                  <td>
-                    <ClippedLink to={itemPath('traces', j.traceId)} text={j.traceId} inCell />
-                  </td>
-                  <td>
-                    <StatusBadge status={j.status} />
-                  </td>
-                  <td className="num">{j.attempts}</td>
-                  <td className="num">{j.evaluatorVersion}</td>
-                  <td className="small">{j.error ? <Clipped text={j.error} inCell /> : '—'}</td>
-                  <td>{j.scoreId ? <Link to={itemPath('traces', j.traceId)}>on the trace</Link> : '—'}</td>
-                  <td className="muted small">{formatTime(j.createdAt)}</td>
-                  <td className="muted small">{j.finishedAt ? formatTime(j.finishedAt) : '—'}</td>
+      <Loaded
+        query={jobs}
+        loading="Loading jobs…"
+        empty={<>No jobs{status ? ` ${status}` : ''} yet: new traces matching the evaluator are judged after its delay.</>}
+      >
+        {(items) => (
+          <div className="table-wrap">
+            <table className="table" aria-label="Evaluator jobs">
+              <thead>
+                <tr>
+                  <th scope="col">Trace</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Error</th>
+                  <th scope="col">Score</th>
+                  <th scope="col">Queued</th>
+                  <th scope="col">Finished</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((j) => (
+                  <tr key={j.id} data-job-trace={j.traceId} data-job-status={j.status}>
+                    <td>
+                      <ClippedLink to={itemPath('traces', j.traceId)} text={j.traceId} inCell />
+                    </td>
+                    <td>
+                      <StatusBadge status={j.status} />
+                    </td>
+                    <td className="num">{j.attempts}</td>
+                    <td className="num">{j.evaluatorVersion}</td>
+                    <td className="small">{j.error ? <Clipped text={j.error} inCell /> : '—'}</td>
+                    <td>{j.scoreId ? <Link to={itemPath('traces', j.traceId)}>on the trace</Link> : '—'}</td>
+                    <td className="muted small">{formatTime(j.createdAt)}</td>
+                    <td className="muted small">{j.finishedAt ? formatTime(j.finishedAt) : '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
     </section>
   );
 }
@@ -223,73 +220,35 @@ function Jobs({ evaluator }: { evaluator: Evaluator }) {
 /** One evaluator: its definition, edit, pause/resume, and its jobs with their failures. */
 export function EvaluatorPage() {
   const { id = '' } = useParams();
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const [editing, setEditing] = useState(false);
-  const [confirming, setConfirming] = useState(false);
   const evaluator = useQuery({
     queryKey: ['evaluators', id],
     queryFn: () => call(api.GET('/api/evaluators/{id}', { params: { path: { id } } })),
     select: (b) => b.data,
   });
-  const remove = useMutation({
-    mutationFn: () => call(api.DELETE('/api/evaluators/{id}', { params: { path: { id } } })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['evaluators'] });
-      await navigate('/evaluators');
-    },
-  });
   if (evaluator.isPending) return <Loading label="Loading the evaluator…" />;
   if (evaluator.isError) return <ErrorState error={evaluator.error} retry={() => evaluator.refetch()} />;
   const e = evaluator.data;
   return (
-    <div className="page">
-      <nav className="crumbs" aria-label="Breadcrumb">
-        <Link to="/evaluators">Evaluators</Link> / <Clipped text={e.name} />
-      </nav>
-      <header className="page-head">
-        <div>
-          <h1 className="title-with-icon">
-            <Clipped text={e.name} /> <StatusBadge status={e.status} />
-          </h1>
-          <p className="muted">
-            {whatItDoes(e)} → {e.score.name} ({e.score.dataType}) · {whichTraces(e)} · version {e.version}
-          </p>
-        </div>
-        <div className="button-row">
-          <PauseResume evaluator={e} />
-          <button className="button small" onClick={() => setEditing((v) => !v)} aria-expanded={editing}>
-            {editing ? 'Close' : 'Edit'}
-          </button>
-          <button className="button small" onClick={() => setConfirming(true)}>
-            Delete
-          </button>
-        </div>
-      </header>
-      {editing && (
-        <EvaluatorForm
-          key={`${e.id}-${e.version}`}
-          evaluator={e}
-          onSaved={() => {
-            setEditing(false);
-            void queryClient.invalidateQueries({ queryKey: ['evaluators'] });
-          }}
-        />
-      )}
+    <ItemDetail
+      list={{ title: 'Evaluators', path: '/evaluators', queryKey: 'evaluators' }}
+      name={e.name}
+      badge={<StatusBadge status={e.status} />}
+      summary={
+        <p className="muted">
+          {whatItDoes(e)} → {e.score.name} ({e.score.dataType}) · {whichTraces(e)} · version {e.version}
+        </p>
+      }
+      actions={<PauseResume evaluator={e} />}
+      edit={(close) => <EvaluatorForm key={`${e.id}-${e.version}`} evaluator={e} onSaved={close} />}
+      remove={() => call(api.DELETE('/api/evaluators/{id}', { params: { path: { id } } }))}
+      deleteTitle="Delete this evaluator?"
+      deleteText={
+        <>
+          “<Clipped text={e.name} />” and its jobs are deleted; the scores it gave stay on their traces.
+        </>
+      }
+    >
       <Jobs evaluator={e} />
-      {confirming && (
-        <ConfirmDialog
-          title="Delete this evaluator?"
-          pending={remove.isPending}
-          error={remove.error}
-          onCancel={() => setConfirming(false)}
-          onConfirm={() => remove.mutate()}
-        >
-          <p>
-            “<Clipped text={e.name} />” and its jobs are deleted; the scores it gave stay on their traces.
-          </p>
-        </ConfirmDialog>
-      )}
-    </div>
+    </ItemDetail>
   );
 }

@@ -2,11 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../api/client';
 import type { ConnectionTest, ModelConnection, NewModelConnection } from '../api/types';
-import { ErrorState, Loading } from '../components/states';
+import { ErrorState } from '../components/states';
 import { Clipped } from '../components/Clipped';
 import { formatTime } from '../lib/format';
 import { formText } from '../lib/form';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Loaded } from '../components/Loaded';
 
 /** The workspace's model connections, by name (shared by the evaluator form's connection picker). */
 export function useModelConnections() {
@@ -161,36 +162,32 @@ export function ModelConnectionsPage() {
         </button>
       </header>
       {formOpen && <NewConnectionForm onCreated={() => setFormOpen(false)} />}
-      {connections.isPending ? (
-        <Loading label="Loading model connections…" />
-      ) : connections.isError ? (
-        <ErrorState error={connections.error} retry={() => connections.refetch()} />
-      ) : connections.data.length === 0 ? (
-        <p className="muted">No model connections yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Model connections">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Provider</th>
-                <th scope="col">Base URL</th>
-                <th scope="col">Default model</th>
-                <th scope="col">Key</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {connections.data.map((c) => (
-                <ConnectionRow key={c.id} connection={c} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Loaded query={connections} loading="Loading model connections…" empty={<>No model connections yet.</>}>
+        {(items) => (
+          <div className="table-wrap">
+            <table className="table" aria-label="Model connections">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Provider</th>
+                  <th scope="col">Base URL</th>
+                  <th scope="col">Default model</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((c) => (
+                  <ConnectionRow key={c.id} connection={c} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
     </div>
   );
 }

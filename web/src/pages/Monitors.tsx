@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useParams } from 'react-router';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useNavigate, useParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { Monitor, NewMonitor } from '../api/types';
 import { ErrorState, Loading } from '../components/states';
 import { Clipped, ClippedLink } from '../components/Clipped';
-import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ItemDetail } from '../components/ItemDetail';
+import { Loaded } from '../components/Loaded';
 import { formatInt, formatPercent, formatRelative, formatTime, formatUsd } from '../lib/format';
 import { formText } from '../lib/form';
 import { pathSegment } from '../lib/paths';
@@ -187,48 +188,44 @@ export function MonitorsPage() {
         </button>
       </header>
       {formOpen && <MonitorForm onSaved={(saved) => void navigate(monitorPath(saved.id))} />}
-      {monitors.isPending ? (
-        <Loading label="Loading monitors…" />
-      ) : monitors.isError ? (
-        <ErrorState error={monitors.error} retry={() => monitors.refetch()} />
-      ) : monitors.data.length === 0 ? (
-        <p className="muted">No monitors yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Monitors">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
-                <th scope="col">Metric</th>
-                <th scope="col">Fires when</th>
-                <th scope="col">Window</th>
-                <th scope="col" className="num">
-                  Last value
-                </th>
-                <th scope="col">Checked</th>
-              </tr>
-            </thead>
-            <tbody>
-              {monitors.data.map((m) => (
-                <tr key={m.id} data-monitor={m.name} className={m.enabled ? undefined : 'muted'}>
-                  <td>
-                    <ClippedLink to={monitorPath(m.id)} text={m.name} inCell /> {!m.enabled && <span className="badge">disabled</span>}
-                  </td>
-                  <td>
-                    <StateBadge state={m.state} />
-                  </td>
-                  <td>{m.metric === 'score_mean' ? `mean of ${m.scoreName ?? ''}` : metricLabel(m.metric)}</td>
-                  <td>{describeCondition(m)}</td>
-                  <td>{describeWindow(m.windowSeconds)}</td>
-                  <td className="num">{formatMetric(m.metric, m.lastValue)}</td>
-                  <td className="muted small">{m.lastEvaluatedAt ? formatRelative(m.lastEvaluatedAt) : 'not yet'}</td>
+      <Loaded query={monitors} loading="Loading monitors…" empty={<>No monitors yet.</>}>
+        {(items) => (
+          <div className="table-wrap">
+            <table className="table" aria-label="Monitors">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Metric</th>
+                  <th scope="col">Fires when</th>
+                  <th scope="col">Window</th>
+                  <th scope="col" className="num">
+                    Last value
+                  </th>
+                  <th scope="col">Checked</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((m) => (
+                  <tr key={m.id} data-monitor={m.name} className={m.enabled ? undefined : 'muted'}>
+                    <td>
+                      <ClippedLink to={monitorPath(m.id)} text={m.name} inCell /> {!m.enabled && <span className="badge">disabled</span>}
+                    </td>
+                    <td>
+                      <StateBadge state={m.state} />
+                    </td>
+                    <td>{m.metric === 'score_mean' ? `mean of ${m.scoreName ?? ''}` : metricLabel(m.metric)}</td>
+                    <td>{describeCondition(m)}</td>
+                    <td>{describeWindow(m.windowSeconds)}</td>
+                    <td className="num">{formatMetric(m.metric, m.lastValue)}</td>
+                    <td className="muted small">{m.lastEvaluatedAt ? formatRelative(m.lastEvaluatedAt) : 'not yet'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
     </div>
   );
 }
@@ -242,40 +239,36 @@ function History({ monitor }: { monitor: Monitor }) {
   return (
     <section className="card" aria-labelledby="history-title">
       <h2 id="history-title">Episodes</h2>
-      {history.isPending ? (
-        <Loading label="Loading the history…" />
-      ) : history.isError ? (
-        <ErrorState error={history.error} retry={() => history.refetch()} />
-      ) : history.data.length === 0 ? (
-        <p className="muted">It has never fired.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Episodes">
-            <thead>
-              <tr>
-                <th scope="col">Fired</th>
-                <th scope="col" className="num">
-                  Value
-                </th>
-                <th scope="col">Resolved</th>
-                <th scope="col" className="num">
-                  Value
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.data.map((ep) => (
-                <tr key={ep.id} data-episode={ep.id}>
-                  <td>{formatTime(ep.firedAt)}</td>
-                  <td className="num">{formatMetric(monitor.metric, ep.firedValue)}</td>
-                  <td>{ep.resolvedAt ? formatTime(ep.resolvedAt) : <StateBadge state="firing" />}</td>
-                  <td className="num">{formatMetric(monitor.metric, ep.resolvedValue)}</td>
+      <Loaded query={history} loading="Loading the history…" empty={<>It has never fired.</>}>
+        {(items) => (
+          <div className="table-wrap">
+            <table className="table" aria-label="Episodes">
+              <thead>
+                <tr>
+                  <th scope="col">Fired</th>
+                  <th scope="col" className="num">
+                    Value
+                  </th>
+                  <th scope="col">Resolved</th>
+                  <th scope="col" className="num">
+                    Value
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((ep) => (
+                  <tr key={ep.id} data-episode={ep.id}>
+                    <td>{formatTime(ep.firedAt)}</td>
+                    <td className="num">{formatMetric(monitor.metric, ep.firedValue)}</td>
+                    <td>{ep.resolvedAt ? formatTime(ep.resolvedAt) : <StateBadge state="firing" />}</td>
+                    <td className="num">{formatMetric(monitor.metric, ep.resolvedValue)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
     </section>
   );
 }
@@ -283,36 +276,22 @@ function History({ monitor }: { monitor: Monitor }) {
 /** One monitor: its state, definition (editable) and its episodes. */
 export function MonitorPage() {
   const { id = '' } = useParams();
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const [editing, setEditing] = useState(false);
-  const [confirming, setConfirming] = useState(false);
   const monitor = useQuery({
     queryKey: ['monitors', id],
     queryFn: () => call(api.GET('/api/monitors/{id}', { params: { path: { id } } })),
     select: (b) => b.data,
-  });
-  const remove = useMutation({
-    mutationFn: () => call(api.DELETE('/api/monitors/{id}', { params: { path: { id } } })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['monitors'] });
-      await navigate('/monitors');
-    },
   });
   if (monitor.isPending) return <Loading label="Loading the monitor…" />;
   if (monitor.isError) return <ErrorState error={monitor.error} retry={() => monitor.refetch()} />;
   const m = monitor.data;
   const filters = Object.entries(m.filters).filter(([, v]) => v);
   return (
-    <div className="page">
-      <nav className="crumbs" aria-label="Breadcrumb">
-        <Link to="/monitors">Monitors</Link> / <Clipped text={m.name} />
-      </nav>
-      <header className="page-head">
-        <div>
-          <h1 className="title-with-icon">
-            <Clipped text={m.name} /> <StateBadge state={m.state} />
-          </h1>
+    <ItemDetail
+      list={{ title: 'Monitors', path: '/monitors', queryKey: 'monitors' }}
+      name={m.name}
+      badge={<StateBadge state={m.state} />}
+      summary={
+        <>
           <p className="muted">
             {m.metric === 'score_mean' ? `Mean of ${m.scoreName ?? ''}` : metricLabel(m.metric)} over {describeWindow(m.windowSeconds)},
             fires when {describeCondition(m)}
@@ -323,40 +302,18 @@ export function MonitorPage() {
             Last value <strong data-last-value>{formatMetric(m.metric, m.lastValue)}</strong>
             {m.lastEvaluatedAt ? `, checked ${formatRelative(m.lastEvaluatedAt)}` : ', not checked yet'}
           </p>
-        </div>
-        <div className="button-row">
-          <button className="button small" onClick={() => setEditing((v) => !v)} aria-expanded={editing}>
-            {editing ? 'Close' : 'Edit'}
-          </button>
-          <button className="button small" onClick={() => setConfirming(true)}>
-            Delete
-          </button>
-        </div>
-      </header>
-      {editing && (
-        <MonitorForm
-          key={m.updatedAt}
-          monitor={m}
-          onSaved={() => {
-            setEditing(false);
-            void queryClient.invalidateQueries({ queryKey: ['monitors'] });
-          }}
-        />
-      )}
+        </>
+      }
+      edit={(close) => <MonitorForm key={m.updatedAt} monitor={m} onSaved={close} />}
+      remove={() => call(api.DELETE('/api/monitors/{id}', { params: { path: { id } } }))}
+      deleteTitle="Delete this monitor?"
+      deleteText={
+        <>
+          “<Clipped text={m.name} />” and its history are deleted.
+        </>
+      }
+    >
       <History monitor={m} />
-      {confirming && (
-        <ConfirmDialog
-          title="Delete this monitor?"
-          pending={remove.isPending}
-          error={remove.error}
-          onCancel={() => setConfirming(false)}
-          onConfirm={() => remove.mutate()}
-        >
-          <p>
-            “<Clipped text={m.name} />” and its history are deleted.
-          </p>
-        </ConfirmDialog>
-      )}
-    </div>
+    </ItemDetail>
   );
 }
