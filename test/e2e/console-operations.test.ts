@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluatorWorkerFor } from '../../src/app.js';
@@ -16,6 +18,7 @@ import { startFakeProvider, type FakeProvider } from '../support/fake-model-prov
  */
 
 const API_KEY = 'sk-console-SECRET-key-4f2e';
+const shots = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 
 let service: ListeningService;
 let fake: FakeProvider;
@@ -191,6 +194,7 @@ describe('operations in the web console', () => {
     const failed = page.locator('tr[data-job-trace="qa-malformed"]');
     expect(await failed.getAttribute('data-job-status')).toBe('failed');
     expect(await failed.textContent()).toContain('not JSON');
+    await page.screenshot({ path: path.join(shots, 'evaluator.png') });
     await page.getByLabel('Status').selectOption('failed');
     await poll(() => page.locator('tr[data-job-trace]').count()).toBe(1);
     await checkScreen('evaluator jobs');
@@ -250,6 +254,7 @@ describe('operations in the web console', () => {
     expect(await page.locator('[data-last-value]').textContent()).toBe(String(posted.traces));
     await poll(() => page.locator('tr[data-episode]').count()).toBe(1);
     await checkScreen('monitor');
+    await page.screenshot({ path: path.join(shots, 'monitor.png') });
     await page.getByRole('link', { name: 'Monitors' }).first().click();
     await poll(() => page.locator('tr[data-monitor="traffic"] [data-state]').getAttribute('data-state')).toBe('firing');
     await checkScreen('monitors');
@@ -264,7 +269,7 @@ describe('operations in the web console', () => {
     expect(await evaluator.evaluateAll()).toMatchObject({ resolved: 1 });
     await page.reload();
     await poll(() => page.locator('h1 [data-state]').getAttribute('data-state')).toBe('resolved');
-    await poll(() => page.locator('tr[data-episode] [data-state]').count()).toBe(0);
-    expect(await page.locator('tr[data-episode]').count()).toBe(1);
+    await poll(() => page.locator('tr[data-episode]').count()).toBe(1);
+    expect(await page.locator('tr[data-episode] [data-state]').count()).toBe(0);
   });
 });
