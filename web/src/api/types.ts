@@ -40,7 +40,6 @@ export type NewModelConnection = NonNullable<paths['/api/model-connections/']['p
 export type ConnectionTest = Body<'/api/model-connections/{id}/test', 'post'>['data'];
 export type Evaluator = Body<'/api/evaluators/', 'get'>['data'][number];
 export type NewEvaluator = NonNullable<paths['/api/evaluators/']['post']['requestBody']>['content']['application/json'];
-export type EvaluatorCheck = NonNullable<NewEvaluator['check']>;
 export type EvaluatorJob = Body<'/api/evaluators/{id}/jobs', 'get'>['data'][number];
 export type EvaluatorPreview = Body<'/api/evaluators/preview', 'post'>['data'];
 export type Monitor = Body<'/api/monitors/', 'get'>['data'][number];

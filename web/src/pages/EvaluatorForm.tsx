@@ -1,7 +1,8 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, call } from '../api/client';
-import type { Evaluator, EvaluatorCheck, NewEvaluator } from '../api/types';
+import type { Evaluator, NewEvaluator } from '../api/types';
+import { bodyOf, checkTypes, initialState, type CheckType, type EvaluatorFormState } from '../lib/evaluator-form';
 import { ErrorState } from '../components/states';
 import { templateVariables } from '../lib/semver';
 import { useModelConnections } from './ModelConnections';
@@ -11,138 +12,6 @@ import { useModelConnections } from './ModelConnections';
  * the judge's variables, sampling and filters, and a preview on a chosen trace (nothing stored)
  * before it is saved.
  */
-
-type CheckType = EvaluatorCheck['type'];
-const checkTypes: { type: CheckType; label: string }[] = [
-  { type: 'json_parse', label: 'JSON parses' },
-  { type: 'regex', label: 'Matches a pattern' },
-  { type: 'contains', label: 'Contains text' },
-  { type: 'length', label: 'Length within bounds' },
-  { type: 'latency', label: 'Latency under' },
-  { type: 'cost', label: 'Cost under' },
-  { type: 'output_schema', label: "Valid against a prompt's output schema" },
-];
-
-/** Every field the form edits, as text; `bodyOf` turns it into the API's body. */
-interface FormState {
-  name: string;
-  type: NewEvaluator['type'];
-  connectionId: string;
-  model: string;
-  promptName: string;
-  /** `''` (latest), `label:<name>` or `version:<v>`. */
-  promptRef: string;
-  variables: Record<string, string>;
-  checkType: CheckType;
-  field: string;
-  pattern: string;
-  flags: string;
-  text: string;
-  caseSensitive: boolean;
-  min: string;
-  max: string;
-  scoreName: string;
-  dataType: 'numeric' | 'boolean';
-  filterName: string;
-  filterTags: string;
-  filterEnvironment: string;
-  samplingRate: string;
-  delaySeconds: string;
-}
-
-const refOf = (ref: { label?: string; version?: string } | undefined) =>
-  ref?.label ? `label:${ref.label}` : ref?.version ? `version:${ref.version}` : '';
-
-function initialState(evaluator: Evaluator | undefined): FormState {
-  const check = evaluator?.check as Partial<Record<string, unknown>> | undefined;
-  const str = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
-  const bound = check?.type === 'latency' ? check.maxMs : check?.type === 'cost' ? check.maxUsd : check?.max;
-  return {
-    name: evaluator?.name ?? '',
-    type: evaluator?.type ?? 'llm_judge',
-    connectionId: evaluator?.judge?.connectionId ?? '',
-    model: evaluator?.judge?.model ?? '',
-    promptName: evaluator?.judge?.prompt.name ?? (evaluator?.check?.type === 'output_schema' ? evaluator.check.prompt.name : ''),
-    promptRef: refOf(evaluator?.judge?.prompt ?? (evaluator?.check?.type === 'output_schema' ? evaluator.check.prompt : undefined)),
-    variables: evaluator?.judge?.variables ?? {},
-    checkType: evaluator?.check?.type ?? 'json_parse',
-    field: str(check?.field) || 'output',
-    pattern: str(check?.pattern),
-    flags: str(check?.flags),
-    text: str(check?.text),
-    caseSensitive: check?.caseSensitive !== false,
-    min: str(check?.min),
-    max: str(bound),
-    scoreName: evaluator?.score.name ?? '',
-    dataType: evaluator?.score.dataType ?? 'numeric',
-    filterName: evaluator?.target.filters.name ?? '',
-    filterTags: (evaluator?.target.filters.tags ?? []).join(', '),
-    filterEnvironment: evaluator?.target.filters.environment ?? '',
-    samplingRate: String(evaluator?.target.samplingRate ?? 1),
-    delaySeconds: String(evaluator?.target.delaySeconds ?? 30),
-  };
-}
-
-function promptRefBody(state: FormState) {
-  const [kind, value] = [state.promptRef.slice(0, state.promptRef.indexOf(':')), state.promptRef.slice(state.promptRef.indexOf(':') + 1)];
-  return {
-    name: state.promptName,
-    ...(kind === 'label' ? { label: value } : kind === 'version' ? { version: value } : {}),
-  };
-}
-
-function checkBody(state: FormState): EvaluatorCheck {
-  const num = (text: string) => (text.trim() === '' ? undefined : Number(text));
-  switch (state.checkType) {
-    case 'json_parse':
-      return { type: 'json_parse', field: state.field };
-    case 'regex':
-      return { type: 'regex', field: state.field, pattern: state.pattern, ...(state.flags ? { flags: state.flags } : {}) };
-    case 'contains':
-      return { type: 'contains', field: state.field, text: state.text, caseSensitive: state.caseSensitive };
-    case 'length':
-      return { type: 'length', field: state.field, min: num(state.min), max: num(state.max) };
-    case 'latency':
-      return { type: 'latency', maxMs: Number(state.max) };
-    case 'cost':
-      return { type: 'cost', maxUsd: Number(state.max) };
-    case 'output_schema':
-      return { type: 'output_schema', field: state.field, prompt: promptRefBody(state) };
-  }
-}
-
-/** The API's body; the judge maps exactly the variables of its prompt version (`variableNames`). */
-function bodyOf(state: FormState, variableNames: string[]): NewEvaluator {
-  const tags = state.filterTags
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean);
-  return {
-    name: state.name,
-    type: state.type,
-    ...(state.type === 'llm_judge'
-      ? {
-          judge: {
-            connectionId: state.connectionId,
-            ...(state.model.trim() ? { model: state.model.trim() } : {}),
-            prompt: promptRefBody(state),
-            variables: Object.fromEntries(variableNames.map((n) => [n, state.variables[n] ?? ''])),
-          },
-        }
-      : { check: checkBody(state) }),
-    score: { name: state.scoreName, dataType: state.dataType },
-    target: {
-      kind: 'traces',
-      filters: {
-        ...(state.filterName.trim() ? { name: state.filterName.trim() } : {}),
-        ...(tags.length > 0 ? { tags } : {}),
-        ...(state.filterEnvironment.trim() ? { environment: state.filterEnvironment.trim() } : {}),
-      },
-      samplingRate: Number(state.samplingRate),
-      delaySeconds: Number(state.delaySeconds),
-    },
-  };
-}
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -220,9 +89,9 @@ function Preview({ body }: { body: () => NewEvaluator }) {
 }
 
 export function EvaluatorForm({ evaluator, onSaved }: { evaluator?: Evaluator; onSaved: (saved: Evaluator) => void }) {
-  const [state, setState] = useState<FormState>(() => initialState(evaluator));
+  const [state, setState] = useState<EvaluatorFormState>(() => initialState(evaluator));
   const [startActive, setStartActive] = useState(true);
-  const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setState((s) => ({ ...s, [key]: value }));
+  const set = <K extends keyof EvaluatorFormState>(key: K, value: EvaluatorFormState[K]) => setState((s) => ({ ...s, [key]: value }));
   const connections = useModelConnections();
   const prompts = useQuery({
     queryKey: ['prompts', 'latest'],
@@ -268,7 +137,7 @@ export function EvaluatorForm({ evaluator, onSaved }: { evaluator?: Evaluator; o
             <select
               value={state.type}
               onChange={(e) => {
-                const type = e.target.value as FormState['type'];
+                const type = e.target.value as EvaluatorFormState['type'];
                 setState((s) => ({ ...s, type, dataType: type === 'check' ? 'boolean' : 'numeric' }));
               }}
             >
@@ -411,7 +280,7 @@ export function EvaluatorForm({ evaluator, onSaved }: { evaluator?: Evaluator; o
             <input value={state.scoreName} onChange={(e) => set('scoreName', e.target.value)} required maxLength={200} />
           </Field>
           <Field label="Score type">
-            <select value={state.dataType} onChange={(e) => set('dataType', e.target.value as FormState['dataType'])}>
+            <select value={state.dataType} onChange={(e) => set('dataType', e.target.value as EvaluatorFormState['dataType'])}>
               <option value="numeric">numeric</option>
               <option value="boolean">boolean</option>
             </select>
