@@ -73,7 +73,8 @@ beforeAll(async () => {
   fake = await startFakeProvider();
   service = await startListeningService({ env: { LOUPE_ENCRYPTION_KEY: 'ef'.repeat(32), LOUPE_WEBHOOK_ALLOW_PRIVATE: 'true' } });
   browser = await launchBrowser();
-  const watched = await watchedPage(browser, /^$/);
+  // The preview of a trace that does not exist answers 404 on purpose.
+  const watched = await watchedPage(browser, /\/api\/evaluators\/preview$/);
   page = watched.page;
   problems = watched.problems;
   await postTrace(qaTrace('qa-first', Date.now() - 60_000, 3));
@@ -153,6 +154,9 @@ describe('operations in the web console', () => {
     fake.answer = { value: 0.8, reasoning: 'right, but terse' };
     const before = fake.requests.length;
     const preview = page.getByRole('region', { name: 'Preview on a trace' });
+    await preview.getByLabel('Trace id').fill('qa-missing');
+    await preview.getByRole('button', { name: 'Run preview' }).click();
+    await poll(() => preview.getByRole('alert').textContent()).toContain('Trace not found');
     await preview.getByLabel('Trace id').fill('qa-first');
     await preview.getByRole('button', { name: 'Run preview' }).click();
     const result = preview.getByRole('definition').first();
