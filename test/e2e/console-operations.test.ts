@@ -57,10 +57,15 @@ function qaTrace(traceId: string, start: number, spans: number, answer = '4') {
 }
 
 /**
- * Ingest is acknowledged before its rows are readable (a loaded machine can take many seconds
- * to flush): the worker scans until it has queued the one new trace.
+ * Ingest is acknowledged once logged, before its rows are stored (the API's list shows them at
+ * once, the evaluator's scan reads the store, and a loaded machine can take many seconds to
+ * flush): waits until the trace is listed, then until the worker's scan queues it.
  */
-const scanUntilQueued = (worker: EvaluatorWorker) => expect.poll(() => worker.scan(), { timeout: 60_000, interval: 250 }).toBe(1);
+async function scanQueues(worker: EvaluatorWorker, traceId: string) {
+  const listed = async () => ((await service.call('GET', '/api/traces?limit=10')).body.data as { traceId: string }[]).map((t) => t.traceId);
+  await expect.poll(listed, { timeout: 90_000, interval: 250 }).toContain(traceId);
+  await expect.poll(() => worker.scan(), { timeout: 90_000, interval: 250 }).toBe(1);
+}
 
 const posted = { traces: 0, spans: 0 };
 async function postTrace(trace: ReturnType<typeof qaTrace>) {
@@ -184,11 +189,11 @@ describe('operations in the web console', () => {
     await postTrace(qaTrace('qa-judged', Date.now(), 2));
     const worker = evaluatorWorkerFor(service.stores, { retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 } });
     fake.answer = { value: 1, reasoning: 'correct' };
-    await scanUntilQueued(worker);
+    await scanQueues(worker, 'qa-judged');
     await worker.runOnce();
     await postTrace(qaTrace('qa-malformed', Date.now(), 1));
     fake.answer = 'no verdict';
-    await scanUntilQueued(worker);
+    await scanQueues(worker, 'qa-malformed');
     await worker.runOnce();
 
     await page.reload();
@@ -222,7 +227,7 @@ describe('operations in the web console', () => {
     await succeeded.getByRole('link', { name: 'on the trace' }).click();
     await page.waitForURL(/\/traces\/qa-judged$/);
     await poll(() => page.getByRole('list', { name: 'Trace scores' }).textContent()).toContain('correctness');
-  }, 180_000);
+  }, 300_000);
 
   it('creates a monitor and shows it firing with its episode', async () => {
     await page.getByRole('link', { name: 'Monitors' }).click();
