@@ -55,9 +55,10 @@ import type { EvaluationScore, RecordEvaluationScore } from './contract/evaluati
 import type { RecordJudgeTrace } from './contract/judge-traces.js';
 import { ingestTraces } from './traces/ingest.js';
 import { evaluationRunsOf } from './datasets/service/evaluation-runs.js';
-import { createConnectionRateLimiter } from './evaluators/service/rate-limiter.js';
+import { createConnectionRateLimiter, type ConnectionRateLimiter } from './evaluators/service/rate-limiter.js';
 import { EVALUATOR_TRACE_SOURCE } from './evaluators/service/targets.js';
 import { evaluatorRoutes, modelConnectionRoutes } from './evaluators/api/routes.js';
+import { evaluatorPreviewRoutes, type PreviewDeps } from './evaluators/api/preview.js';
 import type { ConnectionDeps } from './evaluators/service/connections.js';
 import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
@@ -202,13 +203,13 @@ export const judgeTraceRecorder =
       throw new Error(`the judge's trace was refused: ${result.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
   };
 
-/** The evaluators' worker over this service's stores: one per replica (server.ts), or made by a test. */
-export function evaluatorWorkerFor(
+/** What evaluating a target needs over this service's stores: the worker's and the preview's. */
+export function evaluationDepsFor(
   deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; writer: WriteBatcher; guard?: TargetGuard },
-  options: Partial<EvaluatorWorkerOptions> = {},
-): EvaluatorWorker {
+  limiter: ConnectionRateLimiter = createConnectionRateLimiter(),
+): PreviewDeps {
   const connections = modelConnectionDepsFor(deps.sql, deps.config, deps.guard);
-  return createEvaluatorWorker({
+  return {
     sql: deps.sql,
     connections,
     guard: connections.guard,
@@ -216,9 +217,19 @@ export function evaluatorWorkerFor(
     prompts: evaluationPromptsOf(deps.sql),
     traces: evaluationTracesOf(deps.clickhouse, queryLimitsOf(deps.config)),
     runs: evaluationRunsOf(deps.sql),
-    recordScore: evaluationScoreRecorder({ clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() }),
     recordJudgeTrace: judgeTraceRecorder(deps.writer),
-    limiter: createConnectionRateLimiter(),
+    limiter,
+  };
+}
+
+/** The evaluators' worker over this service's stores: one per replica (server.ts), or made by a test. */
+export function evaluatorWorkerFor(
+  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; writer: WriteBatcher; guard?: TargetGuard },
+  options: Partial<EvaluatorWorkerOptions> = {},
+): EvaluatorWorker {
+  return createEvaluatorWorker({
+    ...evaluationDepsFor(deps),
+    recordScore: evaluationScoreRecorder({ clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() }),
     ...options,
   });
 }
@@ -383,6 +394,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         traces: evaluationTracesOf(deps.clickhouse, queryLimitsOf(deps.config)),
         runs: evaluationRunsOf(deps.sql),
       },
+    });
+    await api.register(evaluatorPreviewRoutes, {
+      prefix: '/api/evaluators',
+      deps: evaluationDepsFor({ ...deps, writer, guard: deps.webhookGuard }),
     });
     await api.register(monitorRoutes, { prefix: '/api/monitors', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });

@@ -29,6 +29,12 @@ export const consolePages = [
   '/datasets/:datasetId/runs/:runId',
   '/datasets/:datasetId/compare',
   '/settings/scores',
+  '/evaluators',
+  '/evaluators/:id',
+  '/monitors',
+  '/monitors/:id',
+  '/settings/connections',
+  '/settings/usage',
 ];
 
 /**

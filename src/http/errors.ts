@@ -11,6 +11,7 @@ export const errorStatus = {
   QUERY_TOO_EXPENSIVE: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  MODEL_ERROR: 502,
   SERVICE_UNAVAILABLE: 503,
 } as const;
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { WriteBatcher } from '../../src/traces/write-batcher.js';
 import * as tenancy from '../../src/tenancy/store.js';
 import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
 import { openTestStores, type TestStores } from '../support/stores.js';
@@ -11,6 +12,8 @@ export interface ListeningService {
   apiKey: string;
   app: FastifyInstance;
   stores: TestStores;
+  /** The service's trace writer (what a worker beside it writes judge traces with). */
+  writer: WriteBatcher;
   /** GET or POST through HTTP with the tenant's key; answers status and parsed body. */
   call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Stops listening (the stores stay open): for "the service is down". */
@@ -24,13 +27,16 @@ export interface ListeningServiceOptions {
    * tests never hit them); `now` is their clock.
    */
   rateLimits?: { now?: () => number };
+  /** Configuration variables of the service (as the environment would give them). */
+  env?: Record<string, string>;
 }
 
 /** The real service on a loopback port, over fresh stores, with one workspace and its key. */
 export async function startListeningService(options: ListeningServiceOptions = {}): Promise<ListeningService> {
-  const stores = await openTestStores();
+  const stores = await openTestStores(options.env);
   const admit = options.rateLimits ? createRateLimiter(stores.sql, { now: options.rateLimits.now }).admit : undefined;
-  const app = await buildApp({ config: stores.config, sql: stores.sql, clickhouse: stores.clickhouse, ...(admit && { admit }) });
+  const writer = new WriteBatcher(stores.clickhouse);
+  const app = await buildApp({ config: stores.config, sql: stores.sql, clickhouse: stores.clickhouse, writer, ...(admit && { admit }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   const organization = await tenancy.createOrganization(stores.sql, {
@@ -52,6 +58,7 @@ export async function startListeningService(options: ListeningServiceOptions = {
     apiKey: key,
     app,
     stores,
+    writer,
     async call(method, path, body) {
       const res = await fetch(`${baseUrl}${path}`, {
         method,
@@ -67,6 +74,7 @@ export async function startListeningService(options: ListeningServiceOptions = {
     async close() {
       if (listening) await app.close();
       listening = false;
+      await writer.close();
       await stores.close();
     },
   };

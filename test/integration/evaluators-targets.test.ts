@@ -5,7 +5,7 @@ import type { EvaluatorWorker } from '../../src/evaluators/service/worker.js';
 import { connectPostgres } from '../../src/stores/postgres.js';
 import { WriteBatcher } from '../../src/traces/write-batcher.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
-import { startFakeProvider, type FakeProvider } from './evaluators-fixtures.js';
+import { startFakeProvider, type FakeProvider } from '../support/fake-model-provider.js';
 import { post, span, trace, uniqueId } from './traces-fixtures.js';
 
 /**

@@ -5,7 +5,7 @@ import { evaluatorWorkerFor, secretLogPaths } from '../../src/app.js';
 import type { EvaluatorWorker } from '../../src/evaluators/service/worker.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { post, trace, span, uniqueId } from './traces-fixtures.js';
-import { startFakeProvider, type FakeProvider } from './evaluators-fixtures.js';
+import { startFakeProvider, type FakeProvider } from '../support/fake-model-provider.js';
 
 const API_KEY = 'sk-test-VERY-SECRET-key-9f3a';
 const ENCRYPTION_KEY = 'ab'.repeat(32);

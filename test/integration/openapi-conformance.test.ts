@@ -342,6 +342,12 @@ const examples: Record<string, () => Promise<Example>> = {
   'POST /api/evaluators/{id}/pause': async () => ({ url: `/api/evaluators/${await newEvaluator()}/pause` }),
   'POST /api/evaluators/{id}/resume': async () => ({ url: `/api/evaluators/${await newEvaluator()}/resume` }),
   'DELETE /api/evaluators/{id}': async () => ({ url: `/api/evaluators/${await newEvaluator()}` }),
+  'POST /api/evaluators/preview': async () => {
+    const id = `c-${unique()}`;
+    await authed('POST', '/api/traces', { traces: [trace(id)] });
+    await ctx.writer.settled();
+    return { url: '/api/evaluators/preview', payload: { name: 'preview', ...checkEvaluator, traceId: id } };
+  },
   'GET /api/evaluators/{id}/jobs': async () => ({ url: `/api/evaluators/${await newEvaluator()}/jobs?status=failed` }),
   'POST /api/evaluators/{id}/backfill': async () => ({
     url: `/api/evaluators/${await newEvaluator()}/backfill`,

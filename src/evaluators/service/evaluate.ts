@@ -42,7 +42,7 @@ export interface EvaluateDeps {
   recordJudgeTrace: RecordJudgeTrace;
   /** The per-connection calls per minute of this process. */
   limiter: ConnectionRateLimiter;
-  log?: { error(obj: object, msg: string): void } | undefined;
+  log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void } | undefined;
   /** Opens a connection for a call; default `openConnection` (a worker keeps them a few seconds). */
   open?: (workspaceId: string, connectionId: string) => Promise<{ connection: ModelConnection; apiKey: string }>;
 }

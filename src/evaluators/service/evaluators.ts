@@ -15,7 +15,7 @@ export interface EvaluatorDeps extends TargetSources {
 const invalid = (path: string, message: string) => new AppError('VALIDATION_ERROR', `${path} ${message}`, { issues: [{ path, message }] });
 
 /** What must exist for the evaluator to run: its connection, and the prompt it names. */
-async function checkReferences(deps: EvaluatorDeps, workspaceId: string, body: CreateEvaluator) {
+export async function checkReferences(deps: EvaluatorDeps, workspaceId: string, body: CreateEvaluator) {
   if (body.judge) {
     if (!(await selectConnection(deps.sql, workspaceId, body.judge.connectionId)))
       throw invalid('judge.connectionId', 'names no model connection of this workspace');

@@ -28,7 +28,11 @@ export function Layout() {
           <NavLink to="/dashboard">Dashboard</NavLink>
           <NavLink to="/prompts">Prompts</NavLink>
           <NavLink to="/datasets">Datasets</NavLink>
+          <NavLink to="/evaluators">Evaluators</NavLink>
+          <NavLink to="/monitors">Monitors</NavLink>
           <NavLink to="/settings/scores">Scores</NavLink>
+          <NavLink to="/settings/connections">Model connections</NavLink>
+          <NavLink to="/settings/usage">Usage</NavLink>
         </nav>
         <div className="sidebar-foot">
           <div className="workspace" title={workspace ? `Workspace ${workspace}` : undefined}>

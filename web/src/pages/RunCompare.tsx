@@ -18,6 +18,7 @@ const testNames: Record<NonNullable<RunComparisonMetric['test']>, string> = {
   paired_t: 'paired t',
   mcnemar_exact: "McNemar's exact",
   mcnemar_chi_square: "McNemar's chi-square",
+  stuart_maxwell: 'Stuart–Maxwell',
 };
 
 const metricLabel = (m: RunComparisonMetric) => (m.kind === 'cost' ? 'Cost' : m.kind === 'latency' ? 'Latency' : m.name);
