@@ -267,6 +267,32 @@ export const selectAveragesOfUsers = defineQuery({
   }),
 });
 
+/**
+ * Per group and score name, over the live scores on the groups' traces and their spans: `groups`
+ * a subquery of `(key, trace_id)` rows from the trace stats (TraceScores.averagesOfGroups), the
+ * scores read through the trace ids it names.
+ */
+export const selectAveragesOfGroups = defineQuery({
+  name: 'selectAveragesOfGroups',
+  params: z.object({ workspaceId, groups: z.object({ sql: z.string(), values: z.record(z.string(), z.unknown()) }) }),
+  row: averageRow,
+  sql: ({ workspaceId, groups }) => ({
+    values: { ...groups.values, workspaceId },
+    query: `
+      WITH stat_groups AS (${groups.sql})
+      SELECT g.key AS key, s.name AS name, count() AS n, avg(s.value) AS mean
+      FROM ${latestScores({ traceQuery: 'SELECT trace_id FROM stat_groups' })} AS s
+      INNER JOIN stat_groups AS g ON s.trace_id = g.trace_id
+      GROUP BY key, name ORDER BY key, name`,
+  }),
+});
+
+/** The traces with live scores, once per score name (TraceScores.traceNames). */
+export const traceScoreNames = () => ({
+  sql: `SELECT DISTINCT trace_id, name AS key FROM ${latestScores({})} WHERE trace_id != ''`,
+  values: {},
+});
+
 /** Tombstones for the live scores matching the candidates (a trace's, or some ids), as one version. */
 async function tombstone(clickhouse: ClickHouseClient, candidates: Candidates, values: Record<string, unknown>) {
   await clickhouse.command({
