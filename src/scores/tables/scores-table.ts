@@ -250,7 +250,9 @@ export const selectAveragesOfTraces = defineQuery({
 
 /**
  * Per session and score name, over the scores on the session and on its traces (their traces
- * from the live trace summaries).
+ * from the live trace summaries). A page of sessions reads wide: a page may hold a session of
+ * thousands of traces, whose scores are cheaper deduplicated whole than matched by id
+ * (bench/scores.ts: 0.8 s against 2.1 s at a million scores, on a busy host).
  */
 export const selectAveragesOfSessions = defineQuery({
   name: 'selectAveragesOfSessions',
@@ -263,7 +265,7 @@ export const selectAveragesOfSessions = defineQuery({
         SELECT trace_id, session_id FROM traces FINAL
         WHERE workspace_id = {workspaceId:String} AND session_id IN {sessionIds:Array(String)} AND is_deleted = 0)
       SELECT if(s.session_id != '', s.session_id, t.session_id) AS key, s.name AS name, count() AS n, avg(s.value) AS mean
-      FROM ${latestScores({ sessionIds: values.sessionIds, traceQuery: 'SELECT trace_id FROM session_of', anyOf: true })} AS s
+      FROM ${latestScores({ sessionIds: values.sessionIds, traceQuery: 'SELECT trace_id FROM session_of', anyOf: true, wide: values.sessionIds.length > 1 })} AS s
       LEFT JOIN session_of AS t ON s.trace_id = t.trace_id AND s.trace_id != ''
       WHERE key IN {sessionIds:Array(String)}
       GROUP BY key, name ORDER BY key, name`,
