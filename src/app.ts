@@ -338,7 +338,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       config: deps.config,
       scores: traceScores,
     });
-    await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
+    await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
     const recordScores = (request: FastifyRequest, scores: Record<string, unknown>[]) =>
       recordOtelScores({ workspaceId: request.auth.workspaceId, authorId: authorOf(request) }, scores);
     await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer, recordScores });

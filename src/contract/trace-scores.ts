@@ -36,6 +36,12 @@ export interface TraceScoreCondition {
   value?: string | undefined;
 }
 
+/** SQL text and the values of its parameters, handed between the two features. */
+export interface SqlPart {
+  sql: string;
+  values: Record<string, unknown>;
+}
+
 export interface TraceScores {
   /** The live scores whose target is the trace or one of its spans, oldest first. */
   ofTrace: (workspaceId: string, traceId: string) => Promise<ScoreOnTarget[]>;
@@ -52,5 +58,17 @@ export interface TraceScores {
    * for traces with a live score matching `condition`: its text names only parameters prefixed
    * `score`, bound by `values`; the caller's statement must bind `workspaceId`.
    */
-  traceCondition: (condition: TraceScoreCondition) => { sql: string; values: Record<string, unknown> };
+  traceCondition: (condition: TraceScoreCondition) => SqlPart;
+  /**
+   * A subquery of `(trace_id, key)` rows: each trace with a live score on it or on one of its
+   * spans, once per score name (`key` the name), for the stats grouped by score. No parameters
+   * of its own; the caller's statement must bind `workspaceId`.
+   */
+  traceNames: () => SqlPart;
+  /**
+   * Per group key, the averages of the live scores on the groups' traces and their spans:
+   * `groups` a subquery of `(key, trace_id)` rows (a String key, a trace once per group it is in),
+   * its parameters in its values and never named `workspaceId`. `settings` a statement's SETTINGS clause.
+   */
+  averagesOfGroups: (workspaceId: string, groups: SqlPart, settings?: string) => Promise<Map<string, ScoreAverages>>;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineQuery } from '../stores/clickhouse-query.js';
-import { traceFilterSchema, traceSummaryFilter } from './traces-table.js';
+import { traceFilterSchema, traceSummaryFilter, type TraceFilter } from './traces-table.js';
 
 /**
  * Aggregates over the trace summaries (`traces FINAL`, filtered by `traceSummaryFilter`):
@@ -89,6 +89,22 @@ const traceFieldColumns: Record<(typeof traceFields)[number], string> = {
   tag: 'tag',
 };
 
+/** Counts, sums and the mean latency of a group of traces, over the columns of their summaries (stats and analytics). */
+const traceSums = `
+  count() AS traceCount,
+  sum(span_count) AS spanCount,
+  countIf(status = 'error') AS errorCount,
+  sum(ifNull(input_tokens, 0)) AS inputTokens,
+  sum(ifNull(output_tokens, 0)) AS outputTokens,
+  sum(ifNull(total_tokens, 0)) AS totalTokens,
+  sum(ifNull(cost_usd, 0)) AS costUsd,
+  avg(duration_ms) AS latencyAvg`;
+
+/** The figures of a stats group of traces. */
+const traceGroupFigures = `${traceSums},
+  quantilesExactInclusive(0.5, 0.95, 0.99)(duration_ms) AS latencyPercentiles,
+  quantilesExactInclusiveArray(0.5, 0.95)(arrayMap(x -> x.4, ttfts)) AS ttftPercentiles`;
+
 /** Stats groups of traces by a trace field: the deduplicated summaries, one row per trace (per tag of it, by tag). */
 export const selectStatsByTraceField = defineQuery({
   name: 'selectStatsByTraceField',
@@ -99,17 +115,7 @@ export const selectStatsByTraceField = defineQuery({
     return {
       values: { ...values, workspaceId, limit },
       query: `
-        SELECT nullIf(${traceFieldColumns[field]}, '') AS key,
-          count() AS traceCount,
-          sum(span_count) AS spanCount,
-          countIf(status = 'error') AS errorCount,
-          sum(ifNull(input_tokens, 0)) AS inputTokens,
-          sum(ifNull(output_tokens, 0)) AS outputTokens,
-          sum(ifNull(total_tokens, 0)) AS totalTokens,
-          sum(ifNull(cost_usd, 0)) AS costUsd,
-          avg(duration_ms) AS latencyAvg,
-          quantilesExactInclusive(0.5, 0.95, 0.99)(duration_ms) AS latencyPercentiles,
-          quantilesExactInclusiveArray(0.5, 0.95)(arrayMap(x -> x.4, ttfts)) AS ttftPercentiles
+        SELECT nullIf(${traceFieldColumns[field]}, '') AS key, ${traceGroupFigures}
         FROM traces FINAL ${field === 'tag' ? 'LEFT ARRAY JOIN tags AS tag' : ''}
         WHERE ${where}
         GROUP BY key
@@ -118,6 +124,68 @@ export const selectStatsByTraceField = defineQuery({
     };
   },
 });
+
+const sqlPart = z.object({ sql: z.string(), values: z.record(z.string(), z.unknown()) });
+
+/**
+ * Stats groups of traces by score name: each trace in the group of every name it has a live
+ * score of (on it or a span), `scoreNames` the scores feature's `(trace_id, key)` subquery
+ * (TraceScores.traceNames).
+ */
+export const selectStatsByScoreName = defineQuery({
+  name: 'selectStatsByScoreName',
+  params: statsParams.extend({ scoreNames: sqlPart }),
+  row: statsRow,
+  sql: ({ workspaceId, filter, limit, scoreNames }) => {
+    const { where, values } = traceSummaryFilter(filter);
+    return {
+      values: { ...scoreNames.values, ...values, workspaceId, limit },
+      query: `
+        SELECT sn.key AS key, ${traceGroupFigures}
+        FROM (
+          SELECT trace_id, span_count, status, input_tokens, output_tokens, total_tokens, cost_usd, duration_ms, ttfts
+          FROM traces FINAL WHERE ${where}) AS t
+        INNER JOIN (${scoreNames.sql}) AS sn USING (trace_id)
+        GROUP BY key
+        ORDER BY costUsd DESC, traceCount DESC, key ASC NULLS LAST
+        LIMIT {limit:UInt32}`,
+    };
+  },
+});
+
+/**
+ * The traces of some stats groups, as a subquery of `(key, trace_id)` rows (the null group's key
+ * ''), a trace once per group it counts in: what the scores feature averages per group
+ * (TraceScores.averagesOfGroups). Its parameters are in `values`, `workspaceId` left to the caller.
+ */
+export type StatsGrouping = { dimension: Dimension } | { field: (typeof traceFields)[number] } | { scoreNames: z.infer<typeof sqlPart> };
+
+export function statsGroupTraces(
+  grouping: StatsGrouping,
+  filter: TraceFilter,
+  keys: string[],
+): { sql: string; values: Record<string, unknown> } {
+  const { where, values } = traceSummaryFilter(filter);
+  const inKeys = 'key IN {groupKeys:Array(String)}';
+  const all = { ...values, groupKeys: keys };
+  if ('dimension' in grouping) {
+    return {
+      sql: `SELECT DISTINCT toString(g.key) AS key, trace_id FROM traces FINAL ARRAY JOIN by_${grouping.dimension} AS g WHERE ${where} AND ${inKeys}`,
+      values: all,
+    };
+  }
+  if ('field' in grouping) {
+    const { field } = grouping;
+    return {
+      sql: `SELECT DISTINCT ${traceFieldColumns[field]} AS key, trace_id FROM traces FINAL ${field === 'tag' ? 'LEFT ARRAY JOIN tags AS tag' : ''} WHERE ${where} AND ${inKeys}`,
+      values: all,
+    };
+  }
+  return {
+    sql: `SELECT key, trace_id FROM (${grouping.scoreNames.sql}) WHERE ${inKeys} AND trace_id IN (SELECT trace_id FROM traces FINAL WHERE ${where})`,
+    values: { ...grouping.scoreNames.values, ...all },
+  };
+}
 
 /** An analytics bucket: the start of the hour or day a trace starts in. */
 const buckets = { hour: 'toStartOfHour(start_time)', day: 'toStartOfDay(start_time)' } as const;
@@ -171,15 +239,7 @@ export const selectAnalyticsTotals = defineQuery({
           costUsd * {projectionFactor:Float64} AS projectedUsd
         FROM (
           SELECT grouping(bucket) AS isTotal,
-            toUnixTimestamp(${buckets[interval]}) AS bucket,
-            count() AS traceCount,
-            sum(span_count) AS spanCount,
-            countIf(status = 'error') AS errorCount,
-            sum(ifNull(input_tokens, 0)) AS inputTokens,
-            sum(ifNull(output_tokens, 0)) AS outputTokens,
-            sum(ifNull(total_tokens, 0)) AS totalTokens,
-            sum(ifNull(cost_usd, 0)) AS costUsd,
-            avg(duration_ms) AS latencyAvg,
+            toUnixTimestamp(${buckets[interval]}) AS bucket, ${traceSums},
             quantilesExactInclusive(0.5, 0.9, 0.95, 0.99)(duration_ms) AS latencyPercentiles,
             quantilesExactInclusiveArray(0.5, 0.95)(arrayMap(x -> x.4, ttfts)) AS ttftPercentiles,
             -- Successful traces: completed without error; running ones are not (yet) successes.

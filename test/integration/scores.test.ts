@@ -97,6 +97,29 @@ describe('POST /api/scores', () => {
     expect((await getJson(ctx, tenant, `/api/scores/${id}`)).json().data.value).toBe(0.1);
   });
 
+  it('a correction that moves a score to another trace and name leaves nothing on the first', async () => {
+    const [from, to] = [uniqueId('t'), uniqueId('t')];
+    await post(
+      ctx,
+      tenant,
+      [from, to].map((traceId) => ({ traceId, source: 'sdk', spans: [span({ spanId: 'root' })] })),
+    );
+    const id = uniqueId('score');
+    await postScores(ctx, tenant, { id, name: 'moved-from', value: 0.2, traceId: from, spanId: 'root' });
+    await postScores(ctx, tenant, { id, name: 'moved-to', value: 0.7, traceId: to });
+    const ids = async (query: string) =>
+      ((await getJson(ctx, tenant, `/api/scores?${query}`)).json().data as { id: string }[]).map((s) => s.id);
+    expect(await ids(`traceId=${from}`)).toEqual([]);
+    expect(await ids(`traceId=${to}`)).toEqual([id]);
+    expect(await ids('name=moved-from')).toEqual([]);
+    expect((await getJson(ctx, tenant, `/api/traces/${from}`)).json().data.scores).toBeUndefined();
+    expect((await getJson(ctx, tenant, `/api/traces/${to}`)).json().data.scores).toMatchObject([{ id, name: 'moved-to', value: 0.7 }]);
+    const traces = async (query: string) =>
+      ((await getJson(ctx, tenant, `/api/traces?${query}`)).json().data as { traceId: string }[]).map((t) => t.traceId);
+    expect(await traces('score=moved-from')).toEqual([]);
+    expect(await traces('score=moved-to')).toEqual([to]);
+  });
+
   it('deletes a score', async () => {
     const traceId = uniqueId('t');
     const [id] = (await postScores(ctx, tenant, { name: 'x', value: 1, traceId })).json().data.ids;

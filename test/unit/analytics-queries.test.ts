@@ -4,6 +4,7 @@ import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/analyti
 import {
   selectAnalyticsTotals,
   selectCostBreakdown,
+  selectStatsByScoreName,
   selectStatsBySpanGroup,
   selectStatsByTraceField,
 } from '../../src/traces/traces-table-aggregates.js';
@@ -16,7 +17,9 @@ const stats = (querystring: Record<string, string>) => {
   const { query, values } =
     groupBy === 'model' || groupBy === 'provider' || groupBy === 'kind'
       ? selectStatsBySpanGroup.sql({ ...common, dimension: groupBy })
-      : selectStatsByTraceField.sql({ ...common, field: groupBy });
+      : groupBy === 'score'
+        ? selectStatsByScoreName.sql({ ...common, scoreNames: { sql: 'SELECT trace_id, name AS key FROM scores', values: {} } })
+        : selectStatsByTraceField.sql({ ...common, field: groupBy });
   const { workspaceId: _workspaceId, limit: _limit, ...params } = values;
   return { query, params };
 };
@@ -61,7 +64,7 @@ describe('compileStatsQuery', () => {
     const query = { from: '2026-03-01T00:00:00Z', to: '2026-03-02T00:00:00+02:00', sessionId: "s'1" };
     const where =
       "AND start_time >= {startFrom:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')} AND session_id = {sessionId:String}";
-    for (const groupBy of ['source', 'model']) {
+    for (const groupBy of ['source', 'model', 'score']) {
       const compiled = stats({ groupBy, ...query });
       expect(squash(compiled.query)).toContain(where);
       expect(compiled.params).toEqual({

@@ -3,12 +3,14 @@ import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js'
 import { toScoreOnTarget } from '../model/score-shape.js';
 import type { VersionClock } from '../model/version-clock.js';
 import {
+  selectAveragesOfGroups,
   selectAveragesOfSessions,
   selectAveragesOfTraces,
   selectAveragesOfUsers,
   selectScoresOfTrace,
   tombstoneScoresOfTrace,
   traceScoreCondition,
+  traceScoreNames,
 } from '../tables/scores-table.js';
 
 function byKey(rows: { key: string; name: string; n: number; mean: number }[]): Map<string, ScoreAverages> {
@@ -35,5 +37,8 @@ export function traceScoresOf(clickhouse: ClickHouseClient, clock: VersionClock)
     deleteOfTrace: async (workspaceId, traceId) =>
       tombstoneScoresOfTrace(clickhouse, { workspaceId, traceId, version: clock.next().toString() }),
     traceCondition: traceScoreCondition,
+    traceNames: traceScoreNames,
+    averagesOfGroups: async (workspaceId, groups, settings) =>
+      byKey(await selectAveragesOfGroups(clickhouse, { workspaceId, groups }, settings)),
   };
 }

@@ -7,10 +7,18 @@ import { defineQuery } from '../../stores/clickhouse-query.js';
  * `is_deleted = 1` that keep the score's columns (so a candidate read by trace or name still
  * sees the tombstone that hides an older row).
  *
- * Every read has two steps: candidate ids from the columns the skip indexes cover (trace,
- * session, name, time), then those ids' newest rows by the sorting key (`LIMIT 1 BY id`), the
- * other conditions applied only after that, so an older row of a corrected score never
- * matches. A score's target is joined when read: a score may arrive before its trace.
+ * Every read sees each id's newest row only, tombstones dropped, its conditions applied to that
+ * row, so an older row of a corrected score never matches. Two ways (`latestScores`):
+ * - narrow (some ids, traces or sessions, or a few sessions' or users' traces): the rows that
+ *   match, found through the skip indexes, each id's newest of them kept when it is the id's
+ *   newest row of all (its maximum version, read from the id and version columns alone by the
+ *   sorting key);
+ * - wide (a name, a prompt's traces, the whole workspace): `FINAL`, which the sorting key
+ *   `(workspace_id, id)` serves by merging the parts in order, the conditions applied after it.
+ * (A score's rows lie by id, scattered over the table, so reading every candidate id's rows
+ * whole and sorting them, as the first version did, took seconds at a million scores:
+ * docs/decisions/100-scores.md.) A score's target is joined when read: a score may arrive before
+ * its trace.
  */
 
 export const scoreColumns =
@@ -56,7 +64,7 @@ export async function insertScoreRows(clickhouse: ClickHouseClient, rows: ScoreR
   await clickhouse.insert({ table: 'scores', values: rows, format: 'JSONEachRow' });
 }
 
-/** Conditions of the first step: raw rows, indexed columns; a superset of the answer. */
+/** Conditions on a score's newest row; those on ids, traces and sessions skip granules through the indexes. */
 interface Candidates {
   traceIds?: string[];
   sessionIds?: string[];
@@ -65,30 +73,40 @@ interface Candidates {
   nameParam?: 'name' | 'scoreName';
   /** A subquery of trace ids (its parameters bound by the caller). */
   traceQuery?: string;
+  /** The conditions above joined by OR (a score on one of these sessions or on one of these traces), not AND. */
+  anyOf?: boolean;
+  /** Many scores match (a prompt's traces): read the workspace's scores deduplicated whole. */
+  wide?: boolean;
 }
+
+const latestColumns =
+  'id, name, data_type, value, string_value, comment, metadata, source, environment, trace_id, span_id, session_id, author_id, config_id, eval_trace_id, timestamp, created_at';
 
 /**
  * The workspace's live scores, newest row per id, as a subquery with all of `scoreColumns`
  * (times as stored). Parameters: `workspaceId` and those the candidates name.
  */
-export function latestScores(candidates: Candidates, { deleted = false }: { deleted?: boolean } = {}): string {
+export function latestScores(candidates: Candidates): string {
   const narrow: string[] = [];
   if (candidates.ids) narrow.push('id IN {ids:Array(String)}');
   if (candidates.traceIds) narrow.push('trace_id IN {traceIds:Array(String)}');
   if (candidates.sessionIds) narrow.push('session_id IN {sessionIds:Array(String)}');
   if (candidates.traceQuery !== undefined) narrow.push(`trace_id IN (${candidates.traceQuery})`);
   if (candidates.nameParam !== undefined) narrow.push(`name = {${candidates.nameParam}:String}`);
-  const idCandidates =
-    narrow.length === 0 ? '' : `AND id IN (SELECT id FROM scores WHERE workspace_id = {workspaceId:String} AND (${narrow.join(' AND ')}))`;
+  const matching = narrow.length === 0 ? '1' : `(${narrow.join(candidates.anyOf ? ' OR ' : ' AND ')})`;
+  if (candidates.wide || narrow.length === 0 || (candidates.nameParam !== undefined && narrow.length === 1)) {
+    return `(SELECT ${latestColumns} FROM scores FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND ${matching})`;
+  }
   return `(
-    SELECT * FROM (
-      SELECT id, name, data_type, value, string_value, comment, metadata, source, environment, trace_id, span_id, session_id,
-        author_id, config_id, eval_trace_id, timestamp, created_at, is_deleted
-      FROM scores
-      WHERE workspace_id = {workspaceId:String} ${idCandidates}
-      ORDER BY version DESC
-      LIMIT 1 BY id
-    ) ${deleted ? '' : 'WHERE is_deleted = 0'}
+    SELECT ${latestColumns} FROM (
+      SELECT ${latestColumns}, version, is_deleted FROM scores
+      WHERE workspace_id = {workspaceId:String} AND ${matching}
+      ORDER BY version DESC LIMIT 1 BY id)
+    WHERE is_deleted = 0 AND (id, version) IN (
+      SELECT id, max(version) FROM scores
+      WHERE workspace_id = {workspaceId:String}
+        AND id IN (SELECT id FROM scores WHERE workspace_id = {workspaceId:String} AND ${matching})
+      GROUP BY id)
   )`;
 }
 
@@ -148,17 +166,11 @@ function scoreFilter(filter: ScoreFilter): { where: string; values: Record<strin
   if (filter.maxValue !== undefined) bind('maxValue', 'value <= {maxValue:Float64}');
   if (filter.from !== undefined) bind('from', "timestamp >= {from:DateTime64(6, 'UTC')}");
   if (filter.to !== undefined) bind('to', "timestamp < {to:DateTime64(6, 'UTC')}");
-  if (filter.sessionId !== undefined)
-    bind(
-      'sessionId',
-      `(session_id = {sessionId:String} OR trace_id IN (SELECT trace_id FROM traces FINAL
-        WHERE workspace_id = {workspaceId:String} AND session_id = {sessionId:String} AND is_deleted = 0))`,
-    );
-  if (filter.userId !== undefined)
-    bind(
-      'userId',
-      `trace_id IN (SELECT trace_id FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND user_id = {userId:String} AND is_deleted = 0)`,
-    );
+  const sessionTraces = `SELECT trace_id FROM traces FINAL
+    WHERE workspace_id = {workspaceId:String} AND session_id = {sessionId:String} AND is_deleted = 0`;
+  const userTraces = `SELECT trace_id FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND user_id = {userId:String} AND is_deleted = 0`;
+  if (filter.sessionId !== undefined) bind('sessionId', `(session_id = {sessionId:String} OR trace_id IN (${sessionTraces}))`);
+  if (filter.userId !== undefined) bind('userId', `trace_id IN (${userTraces})`);
   if (filter.promptName !== undefined) {
     values.promptName = filter.promptName;
     const version = filter.promptVersion !== undefined ? 'AND prompt_version = {promptVersion:String}' : '';
@@ -170,10 +182,17 @@ function scoreFilter(filter: ScoreFilter): { where: string; values: Record<strin
         ORDER BY version DESC LIMIT 1 BY trace_id, span_id)
       WHERE is_deleted = 0 AND prompt_name = {promptName:String} ${version})`);
   }
-  const candidates: Candidates = {};
-  if (filter.traceId !== undefined) candidates.traceIds = [filter.traceId];
-  else if (filter.name !== undefined) candidates.nameParam = 'name';
-  if (candidates.traceIds) values.traceIds = candidates.traceIds;
+  // The narrowest condition the skip indexes serve picks the candidates: a trace, a session's or a
+  // user's traces (never every score of the workspace), else a name.
+  let candidates: Candidates = {};
+  if (filter.traceId !== undefined) {
+    candidates = { traceIds: [filter.traceId] };
+    values.traceIds = candidates.traceIds;
+  } else if (filter.sessionId !== undefined) {
+    candidates = { sessionIds: [filter.sessionId], traceQuery: sessionTraces, anyOf: true };
+    values.sessionIds = candidates.sessionIds;
+  } else if (filter.userId !== undefined) candidates = { traceQuery: userTraces };
+  else if (filter.name !== undefined) candidates = { nameParam: 'name' };
   return { where: clauses.length ? clauses.join(' AND ') : '1', values, candidates };
 }
 
@@ -231,7 +250,9 @@ export const selectAveragesOfTraces = defineQuery({
 
 /**
  * Per session and score name, over the scores on the session and on its traces (their traces
- * from the live trace summaries).
+ * from the live trace summaries). A page of sessions reads wide: a page may hold a session of
+ * thousands of traces, whose scores are cheaper deduplicated whole than matched by id
+ * (bench/scores.ts: 0.8 s against 2.1 s at a million scores, on a busy host).
  */
 export const selectAveragesOfSessions = defineQuery({
   name: 'selectAveragesOfSessions',
@@ -244,7 +265,8 @@ export const selectAveragesOfSessions = defineQuery({
         SELECT trace_id, session_id FROM traces FINAL
         WHERE workspace_id = {workspaceId:String} AND session_id IN {sessionIds:Array(String)} AND is_deleted = 0)
       SELECT if(s.session_id != '', s.session_id, t.session_id) AS key, s.name AS name, count() AS n, avg(s.value) AS mean
-      FROM ${latestScores({})} AS s LEFT JOIN session_of AS t ON s.trace_id = t.trace_id AND s.trace_id != ''
+      FROM ${latestScores({ sessionIds: values.sessionIds, traceQuery: 'SELECT trace_id FROM session_of', anyOf: true, wide: values.sessionIds.length > 1 })} AS s
+      LEFT JOIN session_of AS t ON s.trace_id = t.trace_id AND s.trace_id != ''
       WHERE key IN {sessionIds:Array(String)}
       GROUP BY key, name ORDER BY key, name`,
   }),
@@ -262,9 +284,35 @@ export const selectAveragesOfUsers = defineQuery({
         SELECT trace_id, user_id FROM traces FINAL
         WHERE workspace_id = {workspaceId:String} AND user_id IN {userIds:Array(String)} AND is_deleted = 0)
       SELECT u.user_id AS key, s.name AS name, count() AS n, avg(s.value) AS mean
-      FROM ${latestScores({})} AS s INNER JOIN user_of AS u ON s.trace_id = u.trace_id
+      FROM ${latestScores({ traceQuery: 'SELECT trace_id FROM user_of' })} AS s INNER JOIN user_of AS u ON s.trace_id = u.trace_id
       GROUP BY key, name ORDER BY key, name`,
   }),
+});
+
+/**
+ * Per group and score name, over the live scores on the groups' traces and their spans: `groups`
+ * a subquery of `(key, trace_id)` rows from the trace stats (TraceScores.averagesOfGroups), the
+ * scores read through the trace ids it names.
+ */
+export const selectAveragesOfGroups = defineQuery({
+  name: 'selectAveragesOfGroups',
+  params: z.object({ workspaceId, groups: z.object({ sql: z.string(), values: z.record(z.string(), z.unknown()) }) }),
+  row: averageRow,
+  sql: ({ workspaceId, groups }) => ({
+    values: { ...groups.values, workspaceId },
+    query: `
+      WITH stat_groups AS (${groups.sql})
+      SELECT g.key AS key, s.name AS name, count() AS n, avg(s.value) AS mean
+      FROM ${latestScores({ traceQuery: 'SELECT trace_id FROM stat_groups', wide: true })} AS s
+      INNER JOIN stat_groups AS g ON s.trace_id = g.trace_id
+      GROUP BY key, name ORDER BY key, name`,
+  }),
+});
+
+/** The traces with live scores, once per score name (TraceScores.traceNames). */
+export const traceScoreNames = () => ({
+  sql: `SELECT DISTINCT trace_id, name AS key FROM ${latestScores({})} WHERE trace_id != ''`,
+  values: {},
 });
 
 /** Tombstones for the live scores matching the candidates (a trace's, or some ids), as one version. */
@@ -370,7 +418,7 @@ export const selectPromptScoreFigures = defineQuery({
         SELECT v.prompt_version AS version, s.name AS name, s.data_type AS data_type,
           if(s.data_type = 'categorical', s.string_value, '') AS category,
           count() AS n, avg(s.value) AS mean, if(n > 1, varSamp(s.value), NULL) AS variance
-        FROM ${latestScores({ traceQuery: 'SELECT trace_id FROM prompt_spans' })} AS s
+        FROM ${latestScores({ traceQuery: 'SELECT trace_id FROM prompt_spans', wide: true })} AS s
         INNER JOIN (SELECT DISTINCT trace_id, arrayJoin(['', span_id]) AS span_id, prompt_version FROM prompt_spans) AS v
           ON s.trace_id = v.trace_id AND s.span_id = v.span_id
         GROUP BY version, name, data_type, category

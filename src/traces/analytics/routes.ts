@@ -7,26 +7,29 @@ import { getAnalytics } from './analytics.js';
 import { getStats } from './stats.js';
 import { queryLimitsOf } from '../query-limits.js';
 import { queryTooExpensiveSchema } from '../routes.js';
+import type { TraceScores } from '../../contract/trace-scores.js';
 
 const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema };
 const tags = ['traces'];
 
 /** Aggregates over the workspace's deduplicated traces; every figure is computed in ClickHouse. */
-export const analyticsRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (
-  app,
-  { clickhouse, config },
-) => {
+export const analyticsRoutes: FastifyPluginAsyncZod<{
+  clickhouse: ClickHouseClient;
+  config: Config;
+  /** The score averages each stats group carries and the groups by score (the scores feature); absent, neither. */
+  scores?: TraceScores;
+}> = async (app, { clickhouse, config, scores }) => {
   const limits = queryLimitsOf(config);
   app.get('/stats', {
     schema: {
       summary:
-        'Trace, span, error, token, cost and latency figures grouped by model, provider, kind, source, user, session, tag or name (top groups)',
+        'Trace, span, error, token, cost, latency and score figures grouped by model, provider, kind, source, user, session, tag, name or score (top groups)',
       querystring: statsQuerySchema,
       response: { 200: envelope(statsResultSchema), ...errors, 422: queryTooExpensiveSchema },
       tags,
     },
     handler: async (request, reply) =>
-      sendData(request, reply, await getStats(clickhouse, request.auth.workspaceId, request.query, limits)),
+      sendData(request, reply, await getStats(clickhouse, request.auth.workspaceId, request.query, limits, scores)),
   });
 
   app.get('/analytics', {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listTracesQuery } from '../schemas.js';
+import { scoreAveragesSchema } from '../../contract/trace-scores.js';
 
 /**
  * Wire shapes of GET /api/traces/stats and /api/traces/analytics (field names: DESIGN.md,
@@ -9,10 +10,13 @@ import { listTracesQuery } from '../schemas.js';
 const isoTime = listTracesQuery.shape.startAfter;
 const sessionId = listTracesQuery.shape.sessionId;
 
-export const statsGroupBys = ['model', 'provider', 'kind', 'source', 'service', 'user', 'session', 'tag', 'name'] as const;
+export const statsGroupBys = ['model', 'provider', 'kind', 'source', 'service', 'user', 'session', 'tag', 'name', 'score'] as const;
 export type StatsGroupBy = (typeof statsGroupBys)[number];
-/** Groups with many values (users, sessions, tags, names): read within a window, default the last 30 days. */
-export const windowedGroupBys: ReadonlySet<StatsGroupBy> = new Set(['user', 'session', 'tag', 'name']);
+/**
+ * Groups with many values (users, sessions, tags, names), and score names (each read joins the
+ * workspace's scores): read within a window, default the last 30 days.
+ */
+export const windowedGroupBys: ReadonlySet<StatsGroupBy> = new Set(['user', 'session', 'tag', 'name', 'score']);
 
 /** `from` after `to` is refused with the field named; equal bounds give an empty range. */
 function rangeInOrder(fromKey: string, toKey: string) {
@@ -68,6 +72,8 @@ export const statsGroupSchema = z.object({
   latencyMs: z.object({ avg: z.number().nullable(), p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() }),
   /** Time to first token of the group's spans that have one (streamed generations); null when none. */
   ttftMs: ttftSchema,
+  /** The scores on the group's traces and their spans, per score name (empty without any). */
+  scores: scoreAveragesSchema.optional(),
 });
 export type StatsGroup = z.infer<typeof statsGroupSchema>;
 

@@ -2,7 +2,15 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { StatsGroup, StatsQuery, StatsResult } from './schemas.js';
 import { windowedGroupBys } from './schemas.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from '../query-limits.js';
-import { selectStatsBySpanGroup, selectStatsByTraceField, type AggregateRow } from '../traces-table-aggregates.js';
+import {
+  selectStatsByScoreName,
+  selectStatsBySpanGroup,
+  selectStatsByTraceField,
+  statsGroupTraces,
+  type AggregateRow,
+  type StatsGrouping,
+} from '../traces-table-aggregates.js';
+import type { TraceScores } from '../../contract/trace-scores.js';
 
 /**
  * GET /api/traces/stats as one aggregate query per call (traces-table-aggregates.ts).
@@ -10,8 +18,10 @@ import { selectStatsBySpanGroup, selectStatsByTraceField, type AggregateRow } fr
  * Groups by model, provider and kind are over spans (a trace counts in every group one of its
  * spans falls in), read from the span groups each trace summary carries; by source over trace
  * summaries, as are service, user, session, name and tag (a trace counts in each of its tags'
- * groups). The range is half-open, `from` ≤ trace start < `to`: adjacent ranges never count a
- * trace twice.
+ * groups). By score, a trace counts in the group of each score name it (or a span of it) has a
+ * live score of. The range is half-open, `from` ≤ trace start < `to`: adjacent ranges never count
+ * a trace twice. Each group carries the averages of the scores on its traces (the scores
+ * feature's, contract/trace-scores.ts), read in a second statement for the groups answered.
  */
 
 type StatsRow = AggregateRow & { key: string | null };
@@ -55,6 +65,7 @@ export async function getStats(
   workspaceId: string,
   asked: StatsQuery,
   limits: QueryLimits = defaultQueryLimits,
+  scores?: TraceScores,
 ): Promise<StatsResult> {
   let query = asked;
   if (windowedGroupBys.has(asked.groupBy)) {
@@ -64,9 +75,25 @@ export async function getStats(
   const filter = { startFrom: query.from, startBefore: query.to, sessionId: query.sessionId };
   const { groupBy, limit } = query;
   const settings = limitSettings(limits);
-  const rows =
+  const grouping: StatsGrouping | undefined =
     groupBy === 'model' || groupBy === 'provider' || groupBy === 'kind'
-      ? await selectStatsBySpanGroup(clickhouse, { workspaceId, filter, limit, dimension: groupBy }, settings)
-      : await selectStatsByTraceField(clickhouse, { workspaceId, filter, limit, field: groupBy }, settings);
-  return { groupBy: query.groupBy, from: query.from ?? null, to: query.to ?? null, groups: rows.map(toStatsGroup) };
+      ? { dimension: groupBy }
+      : groupBy === 'score'
+        ? scores && { scoreNames: scores.traceNames() }
+        : { field: groupBy };
+  const params = { workspaceId, filter, limit };
+  const rows = !grouping
+    ? []
+    : 'dimension' in grouping
+      ? await selectStatsBySpanGroup(clickhouse, { ...params, ...grouping }, settings)
+      : 'field' in grouping
+        ? await selectStatsByTraceField(clickhouse, { ...params, ...grouping }, settings)
+        : await selectStatsByScoreName(clickhouse, { ...params, ...grouping }, settings);
+  const groups = rows.map(toStatsGroup);
+  if (scores && grouping && groups.length > 0) {
+    const keys = groups.map((g) => g.key ?? '');
+    const averages = await scores.averagesOfGroups(workspaceId, statsGroupTraces(grouping, filter, keys), settings);
+    for (const group of groups) group.scores = averages.get(group.key ?? '') ?? {};
+  }
+  return { groupBy: query.groupBy, from: query.from ?? null, to: query.to ?? null, groups };
 }
