@@ -5,6 +5,7 @@ import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits, typ
 import type { ListTracesQuery, TraceListItem, TraceSort } from './schemas.js';
 import { selectSearchHits, selectSpanDetails } from './spans-table.js';
 import { highlightOf, parseSearch, searchFields, type Highlight } from './search.js';
+import { searchPage } from './search-pages.js';
 import type { TraceFilter } from './traces-table.js';
 import { selectTraceCount, selectTracePage, traceSorts } from './traces-table-pages.js';
 import { groupSpansByTrace, toTraceListItem } from './tree.js';
@@ -98,7 +99,9 @@ export async function listTraces(
   const request = { filter, sort, after, fetch: query.limit + 1, offset };
   const fetched = unapplied
     ? await unapplied.page({ ...request, count: !state }, settings)
-    : { rows: await selectTracePage(clickhouse, { workspaceId, ...request }, settings) };
+    : filter.text
+      ? await searchPage(clickhouse, workspaceId, { ...request, count: !state }, settings, limits.searchScanFrom)
+      : { rows: await selectTracePage(clickhouse, { workspaceId, ...request }, settings) };
   const rows = fetched.rows.slice(0, query.limit);
   const more = fetched.rows.length > query.limit;
 

@@ -273,6 +273,45 @@ export function spanTextCandidates(search: TextSearch): { sql: string; values: R
 }
 
 /**
+ * The traces with a span of any version holding every word of the terms by the text index
+ * alone, up to `cap` of them: the index answers from its own lists (no text is read), so this
+ * tells cheaply whether a search is selective, and which traces a selective one checks
+ * (search-pages.ts).
+ */
+export const selectSearchCandidates = defineQuery({
+  name: 'selectSearchCandidates',
+  params: z.object({ workspaceId, search: textSearchSchema, cap: z.number().int().min(1) }),
+  row: z.object({ trace_id: z.string() }),
+  sql: ({ workspaceId, search, cap }) => ({
+    values: { workspaceId, cap, searchText: search.terms.join(' ') },
+    query: `
+      SELECT DISTINCT trace_id FROM spans
+      WHERE workspace_id = {workspaceId:String}
+        AND hasAllTokens(${indexedText}, tokens(lowerUTF8({searchText:String}), 'splitByNonAlpha'))
+      LIMIT {cap:UInt32}`,
+  }),
+});
+
+/**
+ * Which of these traces have a live span whose searched texts hold every term: the check of a
+ * batch of traces a search walks (search-pages.ts), read by their key, the text index skipping
+ * the granules without the words, the exact check deciding.
+ */
+export const selectTracesWithText = defineQuery({
+  name: 'selectTracesWithText',
+  params: z.object({ workspaceId, traceIds, search: textSearchSchema }),
+  row: z.object({ trace_id: z.string() }),
+  sql: ({ workspaceId, traceIds, search }) => ({
+    values: { workspaceId, traceIds, searchTerms: search.terms, searchText: search.terms.join(' ') },
+    query: `
+      SELECT DISTINCT trace_id FROM spans FINAL
+      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
+        AND hasAllTokens(${indexedText}, tokens(lowerUTF8({searchText:String}), 'splitByNonAlpha'))
+        AND ${exactMatch(search.fields)}`,
+  }),
+});
+
+/**
  * For a page of search hits, each trace's first live span (in start order) whose searched texts
  * hold every term, with those texts, for its highlight (search.ts `highlightOf`).
  */
