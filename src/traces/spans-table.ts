@@ -217,7 +217,7 @@ export function promptFiguresReader(clickhouse: ClickHouseClient): PromptFigures
  * The words of a span the text index holds (clickhouse/0015): written exactly as the index's
  * expression, or the engine would not use the index.
  */
-const indexedText = `lowerUTF8(replaceRegexpAll(detail, '\\\\\\\\[nrtbf"\\\\\\\\/]', ' '))`;
+export const indexedText = `lowerUTF8(replaceRegexpAll(detail, '\\\\\\\\[nrtbf"\\\\\\\\/]', ' '))`;
 
 /** A span's searched texts (search.ts `searchFields`), as the exact check reads them. */
 const searchedTexts: Record<SearchField, string> = {
