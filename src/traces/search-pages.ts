@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { selectSearchCandidates, selectTracesWithText } from './spans-table.js';
+import { selectSearchCandidates, selectSearchHits, selectTracesWithText, type SearchHit } from './spans-table.js';
 import type { TraceFilter } from './traces-table.js';
 import { selectTraceCount, selectTraceItems, selectTraceKeys, selectTracePage } from './traces-table-pages.js';
 import type { PageRequest, PageRow } from './unapplied-pages.js';
@@ -15,8 +15,8 @@ import type { PageRequest, PageRow } from './unapplied-pages.js';
  * - A broad one would check the texts of most of the workspace before its first row: instead it
  *   walks the traces the other filters match in the list's order, a batch at a time (the page's
  *   reach, then four and sixteen times more), checks the texts of each batch's spans only (read
- *   by their key, the index skipping granules without the words), and stops once the page is
- *   full. If three batches do not fill it (the words are common, but not among these traces),
+ *   by their key; each trace's first matching span comes with its texts, for the highlight the
+ *   list would read again otherwise), and stops once the page is full. If three batches do not fill it (the words are common, but not among these traces),
  *   the page statement reads the rest after the last trace walked.
  *
  * A broad search's total is exact when its walk reached the end; otherwise it is estimated:
@@ -35,7 +35,7 @@ export async function searchPage(
   request: PageRequest,
   settings: string,
   scanFrom: number,
-): Promise<{ rows: PageRow[]; total?: number | undefined }> {
+): Promise<{ rows: PageRow[]; total?: number | undefined; hits?: Map<string, SearchHit> }> {
   const { filter, sort, fetch, offset } = request;
   const search = filter.text;
   if (!search) throw new Error('searchPage: the filter has no text');
@@ -60,17 +60,23 @@ export async function searchPage(
 
   const others: TraceFilter = { ...filter, text: undefined };
   const reach = offset + fetch;
-  const found: Array<{ trace_id: string; k: string }> = [];
+  const found: PageRow[] = [];
   let after = request.after;
   let batch = reach;
   let walked = 0;
   let exhausted = false;
+  const hits = new Map<string, SearchHit>();
   for (let round = 0; round < walkedBatches && found.length < reach; round++) {
-    const keys = await selectTraceKeys(clickhouse, { workspaceId, filter: others, sort, after, fetch: batch }, settings);
+    const keys = await selectTraceKeys(
+      clickhouse,
+      { workspaceId, filter: others, sort, after, fetch: batch, items: round === 0 },
+      settings,
+    );
     walked += keys.length;
     if (keys.length > 0) {
+      // Each batch trace's first matching span with its texts: the check, and the hit's highlight.
       const traceIds = keys.map((row) => row.trace_id);
-      const hits = new Set((await selectTracesWithText(clickhouse, { workspaceId, traceIds, search }, settings)).map((r) => r.trace_id));
+      for (const hit of await selectSearchHits(clickhouse, { workspaceId, traceIds, search }, settings)) hits.set(hit.trace_id, hit);
       for (const row of keys) if (hits.has(row.trace_id)) found.push(row);
     }
     if (keys.length < batch) {
@@ -82,7 +88,7 @@ export async function searchPage(
     batch = Math.min(batch * 4, maxBatch);
   }
 
-  const matches: PageRow[] = found.map((row) => ({ ...row, item: '' }));
+  const matches: PageRow[] = found.map(({ trace_id, item, k }) => ({ trace_id, item, k }));
   if (!exhausted && found.length < reach) {
     // The rest from the page statement, after the last trace walked.
     const want = reach - found.length;
@@ -101,9 +107,9 @@ export async function searchPage(
   // A trace deleted between the statements drops out.
   const live = rows.filter((row) => row.item !== '');
 
-  if (!request.count || request.after) return { rows: live };
-  if (exhausted) return { rows: live, total: matches.length };
+  if (!request.count || request.after) return { rows: live, hits };
+  if (exhausted) return { rows: live, total: matches.length, hits };
   const [all] = await selectTraceCount(clickhouse, { workspaceId, filter: others }, settings);
   const estimate = Math.round(((all?.total ?? 0) * found.length) / Math.max(1, walked));
-  return { rows: live, total: Math.max(estimate, offset + live.length) };
+  return { rows: live, total: Math.max(estimate, offset + live.length), hits };
 }

@@ -204,15 +204,16 @@ export const selectNewestStored = defineQuery({
  */
 export const selectTraceKeys = defineQuery({
   name: 'selectTraceKeys',
-  params: pageParams,
-  row: z.object({ trace_id: z.string(), k: z.string() }),
-  sql: ({ workspaceId, filter, sort, after, fetch }) => {
+  /** `items`: with each row's list item (a batch that may be the page itself); `''` otherwise. */
+  params: pageParams.extend({ items: z.boolean().default(false) }),
+  row: z.object({ trace_id: z.string(), k: z.string(), item: z.string() }),
+  sql: ({ workspaceId, filter, sort, after, fetch, items }) => {
     const { where, values } = traceSummaryFilter(filter);
     const { key, desc } = traceSorts[sort];
     return {
       values: { ...values, workspaceId, fetch, ...afterValues(after) },
       query: `
-        SELECT trace_id, toString(${key}) AS k
+        SELECT trace_id, toString(${key}) AS k, ${items ? 'item' : "'' AS item"}
         FROM traces FINAL
         WHERE ${where} ${after ? `AND ${afterCursor(sort, after)}` : ''}
         ORDER BY ${key} ${desc ? 'DESC' : 'ASC'}, trace_id ASC

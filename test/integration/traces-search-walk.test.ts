@@ -28,7 +28,7 @@ beforeAll(async () => {
   ctx = await createTestContext({ ingestAck: 'store' });
   tenant = await ctx.tenant();
   other = await ctx.tenant();
-  // Every third trace holds `thirdword` in its output; the two oldest hold `oldword`; trace 59
+  // Every third trace holds `thirdword` in its output; the two oldest hold `oldword third`; trace 59
   // once held `staleword`, then its span was sent again without it.
   const batch = Array.from({ length: traces }, (_, i) =>
     traceOf(
@@ -37,7 +37,9 @@ beforeAll(async () => {
         kind: 'llm.chat',
         model: 'm',
         costUsd: i / 100,
-        output: { text: `${i % 3 === 0 ? 'the thirdword here' : 'nothing'}${i < 2 ? ' oldword' : ''}${i === 59 ? ' staleword' : ''}` },
+        output: {
+          text: `${i % 3 === 0 ? 'the thirdword here' : 'nothing'}${i < 2 ? ' oldword third' : ''}${i === 59 ? ' staleword' : ''}`,
+        },
       },
       { environment: i % 2 === 0 ? 'production' : 'staging' },
     ),
@@ -92,6 +94,9 @@ describe('a broad search walks the list newest first', () => {
     expect(old.pagination.hasMore).toBe(true);
     expect(ids(await list({ q: 'oldword', limit: 1, cursor: old.pagination.nextCursor! }))).toEqual([idOf(0)]);
     expect(ids(await list({ q: 'staleword' }))).toEqual([]);
+    // A word is found as a word: `third` inside `thirdword` is not.
+    expect(ids(await list({ q: 'third' }))).toEqual([idOf(1), idOf(0)]);
+    expect(ids(await list({ q: 'third' }, defaultQueryLimits))).toEqual([idOf(1), idOf(0)]);
     expect(ids(await list({ q: 'oldword' }, walking, other))).toEqual([idOf(0)]);
   });
 
