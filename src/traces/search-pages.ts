@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { selectSearchCandidates, selectSearchHits, selectTracesWithText, type SearchHit } from './spans-table.js';
+import { selectSearchCandidates, selectSearchHits, type SearchHit } from './spans-table.js';
 import type { TraceFilter } from './traces-table.js';
 import { selectTraceCount, selectTraceItems, selectTraceKeys, selectTracePage } from './traces-table-pages.js';
 import type { PageRequest, PageRow } from './unapplied-pages.js';
@@ -10,14 +10,16 @@ import type { PageRequest, PageRow } from './unapplied-pages.js';
  *
  * - A selective search (fewer than `scanFrom` traces hold its words by the text index, which
  *   finds them from its own lists without reading any text) checks the texts of those
- *   candidates' spans only (read by their key), then reads the page and the exact count of the
- *   traces that pass, by their ids, with the other filters.
+ *   candidates' spans only (read by their key; each trace's first matching span comes with its
+ *   texts, for the highlight), then reads the page and the exact count of the traces that
+ *   pass, by their ids, with the other filters.
  * - A broad one would check the texts of most of the workspace before its first row: instead it
  *   walks the traces the other filters match in the list's order, a batch at a time (the page's
- *   reach, then four and sixteen times more), checks the texts of each batch's spans only (read
- *   by their key; each trace's first matching span comes with its texts, for the highlight the
- *   list would read again otherwise), and stops once the page is full. If three batches do not fill it (the words are common, but not among these traces),
- *   the page statement reads the rest after the last trace walked.
+ *   reach, then as many as the share of matches so far says the page needs, with room to
+ *   spare), checks the texts of each batch's spans only (read by their key; each trace's first
+ *   matching span comes with its texts, for the highlight), and stops once the page is full.
+ *   If three batches do not fill it (the words are common, but not among these traces), the
+ *   page statement reads the rest after the last trace walked.
  *
  * A broad search's total is exact when its walk reached the end; otherwise it is estimated:
  * the share of matching traces among those walked, times the count of traces the other filters
@@ -41,21 +43,21 @@ export async function searchPage(
   if (!search) throw new Error('searchPage: the filter has no text');
   const candidates = await selectSearchCandidates(clickhouse, { workspaceId, search, cap: scanFrom }, settings);
   if (candidates.length < scanFrom) {
-    // Selective: the candidates' texts checked, then the page and count of the traces that pass.
-    const traceIds =
-      candidates.length === 0
-        ? []
-        : (await selectTracesWithText(clickhouse, { workspaceId, traceIds: candidates.map((r) => r.trace_id), search }, settings)).map(
-            (r) => r.trace_id,
-          );
-    if (traceIds.length === 0) return { rows: [], total: 0 };
-    const hits: TraceFilter = { ...filter, text: undefined, traceIds };
-    const rows = await selectTracePage(clickhouse, { workspaceId, ...request, filter: hits }, settings);
+    // Selective: the candidates' first matching spans with their texts (the check, and the
+    // highlights), then the page and count of the traces that pass, by their ids.
+    const hits = new Map<string, SearchHit>();
+    if (candidates.length > 0) {
+      const traceIds = candidates.map((r) => r.trace_id);
+      for (const hit of await selectSearchHits(clickhouse, { workspaceId, traceIds, search }, settings)) hits.set(hit.trace_id, hit);
+    }
+    if (hits.size === 0) return { rows: [], total: 0 };
+    const passed: TraceFilter = { ...filter, text: undefined, traceIds: [...hits.keys()] };
+    const rows = await selectTracePage(clickhouse, { workspaceId, ...request, filter: passed }, settings);
     const total =
       !request.count || rows[0]?.total !== undefined
         ? rows[0]?.total
-        : (await selectTraceCount(clickhouse, { workspaceId, filter: hits }, settings))[0]?.total;
-    return { rows: rows.map(({ trace_id, item, k }) => ({ trace_id, item, k })), total };
+        : (await selectTraceCount(clickhouse, { workspaceId, filter: passed }, settings))[0]?.total;
+    return { rows: rows.map(({ trace_id, item, k }) => ({ trace_id, item, k })), total, hits };
   }
 
   const others: TraceFilter = { ...filter, text: undefined };
@@ -85,7 +87,10 @@ export async function searchPage(
     }
     const last = keys[keys.length - 1]!;
     after = { key: last.k, id: last.trace_id };
-    batch = Math.min(batch * 4, maxBatch);
+    // The next batch from the share of matches so far, with room to spare (eight times larger
+    // when none matched yet).
+    const share = found.length / walked;
+    batch = Math.min(maxBatch, Math.max(reach, share > 0 ? Math.ceil((1.5 * (reach - found.length)) / share) : batch * 8));
   }
 
   const matches: PageRow[] = found.map(({ trace_id, item, k }) => ({ trace_id, item, k }));

@@ -295,25 +295,6 @@ export const selectSearchCandidates = defineQuery({
   }),
 });
 
-/**
- * Which of these traces have a live span whose searched texts hold every term: the check of a
- * batch of traces a search walks (search-pages.ts), read by their key, the text index skipping
- * the granules without the words, the exact check deciding.
- */
-export const selectTracesWithText = defineQuery({
-  name: 'selectTracesWithText',
-  params: z.object({ workspaceId, traceIds, search: textSearchSchema }),
-  row: z.object({ trace_id: z.string() }),
-  sql: ({ workspaceId, traceIds, search }) => ({
-    values: { workspaceId, traceIds, searchTerms: search.terms, searchText: search.terms.join(' ') },
-    query: `
-      SELECT DISTINCT trace_id FROM spans FINAL
-      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
-        AND ${indexedWords}
-        AND ${exactMatch(search.fields)}`,
-  }),
-});
-
 export type SearchHit = z.infer<typeof searchHit>;
 const searchHit = z.object({
   trace_id: z.string(),

@@ -15,7 +15,7 @@ let ctx: TestContext;
 let tenant: Tenant;
 let other: Tenant;
 const walking: QueryLimits = { ...defaultQueryLimits, searchScanFrom: 1 };
-const traces = 60;
+const traces = 160;
 const idOf = (i: number) => `walk-${process.pid}-${String(i).padStart(3, '0')}`;
 
 function traceOf(i: number, fields: Record<string, unknown>, extra: Record<string, unknown> = {}) {
@@ -28,7 +28,7 @@ beforeAll(async () => {
   ctx = await createTestContext({ ingestAck: 'store' });
   tenant = await ctx.tenant();
   other = await ctx.tenant();
-  // Every third trace holds `thirdword` in its output; the two oldest hold `oldword third`; trace 59
+  // Every third trace holds `thirdword` in its output; the two oldest hold `oldword third`; trace 158
   // once held `staleword`, then its span was sent again without it.
   const batch = Array.from({ length: traces }, (_, i) =>
     traceOf(
@@ -38,14 +38,14 @@ beforeAll(async () => {
         model: 'm',
         costUsd: i / 100,
         output: {
-          text: `${i % 3 === 0 ? 'the thirdword here' : 'nothing'}${i < 2 ? ' oldword third' : ''}${i === 59 ? ' staleword' : ''}`,
+          text: `${i % 3 === 0 ? 'the thirdword here' : 'nothing'}${i < 2 ? ' oldword third' : ''}${i === 158 ? ' staleword' : ''}`,
         },
       },
       { environment: i % 2 === 0 ? 'production' : 'staging' },
     ),
   );
   expect((await post(ctx, tenant, batch)).json().data.accepted).toBe(traces);
-  expect((await post(ctx, tenant, [traceOf(59, { kind: 'llm.chat', output: { text: 'rewritten' } })])).json().data.accepted).toBe(1);
+  expect((await post(ctx, tenant, [traceOf(158, { kind: 'llm.chat', output: { text: 'rewritten' } })])).json().data.accepted).toBe(1);
   expect((await post(ctx, other, [traceOf(0, { output: { text: 'thirdword oldword' } })])).json().data.accepted).toBe(1);
 });
 afterAll(async () => {
@@ -63,11 +63,11 @@ const matching = (test: (i: number) => boolean) =>
 describe('a broad search walks the list newest first', () => {
   it('finds the newest matches first, with their highlights, and the total of a walk that reached the end', async () => {
     const expected = matching((i) => i % 3 === 0).reverse();
-    const page = await list({ q: 'thirdword', limit: 50 });
+    const page = await list({ q: 'thirdword', limit: 100 });
     expect(ids(page)).toEqual(expected);
     expect(page.pagination).toMatchObject({ total: expected.length, hasMore: false });
     expect(page.items[0]!.highlight).toMatchObject({ spanId: 'root', field: 'output' });
-    expect(ids(await list({ q: 'thirdword', limit: 50 }, defaultQueryLimits))).toEqual(expected);
+    expect(ids(await list({ q: 'thirdword', limit: 100 }, defaultQueryLimits))).toEqual(expected);
   });
 
   it('pages by cursor and by offset exactly as the selective read, with an estimated total while pages remain', async () => {
@@ -75,8 +75,8 @@ describe('a broad search walks the list newest first', () => {
     const first = await list({ q: 'thirdword', limit: 2 });
     expect(ids(first)).toEqual(expected.slice(0, 2));
     expect(first.pagination.hasMore).toBe(true);
-    // The share of matches among the traces walked (one in three), times the 60 traces.
-    expect(first.pagination.total).toBe(20);
+    // The share of matches among the 12 traces walked (4), times the 160 traces.
+    expect(first.pagination.total).toBe(53);
     const walked: string[] = [...ids(first)];
     let cursor = first.pagination.nextCursor;
     while (cursor) {
