@@ -3,12 +3,13 @@ import { validationError } from '../http/errors.js';
 import { decodeCursor, encodeCursor, queryDigest, type CursorState } from './cursor.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits, type Window } from './query-limits.js';
 import type { ListTracesQuery, TraceListItem, TraceSort } from './schemas.js';
-import { selectSearchHits, selectSpanDetails } from './spans-table.js';
+import { selectSearchHits, selectSpanDetails, type SearchHit } from './spans-table.js';
 import { highlightOf, parseSearch, searchFields, type Highlight } from './search.js';
+import { searchPage } from './search-pages.js';
 import type { TraceFilter } from './traces-table.js';
 import { selectTraceCount, selectTracePage, traceSorts } from './traces-table-pages.js';
 import { groupSpansByTrace, toTraceListItem } from './tree.js';
-import { unappliedTraces } from './unapplied-pages.js';
+import { unappliedTraces, type PageRow } from './unapplied-pages.js';
 import type { WriteBatcher } from './write-batcher.js';
 
 /**
@@ -96,9 +97,11 @@ export async function listTraces(
   // One row past the page tells whether more follow. Over unapplied writes (a list read under
   // ingest) a first page counts in the same statement.
   const request = { filter, sort, after, fetch: query.limit + 1, offset };
-  const fetched = unapplied
+  const fetched: { rows: PageRow[]; total?: number | undefined; hits?: Map<string, SearchHit> | undefined } = unapplied
     ? await unapplied.page({ ...request, count: !state }, settings)
-    : { rows: await selectTracePage(clickhouse, { workspaceId, ...request }, settings) };
+    : filter.text
+      ? await searchPage(clickhouse, workspaceId, { ...request, count: !state }, settings, limits.searchScanFrom)
+      : { rows: await selectTracePage(clickhouse, { workspaceId, ...request }, settings) };
   const rows = fetched.rows.slice(0, query.limit);
   const more = fetched.rows.length > query.limit;
 
@@ -135,6 +138,7 @@ export async function listTraces(
       workspaceId,
       filter.text,
       rows.map((r) => r.trace_id),
+      fetched.hits,
     );
     items = items.map((item) => {
       const highlight = highlights.get(item.traceId);
@@ -150,8 +154,12 @@ async function searchHighlights(
   workspaceId: string,
   search: NonNullable<TraceFilter['text']>,
   traceIds: string[],
+  /** Hits the page's read already holds (a broad search's walk): only the others are read. */
+  known: Map<string, SearchHit> | undefined,
 ): Promise<Map<string, Highlight>> {
-  const hits = await selectSearchHits(clickhouse, { workspaceId, traceIds, search });
+  const missing = known ? traceIds.filter((id) => !known.has(id)) : traceIds;
+  const read = missing.length > 0 ? await selectSearchHits(clickhouse, { workspaceId, traceIds: missing, search }) : [];
+  const hits = [...traceIds.flatMap((id) => known?.get(id) ?? []), ...read];
   const highlights = new Map<string, Highlight>();
   for (const hit of hits) {
     const texts = { names: hit.name, input: hit.input, output: hit.output, statusMessage: hit.status_message, attributes: hit.attributes };

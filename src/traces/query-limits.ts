@@ -13,7 +13,15 @@ export interface QueryLimits {
   maxMemoryBytes: number;
   maxExecutionMs: number;
   maxWindowDays: number;
+  /**
+   * A full-text search whose words the text index finds in this many traces or more walks the
+   * list's traces newest first instead of checking every candidate (search-pages.ts).
+   */
+  searchScanFrom: number;
 }
+
+/** The default of `searchScanFrom`. */
+export const defaultSearchScanFrom = 2000;
 
 /** The window of a windowed read that names no bound: the last 30 days. */
 export const defaultWindowDays = 30;
@@ -24,6 +32,7 @@ export function queryLimitsOf(config: Config): QueryLimits {
     maxMemoryBytes: config.LOUPE_QUERY_MAX_MEMORY_BYTES,
     maxExecutionMs: config.LOUPE_QUERY_MAX_EXECUTION_MS,
     maxWindowDays: config.LOUPE_QUERY_MAX_WINDOW_DAYS,
+    searchScanFrom: defaultSearchScanFrom,
   };
 }
 

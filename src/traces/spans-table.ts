@@ -217,7 +217,10 @@ export function promptFiguresReader(clickhouse: ClickHouseClient): PromptFigures
  * The words of a span the text index holds (clickhouse/0015): written exactly as the index's
  * expression, or the engine would not use the index.
  */
-const indexedText = `lowerUTF8(replaceRegexpAll(detail, '\\\\\\\\[nrtbf"\\\\\\\\/]', ' '))`;
+export const indexedText = `lowerUTF8(replaceRegexpAll(detail, '\\\\\\\\[nrtbf"\\\\\\\\/]', ' '))`;
+
+/** The span holds every word of the terms as a word, by the text index (`searchText`: the terms joined by spaces). */
+const indexedWords = `hasAllTokens(${indexedText}, tokens(lowerUTF8({searchText:String}), 'splitByNonAlpha'))`;
 
 /** A span's searched texts (search.ts `searchFields`), as the exact check reads them. */
 const searchedTexts: Record<SearchField, string> = {
@@ -266,35 +269,59 @@ export function spanTextCandidates(search: TextSearch): { sql: string; values: R
     sql: `
       SELECT trace_id FROM spans
       WHERE workspace_id = {workspaceId:String}
-        AND hasAllTokens(${indexedText}, tokens(lowerUTF8({searchText:String}), 'splitByNonAlpha'))
+        AND ${indexedWords}
         AND ${search.terms.some((term) => jsonEscaped.test(term)) ? exactMatch(search.fields) : detailMatch}`,
     values: { searchTerms: search.terms, searchText: search.terms.join(' ') },
   };
 }
 
 /**
- * For a page of search hits, each trace's first live span (in start order) whose searched texts
- * hold every term, with those texts, for its highlight (search.ts `highlightOf`).
+ * The traces with a span of any version holding every word of the terms by the text index
+ * alone, up to `cap` of them: the index answers from its own lists (no text is read), so this
+ * tells cheaply whether a search is selective, and which traces a selective one checks
+ * (search-pages.ts).
+ */
+export const selectSearchCandidates = defineQuery({
+  name: 'selectSearchCandidates',
+  params: z.object({ workspaceId, search: textSearchSchema, cap: z.number().int().min(1) }),
+  row: z.object({ trace_id: z.string() }),
+  sql: ({ workspaceId, search, cap }) => ({
+    values: { workspaceId, cap, searchText: search.terms.join(' ') },
+    query: `
+      SELECT DISTINCT trace_id FROM spans
+      WHERE workspace_id = {workspaceId:String}
+        AND ${indexedWords}
+      LIMIT {cap:UInt32}`,
+  }),
+});
+
+export type SearchHit = z.infer<typeof searchHit>;
+const searchHit = z.object({
+  trace_id: z.string(),
+  span_id: z.string(),
+  name: z.string(),
+  input: z.string(),
+  output: z.string(),
+  status_message: z.string(),
+  attributes: z.string(),
+});
+
+/**
+ * For a page of search hits, or a batch of traces a broad search walks (search-pages.ts), each
+ * trace's first live span (in start order) that holds every word by the index and every term in
+ * its searched texts, with those texts, for its highlight (search.ts `highlightOf`).
  */
 export const selectSearchHits = defineQuery({
   name: 'selectSearchHits',
   params: z.object({ workspaceId, traceIds, search: textSearchSchema }),
-  row: z.object({
-    trace_id: z.string(),
-    span_id: z.string(),
-    name: z.string(),
-    input: z.string(),
-    output: z.string(),
-    status_message: z.string(),
-    attributes: z.string(),
-  }),
+  row: searchHit,
   sql: ({ workspaceId, traceIds, search }) => ({
-    values: { workspaceId, traceIds, searchTerms: search.terms },
+    values: { workspaceId, traceIds, searchTerms: search.terms, searchText: search.terms.join(' ') },
     query: `
       SELECT trace_id, span_id, name, input, output, status_message, ${searchedTexts.attributes} AS attributes
       FROM spans FINAL
       WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0
-        AND ${exactMatch(search.fields)}
+        AND ${indexedWords} AND ${exactMatch(search.fields)}
       ORDER BY trace_id, start_time, span_id
       LIMIT 1 BY trace_id
       ${keyReadSettings}`,

@@ -68,6 +68,15 @@ function afterCursor(sort: TraceSort, after: { key: string; id: string } | undef
   return after ? `(${key} ${desc ? '<' : '>'} {afterKey:${type}} OR (${key} = {afterKey:${type}} AND trace_id > {afterId:String}))` : '1';
 }
 
+/** What a page of summaries asks: the filter, the order, the cursor's row and how many rows. */
+const pageParams = z.object({
+  workspaceId,
+  filter: traceFilterSchema,
+  sort: sortSchema,
+  after: z.object({ key: z.string(), id: z.string() }).optional(),
+  fetch: z.number().int().min(1),
+});
+
 /**
  * A page of summaries in the sort's order, ties by trace id ascending, from `offset` or strictly
  * after a row (a cursor's sort key and trace id); `k` is the row's sort key as the engine
@@ -75,12 +84,7 @@ function afterCursor(sort: TraceSort, after: { key: string; id: string } | undef
  */
 export const selectTracePage = defineQuery({
   name: 'selectTracePage',
-  params: z.object({
-    workspaceId,
-    filter: traceFilterSchema,
-    sort: sortSchema,
-    after: z.object({ key: z.string(), id: z.string() }).optional(),
-    fetch: z.number().int().min(1),
+  params: pageParams.extend({
     offset: z.number().int().min(0),
     overlay: overlaySchema.optional(),
     /** Also count the filter's matches (`selectTraceCount`), on every row: one statement instead of two. */
@@ -192,6 +196,43 @@ export const selectNewestStored = defineQuery({
         LIMIT {reach:UInt32}`,
     };
   },
+});
+
+/**
+ * The sort keys of a page of summaries, without their items: the traces a search walks in the
+ * list's order (search-pages.ts), a batch at a time, strictly after the last one read.
+ */
+export const selectTraceKeys = defineQuery({
+  name: 'selectTraceKeys',
+  /** `items`: with each row's list item (a batch that may be the page itself); `''` otherwise. */
+  params: pageParams.extend({ items: z.boolean().default(false) }),
+  row: z.object({ trace_id: z.string(), k: z.string(), item: z.string() }),
+  sql: ({ workspaceId, filter, sort, after, fetch, items }) => {
+    const { where, values } = traceSummaryFilter(filter);
+    const { key, desc } = traceSorts[sort];
+    return {
+      values: { ...values, workspaceId, fetch, ...afterValues(after) },
+      query: `
+        SELECT trace_id, toString(${key}) AS k, ${items ? 'item' : "'' AS item"}
+        FROM traces FINAL
+        WHERE ${where} ${after ? `AND ${afterCursor(sort, after)}` : ''}
+        ORDER BY ${key} ${desc ? 'DESC' : 'ASC'}, trace_id ASC
+        LIMIT {fetch:UInt32}`,
+    };
+  },
+});
+
+/** The list items of these live traces (a page whose rows a search chose). */
+export const selectTraceItems = defineQuery({
+  name: 'selectTraceItems',
+  params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
+  row: z.object({ trace_id: z.string(), item: z.string() }),
+  sql: (values) => ({
+    values,
+    query: `
+      SELECT trace_id, item FROM traces FINAL
+      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND is_deleted = 0`,
+  }),
 });
 
 /** The count of live summaries a filter matches; with an overlay, the stored ones it leaves plus its own. */

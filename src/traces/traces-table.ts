@@ -40,6 +40,8 @@ export const traceFilterSchema = z.object({
   minCostUsd: z.number().optional(),
   /** A condition on `trace_id` with its own parameters (traces with a matching score: contract/trace-scores.ts). */
   scoreCondition: z.object({ sql: z.string(), values: z.record(z.string(), z.unknown()) }).optional(),
+  /** Only these traces (the hits of a search, checked beforehand: search-pages.ts). */
+  traceIds: z.array(z.string()).optional(),
   /** Traces with a live span holding the text (GET /api/traces?q=: search.ts, spans-table.ts `spanTextCondition`). */
   text: textSearchSchema.optional(),
 });
@@ -96,6 +98,7 @@ export function traceSummaryFilter(
     clauses.push(filter.scoreCondition.sql);
     Object.assign(values, filter.scoreCondition.values);
   }
+  if (filter.traceIds !== undefined) bind('traceIds', 'trace_id IN {traceIds:Array(String)}', filter.traceIds);
   if (filter.text !== undefined) {
     const condition = spanTextCondition(filter.text);
     clauses.push(condition.sql);

@@ -460,6 +460,20 @@ describe('input and output rows', () => {
     // Every attribute the row read became a native field.
     expect(mapped.consumed.sort()).toEqual(Object.keys(attrs).sort());
   });
+  it("reads LangSmith's run JSON only for a side no other convention gave messages, as a duplicate otherwise", () => {
+    const attrs = {
+      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Hi' }] }]),
+      'gen_ai.prompt': JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }] }),
+      'gen_ai.completion': '{"choices": [{"message": {"role": "assistant", "content": "Hello"}}]}',
+    };
+    const mapped = mapIO(attrs);
+    expect(mapped.input).toEqual({ messages: [{ role: 'user', content: 'Hi' }] });
+    expect(mapped.output).toEqual({ messages: [{ role: 'assistant', content: 'Hello' }] });
+    expect(mapped.duplicates).toEqual(['gen_ai.prompt']);
+    expect(mapped.consumed.sort()).toEqual(Object.keys(attrs).sort());
+    // A prompt that is not JSON is never parsed there either: it is the same duplicate.
+    expect(mapIO({ ...attrs, 'gen_ai.prompt': '{not json' }).duplicates).toEqual(['gen_ai.prompt']);
+  });
   it('keeps blob, file and uri parts under raw, and guesses unknown roles without losing them', () => {
     const messages = [
       {

@@ -4,7 +4,7 @@ import { limitSettings, resolveWindow, type QueryLimits } from '../../src/traces
 import { AppError } from '../../src/http/errors.js';
 import { queryTooExpensive } from '../../src/http/error-handler.js';
 
-const limits: QueryLimits = { maxMemoryBytes: 2 * 1024 ** 3, maxExecutionMs: 15_000, maxWindowDays: 92 };
+const limits: QueryLimits = { maxMemoryBytes: 2 * 1024 ** 3, maxExecutionMs: 15_000, maxWindowDays: 92, searchScanFrom: 2000 };
 const day = 24 * 3600_000;
 const now = Date.parse('2026-05-31T00:00:00.000Z');
 

@@ -403,19 +403,35 @@ ioRows.forEach((row, i) => {
 
 const ascending = (a: number, b: number) => a - b;
 
+/**
+ * The rows one attribute key triggers, its IO rows by prefix included. Keys repeat from span to
+ * span, so each is looked up once: at most `keyRowsLimit` are kept (then the memo starts over),
+ * so keys a client invents cannot grow it without bound.
+ */
+const keyRowsMemo = new Map<string, Partial<Record<Table, number[]>> | null>();
+const keyRowsLimit = 4096;
+function keyRows(key: string): Partial<Record<Table, number[]>> | null {
+  let rows = keyRowsMemo.get(key);
+  if (rows !== undefined) return rows;
+  const entry = rowsByKey.get(key);
+  const dot = key.indexOf('.');
+  const prefixed = dot > 0 ? ioPrefixes.get(key.slice(0, dot))?.filter(({ prefix }) => key.startsWith(prefix)) : undefined;
+  rows = entry ?? null;
+  if (prefixed && prefixed.length > 0) rows = { ...entry, io: [...(entry?.io ?? []), ...prefixed.map(({ index }) => index)] };
+  if (keyRowsMemo.size >= keyRowsLimit) keyRowsMemo.clear();
+  keyRowsMemo.set(key, rows);
+  return rows;
+}
+
 export function hitsOf(attrs: Attrs): AttributeHits {
   const hits: AttributeHits = { kinds: [], fields: [], traceFields: [], io: [] };
   for (const key in attrs) {
-    const entry = rowsByKey.get(key);
-    if (entry) {
-      if (entry.kinds) for (const i of entry.kinds) hits.kinds.push(i);
-      if (entry.fields) for (const i of entry.fields) hits.fields.push(i);
-      if (entry.traceFields) for (const i of entry.traceFields) hits.traceFields.push(i);
-      if (entry.io) for (const i of entry.io) hits.io.push(i);
-    }
-    const dot = key.indexOf('.');
-    const prefixed = dot > 0 ? ioPrefixes.get(key.slice(0, dot)) : undefined;
-    if (prefixed) for (const { prefix, index } of prefixed) if (key.startsWith(prefix) && !hits.io.includes(index)) hits.io.push(index);
+    const entry = keyRows(key);
+    if (!entry) continue;
+    if (entry.kinds) for (const i of entry.kinds) hits.kinds.push(i);
+    if (entry.fields) for (const i of entry.fields) hits.fields.push(i);
+    if (entry.traceFields) for (const i of entry.traceFields) hits.traceFields.push(i);
+    if (entry.io) for (const i of entry.io) hits.io.push(i);
   }
   if (hits.kinds.length > 1) hits.kinds.sort(ascending);
   if (hits.fields.length > 1) hits.fields.sort(ascending);

@@ -130,14 +130,22 @@ function runOutputs(value: unknown, generation: boolean): SpanIO {
 
 const isGeneration = (attrs: Attrs) => attrs['langsmith.span.kind'] === 'llm';
 
+/**
+ * The run's inputs or outputs, parsed only when no other convention gave that side messages:
+ * otherwise the whole request or response JSON repeats them, and is consumed as a duplicate
+ * (recorded in metadata.otel.trimmed) without being read.
+ */
 const runRow = (key: 'gen_ai.prompt' | 'gen_ai.completion'): IORow => ({
   // Not OpenLLMetry's rows of the same prefix (`gen_ai.prompt.N.*`): the exact key.
   id: `${key} (LangSmith)`,
   keys: [key],
-  read: (attrs) =>
-    key === 'gen_ai.prompt'
+  read: (attrs, mapped) => {
+    const side = key === 'gen_ai.prompt' ? 'input' : 'output';
+    if (mapped[side].messages?.length) return { consumed: [key], duplicates: [key] };
+    return side === 'input'
       ? { input: runInputs(attrs[key]), consumed: [key] }
-      : { output: runOutputs(attrs[key], isGeneration(attrs)), consumed: [key] },
+      : { output: runOutputs(attrs[key], isGeneration(attrs)), consumed: [key] };
+  },
 });
 
 export const langSmith = {
