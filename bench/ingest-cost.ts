@@ -40,10 +40,10 @@ function parseOptions(args: string[]): Options {
  */
 async function costRole(options: Options) {
   const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
-  const { ingestTraces } = await import('../src/traces/ingest.js');
+  const { ingestTraces } = await import('../src/traces/ingest/ingest.js');
   const { attachIngestPricing, priceSpan } = await import('../src/traces/cost/pricing.js');
   const { WorkspacePriceIndex } = await import('../src/traces/cost/workspace-prices.js');
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   type Book = NonNullable<Parameters<typeof attachIngestPricing>[1]['book']>;
   const store = await openClickhouse({ database: 'loupe', dataDir: process.env.BENCH_DIR! });
   await migrateClickhouse(store.client, { database: 'loupe' });

@@ -116,8 +116,8 @@ export async function run(args: string[]) {
   const { loadConfig } = await import('../src/config.js');
   const { startServer } = await import('../src/server.js');
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
-  const { storeTraces } = await import('../src/traces/ingest.js');
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const { storeTraces } = await import('../src/traces/ingest/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const adminToken = 'bench-query-admin-token-0123456789';
   const config = loadConfig({
     LOUPE_DATA_DIR: dir,

@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Trace } from '../src/traces/schemas.js';
+import type { Trace } from '../src/traces/model/schemas.js';
 import { makeQueryTrace, spansPerTrace } from './query-data.js';
 
 const apiKey = 'bench-search-key-0123456789abcdef';
@@ -84,8 +84,8 @@ export async function run(args: string[]) {
   const { loadConfig } = await import('../src/config.js');
   const { startServer } = await import('../src/server.js');
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
-  const { storeTraces } = await import('../src/traces/ingest.js');
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const { storeTraces } = await import('../src/traces/ingest/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const adminToken = 'bench-search-admin-token-0123456789';
   const config = loadConfig({
     LOUPE_DATA_DIR: dir,

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { storeTraces } from '../../src/traces/ingest.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
-import { getTrace } from '../../src/traces/read.js';
-import { listTraces } from '../../src/traces/list.js';
-import { storedSpanOf, toSpanRows } from '../../src/traces/rows.js';
-import { listTracesQuery, type Span, type Trace } from '../../src/traces/schemas.js';
+import { storeTraces } from '../../src/traces/ingest/ingest.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
+import { getTrace } from '../../src/traces/query/read.js';
+import { listTraces } from '../../src/traces/query/list.js';
+import { storedSpanOf, toSpanRows } from '../../src/traces/ingest/rows.js';
+import { listTracesQuery, type Span, type Trace } from '../../src/traces/model/schemas.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
 
 /**

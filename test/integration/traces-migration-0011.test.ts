@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { storeTraces } from '../../src/traces/ingest.js';
-import { listTraces } from '../../src/traces/list.js';
-import { defaultQueryLimits } from '../../src/traces/query-limits.js';
-import type { Trace } from '../../src/traces/schemas.js';
-import { getUser } from '../../src/traces/sessions/read.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { storeTraces } from '../../src/traces/ingest/ingest.js';
+import { listTraces } from '../../src/traces/query/list.js';
+import { defaultQueryLimits } from '../../src/traces/model/query-limits.js';
+import type { Trace } from '../../src/traces/model/schemas.js';
+import { getUser } from '../../src/traces/query/sessions.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
 import { migrationWindow, oneSpanTrace } from './traces-migration-fixtures.js';
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { storeTraces } from '../../src/traces/ingest.js';
-import { getTrace } from '../../src/traces/read.js';
-import { selectTraceWithSpans } from '../../src/traces/traces-table.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { storeTraces } from '../../src/traces/ingest/ingest.js';
+import { getTrace } from '../../src/traces/query/read.js';
+import { selectTraceWithSpans } from '../../src/traces/tables/traces-table.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
 import { oneSpanTrace } from './traces-migration-fixtures.js';
 

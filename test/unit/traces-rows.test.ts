@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fromStoredTime, inApplyOrder, nextVersion, toSpanRows, toStoredTime, type SpanRow } from '../../src/traces/rows.js';
-import { toStoredSpan } from '../../src/traces/tree.js';
-import type { Trace } from '../../src/traces/schemas.js';
+import { fromStoredTime, inApplyOrder, nextVersion, toSpanRows, toStoredTime, type SpanRow } from '../../src/traces/ingest/rows.js';
+import { toStoredSpan } from '../../src/traces/query/tree.js';
+import type { Trace } from '../../src/traces/model/schemas.js';
 
 describe('stored times', () => {
   it('normalizes any offset to UTC and keeps microseconds', () => {

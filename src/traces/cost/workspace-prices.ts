@@ -2,7 +2,7 @@ import { RE2 } from 're2-wasm';
 import type { Sql } from '../../stores/postgres.js';
 import { normalizeProvider } from './provider.js';
 import type { WorkspacePrice } from './schemas.js';
-import { selectPrices } from './store.js';
+import { selectPrices } from '../tables/prices-table.js';
 import type { TokenUsage } from './usage.js';
 import type { Quote } from './builtin.js';
 

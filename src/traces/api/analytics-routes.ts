@@ -1,0 +1,42 @@
+import type { Config } from '../../config.js';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { analyticsQuerySchema, analyticsResultSchema, statsQuerySchema, statsResultSchema } from '../model/analytics-schemas.js';
+import { getAnalytics } from '../query/analytics.js';
+import { getStats } from '../query/stats.js';
+import { queryLimitsOf } from '../model/query-limits.js';
+import { queryTooExpensiveSchema } from './traces-routes.js';
+
+const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema };
+const tags = ['traces'];
+
+/** Aggregates over the workspace's deduplicated traces; every figure is computed in ClickHouse. */
+export const analyticsRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; config: Config }> = async (
+  app,
+  { clickhouse, config },
+) => {
+  const limits = queryLimitsOf(config);
+  app.get('/stats', {
+    schema: {
+      summary:
+        'Trace, span, error, token, cost and latency figures grouped by model, provider, kind, source, user, session, tag or name (top groups)',
+      querystring: statsQuerySchema,
+      response: { 200: envelope(statsResultSchema), ...errors, 422: queryTooExpensiveSchema },
+      tags,
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await getStats(clickhouse, request.auth.workspaceId, request.query, limits)),
+  });
+
+  app.get('/analytics', {
+    schema: {
+      summary: 'Totals, latency percentiles, cost breakdown, usage over time, cost efficiency and budget',
+      querystring: analyticsQuerySchema,
+      response: { 200: envelope(analyticsResultSchema), ...errors, 422: queryTooExpensiveSchema },
+      tags,
+    },
+    handler: async (request, reply) =>
+      sendData(request, reply, await getAnalytics(clickhouse, request.auth.workspaceId, request.query, Date.now(), limits)),
+  });
+};

@@ -1,0 +1,54 @@
+import { firstIssuePerPath, issuePath } from '../../http/errors.js';
+import { repairLoneSurrogates } from '../../http/json-bounds.js';
+import { ingestTurns } from '../../http/turns.js';
+import { spanPricerFor } from '../cost/pricing.js';
+import { toSpanRows, type SpanRow } from './rows.js';
+import type { WriteBatcher } from '../writer/write-batcher.js';
+import { limits, traceSchema, type IngestResult, type Trace } from '../model/schemas.js';
+
+/**
+ * Validates every trace on its own: valid ones are stored, invalid ones are reported by
+ * index, traceId and path, never dropped silently. The OTLP bridge calls this too, with the
+ * native traces it normalized.
+ */
+export async function ingestTraces(writer: WriteBatcher, workspaceId: string, traces: unknown[]): Promise<IngestResult> {
+  const valid: Trace[] = [];
+  const errors: IngestResult['errors'] = [];
+  // Validated in the thread's ingest turns (http/turns.ts), a body of many traces over several.
+  await ingestTurns.take();
+  for (const [index, candidate] of traces.entries()) {
+    await ingestTurns.pause();
+    // Text no UTF-8 store can hold (a lone surrogate) is repaired to U+FFFD, never stored as is.
+    const parsed = traceSchema.safeParse(repairLoneSurrogates(candidate));
+    if (parsed.success) {
+      valid.push(parsed.data);
+      continue;
+    }
+    const traceId =
+      typeof (candidate as { traceId?: unknown } | null)?.traceId === 'string' ? (candidate as { traceId: string }).traceId : null;
+    for (const issue of firstIssuePerPath(parsed.error.issues).slice(0, limits.issuesPerTrace)) {
+      errors.push({ index, traceId, path: issuePath(`traces.${index}`, issue.path), message: issue.message });
+    }
+  }
+  await storeTraces(writer, workspaceId, valid);
+  return { accepted: valid.length, rejected: traces.length - valid.length, errors };
+}
+
+/**
+ * Stores already-validated traces: their spans inserted, then the touched summaries recomputed
+ * inside the engine, together with the writes of concurrent requests (write-batcher.ts).
+ * Re-sent spans replace earlier ones (a newer version of the same key); a trace may arrive
+ * over many calls. Generation spans without a cost are priced on the way (cost/pricing.ts).
+ * Resolves once the traces are readable.
+ */
+export async function storeTraces(writer: WriteBatcher, workspaceId: string, traces: Trace[]): Promise<void> {
+  if (traces.length === 0) return;
+  const price = await spanPricerFor(writer.clickhouse, workspaceId);
+  // Rows a trace at a time, in the thread's ingest turns like the validation before them.
+  const rows: SpanRow[] = [];
+  for (const trace of traces) {
+    await ingestTurns.pause();
+    for (const row of toSpanRows(workspaceId, [trace], price)) rows.push(row);
+  }
+  await writer.write(workspaceId, rows, [...new Set(traces.map((t) => t.traceId))]);
+}

@@ -1,0 +1,72 @@
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import type { StatsGroup, StatsQuery, StatsResult } from '../model/analytics-schemas.js';
+import { windowedGroupBys } from '../model/analytics-schemas.js';
+import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from '../model/query-limits.js';
+import { selectStatsBySpanGroup, selectStatsByTraceField, type AggregateRow } from '../tables/traces-table-aggregates.js';
+
+/**
+ * GET /api/traces/stats as one aggregate query per call (traces-table-aggregates.ts).
+ *
+ * Groups by model, provider and kind are over spans (a trace counts in every group one of its
+ * spans falls in), read from the span groups each trace summary carries; by source over trace
+ * summaries, as are service, user, session, name and tag (a trace counts in each of its tags'
+ * groups). The range is half-open, `from` ≤ trace start < `to`: adjacent ranges never count a
+ * trace twice.
+ */
+
+type StatsRow = AggregateRow & { key: string | null };
+
+/** The engine answers NaN (as null or "nan") for percentiles of an empty set. */
+export const finiteOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+/**
+ * A sum as the API answers it: always a number. Only values stored before the span bounds
+ * existed can overflow a 64-bit float (the engine then answers null, inf or nan); such a sum
+ * reads as the largest number the format holds, never breaking the answer.
+ */
+export const finiteSum = (value: unknown): number => {
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  return Number.isFinite(n) ? n : Number.MAX_VALUE;
+};
+
+function toStatsGroup(row: StatsRow): StatsGroup {
+  const [p50, p95, p99] = row.latencyPercentiles;
+  return {
+    key: row.key,
+    traceCount: row.traceCount,
+    spanCount: row.spanCount,
+    errorCount: row.errorCount,
+    inputTokens: finiteSum(row.inputTokens),
+    outputTokens: finiteSum(row.outputTokens),
+    totalTokens: finiteSum(row.totalTokens),
+    costUsd: finiteSum(row.costUsd),
+    latencyMs: { avg: finiteOrNull(row.latencyAvg), p50: finiteOrNull(p50), p95: finiteOrNull(p95), p99: finiteOrNull(p99) },
+    ttftMs: { p50: finiteOrNull(row.ttftPercentiles[0]), p95: finiteOrNull(row.ttftPercentiles[1]) },
+  };
+}
+
+/**
+ * Groups by user, session, tag or name can number as many as the traces: they read a window
+ * (default the last 30 days, at most LOUPE_QUERY_MAX_WINDOW_DAYS), reported as from and to.
+ * The other groupBys keep their open range (a handful of groups).
+ */
+export async function getStats(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  asked: StatsQuery,
+  limits: QueryLimits = defaultQueryLimits,
+): Promise<StatsResult> {
+  let query = asked;
+  if (windowedGroupBys.has(asked.groupBy)) {
+    const window = resolveWindow(asked.from, asked.to, limits, { from: 'from', to: 'to' });
+    query = { ...asked, from: window.from, to: window.to };
+  }
+  const filter = { startFrom: query.from, startBefore: query.to, sessionId: query.sessionId };
+  const { groupBy, limit } = query;
+  const settings = limitSettings(limits);
+  const rows =
+    groupBy === 'model' || groupBy === 'provider' || groupBy === 'kind'
+      ? await selectStatsBySpanGroup(clickhouse, { workspaceId, filter, limit, dimension: groupBy }, settings)
+      : await selectStatsByTraceField(clickhouse, { workspaceId, filter, limit, field: groupBy }, settings);
+  return { groupBy: query.groupBy, from: query.from ?? null, to: query.to ?? null, groups: rows.map(toStatsGroup) };
+}
