@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { toStoredTime } from '../src/traces/ingest/rows.js';
+import { toStoredTime } from '../src/traces/model/stored-time.js';
 import type { Trace } from '../src/traces/model/schemas.js';
 
 /**

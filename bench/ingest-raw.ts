@@ -15,7 +15,7 @@ async function rawRows(workspaceId: string, traces: number) {
 /** Fills the store, then times the raw baseline; sends {preloadSeconds, spans, seconds}. */
 export async function rawRole(options: Options) {
   const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
-  const { nextVersion } = await import('../src/traces/ingest/rows.js');
+  const { nextVersion } = await import('../src/traces/model/version.js');
   const store = await openClickhouse({ database: 'loupe', dataDir: process.env.BENCH_DIR! });
   await migrateClickhouse(store.client, { database: 'loupe' });
   const insertBatches = async (

@@ -57,7 +57,7 @@ async function activeParts(clickhouse: ClickHouseClient): Promise<number> {
 export async function run(args: string[]) {
   const options = parseOptions(args);
   const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
-  const { nextVersion } = await import('../src/traces/ingest/rows.js');
+  const { nextVersion } = await import('../src/traces/model/version.js');
   const { insertTraceSummaries, selectPreviousSummaries } = await import('../src/traces/tables/traces-table.js');
   const { overlayOf, selectNewestStored, selectNewestStoredKeys, selectTracePage } =
     await import('../src/traces/tables/traces-table-pages.js');

@@ -16,7 +16,7 @@ import {
   repriceResultSchema,
   unpricedListSchema,
   workspacePriceSchema,
-} from '../cost/schemas.js';
+} from '../model/cost-schemas.js';
 import type { PriceBook } from '../cost/workspace-prices.js';
 
 const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { inApplyOrder, type PendingRow } from '../ingest/rows.js';
+import { inApplyOrder } from '../writer/apply-order.js';
+import { type PendingRow } from '../tables/span-rows.js';
 import { selectSummarySpans } from '../tables/spans-table.js';
 import {
   earliestStart,

@@ -2,7 +2,8 @@ import { firstIssuePerPath, issuePath } from '../../http/errors.js';
 import { repairLoneSurrogates } from '../../http/json-bounds.js';
 import { ingestTurns } from '../../http/turns.js';
 import { spanPricerFor } from '../cost/pricing.js';
-import { toSpanRows, type SpanRow } from './rows.js';
+import { toSpanRows } from './rows.js';
+import { type SpanRow } from '../tables/span-rows.js';
 import type { WriteBatcher } from '../writer/write-batcher.js';
 import { limits, traceSchema, type IngestResult, type Trace } from '../model/schemas.js';
 

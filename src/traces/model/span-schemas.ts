@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { boundedJson, jsonObject as jsonObjectSchema } from '../../http/json-bounds.js';
-import { costSourceSchema, pricingSchema } from '../cost/schemas.js';
+import { costSourceSchema, pricingSchema } from './cost-schemas.js';
 import {
   costUsd,
   durationMs,

@@ -10,6 +10,7 @@ import { selectTraceCount, selectTracePage, traceSorts } from '../tables/traces-
 import { groupSpansByTrace, toTraceListItem } from './tree.js';
 import { unappliedTraces } from '../fresh/unapplied-pages.js';
 import type { WriteBatcher } from '../writer/write-batcher.js';
+import { storedTimePattern } from '../model/stored-time.js';
 
 /**
  * GET /api/traces: filters, sorts, offset and cursor pages over the trace summaries (never
@@ -25,8 +26,6 @@ import type { WriteBatcher } from '../writer/write-batcher.js';
  * them by the engine or, for the newest-first list without a filter, merged by the service
  * (unapplied-pages.ts).
  */
-
-const storedTimePattern = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?$/;
 
 /** A cursor's key must parse as the sort's type, or the engine would fail on the parameter. */
 function checkedKey(state: CursorState, sort: TraceSort): string {

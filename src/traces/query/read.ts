@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { notFound } from '../../http/errors.js';
-import { tombstoneLogRecords } from '../ingest/otlp/log-records.js';
-import { nextVersion } from '../ingest/rows.js';
+import { tombstoneLogRecords } from '../tables/log-records-table.js';
+import { nextVersion } from '../model/version.js';
 import { tombstoneSpans } from '../tables/spans-table.js';
 import { selectTraceExists, selectTraceWithSpans, tombstoneTraceSummary } from '../tables/traces-table.js';
 import type { StoredSpan, TraceDetail } from '../model/schemas.js';

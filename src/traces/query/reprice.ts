@@ -2,10 +2,12 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { recomputeTraceSummaries } from '../summaries/recompute.js';
 import { insertSpanRows } from '../tables/spans-table.js';
 import { limitSettings, type QueryLimits } from '../model/query-limits.js';
-import { fromStoredTime, nextVersion, toStoredTime, type SpanRow } from '../ingest/rows.js';
+import { fromStoredTime, toStoredTime } from '../model/stored-time.js';
+import { nextVersion } from '../model/version.js';
+import { type SpanRow } from '../tables/span-rows.js';
 import { storedSpanSchema, type StoredSpan } from '../model/schemas.js';
 import { quoteSpan, type SpanCost } from '../cost/pricing.js';
-import type { RepriceResult } from '../cost/schemas.js';
+import type { RepriceResult } from '../model/cost-schemas.js';
 import type { WorkspacePriceIndex } from '../cost/workspace-prices.js';
 
 /**

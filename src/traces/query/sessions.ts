@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { notFound, validationError } from '../../http/errors.js';
 import { decodeCursor, encodeCursor, queryDigest, type CursorState } from '../model/cursor.js';
 import { limitSettings, resolveWindow, type QueryLimits, type Window } from '../model/query-limits.js';
-import { fromStoredTime, toStoredTime } from '../ingest/rows.js';
+import { fromStoredTime, storedTimePattern, toStoredTime } from '../model/stored-time.js';
 import { selectSessionPage } from '../tables/session-traces-table.js';
 import { selectSessionGroups, selectUserGroups, type SessionRow, type UserRow } from '../tables/traces-table-groups.js';
 import { toTraceListItem } from './tree.js';
@@ -41,8 +41,6 @@ const toUserSummary = (row: UserRow): UserSummary => ({
   firstSeen: fromStoredTime(row.firstStart),
   lastSeen: fromStoredTime(row.activityKey),
 });
-
-const storedTimePattern = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?$/;
 
 /** The cursor of a page query, checked against the query's other parameters. */
 function cursorOf(cursor: string | undefined, digest: string): CursorState | undefined {

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { nextVersion } from '../ingest/rows.js';
+import { nextVersion } from '../model/version.js';
 import { tombstoneLeftSessions } from '../tables/session-traces-table.js';
 import { selectSummarySpans } from '../tables/spans-table.js';
 import { keepLatest, summarizeTracesInTurns, type SpanFacts } from './summary.js';

@@ -1,4 +1,4 @@
-import { fromStoredTime } from '../ingest/rows.js';
+import { fromStoredTime } from '../model/stored-time.js';
 import { inTurns } from '../../http/turns.js';
 import type { TraceListItem } from '../model/schemas.js';
 import type { PreviousSummary, SpanFacts, TraceSummaryRow } from '../tables/summary-rows.js';

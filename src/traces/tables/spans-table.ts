@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { insertJsonLines, type ClickHouseClient } from '../../stores/clickhouse.js';
 import { defineQuery } from '../../stores/clickhouse-query.js';
 import type { PromptFiguresReader } from '../../contract/prompt-figures.js';
-import { toStoredTime, type SpanRow } from '../ingest/rows.js';
+import { toStoredTime } from '../model/stored-time.js';
+import { type SpanRow } from './span-rows.js';
 import type { SpanFacts } from './summary-rows.js';
 import { textSearchSchema, type SearchField, type TextSearch } from '../model/search.js';
 
@@ -300,3 +301,41 @@ export const selectSearchHits = defineQuery({
       ${keyReadSettings}`,
   }),
 });
+
+/** The columns of a stored span that logs content rewrites (ingest/otlp/log-records.ts). */
+export interface LatestSpanRow {
+  trace_id: string;
+  span_id: string;
+  detail: string;
+  trace_name: string;
+  session_id: string;
+  source: string;
+  environment: string;
+  service: string;
+  user_id: string;
+  tags: string[];
+}
+
+/** The newest live row of each span given, by trace and span id. */
+export async function selectLatestSpans(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  keys: Array<{ traceId: string; spanId: string }>,
+): Promise<LatestSpanRow[]> {
+  const spans = await clickhouse.query({
+    query: `
+      SELECT trace_id, span_id, detail, trace_name, session_id, source, environment, service, user_id, tags, is_deleted
+      FROM spans
+      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND span_id IN {spanIds:Array(String)} AND concat(trace_id, '/', span_id) IN {keys:Array(String)}
+      ORDER BY trace_id, span_id, version DESC
+      LIMIT 1 BY trace_id, span_id`,
+    query_params: {
+      workspaceId,
+      traceIds: [...new Set(keys.map((k) => k.traceId))],
+      spanIds: [...new Set(keys.map((k) => k.spanId))],
+      keys: keys.map((k) => `${k.traceId}/${k.spanId}`),
+    },
+    format: 'JSONEachRow',
+  });
+  return (await spans.json<LatestSpanRow & { is_deleted: number }>()).filter((row) => row.is_deleted === 0);
+}

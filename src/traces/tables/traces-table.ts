@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { defineQuery } from '../../stores/clickhouse-query.js';
-import { toStoredTime } from '../ingest/rows.js';
+import { toStoredTime } from '../model/stored-time.js';
 import { keyReadSettings, spanTextCondition, versionText } from './spans-table.js';
 import { textSearchSchema } from '../model/search.js';
 import type { PreviousSummary, TraceSummaryRow } from './summary-rows.js';

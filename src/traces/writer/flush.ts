@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { flushLines } from './pending-lines.js';
-import { inApplyOrder, type PendingRow } from '../ingest/rows.js';
+import { inApplyOrder } from './apply-order.js';
+import { type PendingRow } from '../tables/span-rows.js';
 import { recomputeTraceSummaries } from '../summaries/recompute.js';
 import { insertSpanLines } from '../tables/spans-table.js';
 

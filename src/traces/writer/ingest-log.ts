@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { SpanRow } from '../ingest/rows.js';
+import type { SpanRow } from '../tables/span-rows.js';
 
 /** One acknowledged ingest write: the span rows of one request and the traces they touch. */
 export interface LoggedWrite {

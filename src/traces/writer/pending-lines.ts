@@ -1,6 +1,6 @@
 import type { PendingWrite } from './flush.js';
 import type { LoggedWrite } from './ingest-log.js';
-import { pendingRowOf, type PendingRow, type SpanRow } from '../ingest/rows.js';
+import { pendingRowOf, type PendingRow, type SpanRow } from '../tables/span-rows.js';
 
 /**
  * A write's rows as its flush inserts them: each row's JSON (JSONEachRow), one a line, encoded

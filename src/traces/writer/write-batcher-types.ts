@@ -1,4 +1,4 @@
-import type { PendingRow } from '../ingest/rows.js';
+import type { PendingRow } from '../tables/span-rows.js';
 import type { IngestLog } from './ingest-log.js';
 
 /** The ingest writer's options (write-batcher.ts), and what it tells reads of the writes it has not applied. */

@@ -1,6 +1,6 @@
 import { statfsSync } from 'node:fs';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import type { PendingRow, SpanRow } from '../ingest/rows.js';
+import type { PendingRow, SpanRow } from '../tables/span-rows.js';
 import { loggedWriteOf, pendingOf } from './pending-lines.js';
 import { flushWrites, type PendingWrite } from './flush.js';
 import { FlushTiming } from './flush-timing.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '../../../stores/clickhouse.js';
 import type { WriteBatcher } from '../../writer/write-batcher.js';
-import { nextVersion } from '../rows.js';
+import { nextVersion } from '../../model/version.js';
 import { storeTraces } from '../ingest.js';
 import type { Span, StoredSpan, Trace } from '../../model/schemas.js';
 import { fromAnyValue, fromKeyValues } from './any-value.js';
@@ -10,6 +10,8 @@ import { toSpanIO } from './io-genai.js';
 import { isEvaluationRecord } from './evaluation-events.js';
 import type { PlainLogsRequest } from './model.js';
 import { parseUnixNanos, toHexId, type SpanRejection } from './normalize.js';
+import { insertLogRecords, selectLogRecords, type LogRecordRow, type SpanKey } from '../../tables/log-records-table.js';
+import { selectLatestSpans } from '../../tables/spans-table.js';
 
 /**
  * GenAI content on the OTLP logs signal, attached to its span whichever arrives first
@@ -23,18 +25,6 @@ import { parseUnixNanos, toHexId, type SpanRejection } from './normalize.js';
  * requests take, at least one of them sees the other. A span's messages are always rebuilt
  * from all its records, so doing it twice gives the same span.
  */
-
-export interface LogRecordRow {
-  workspace_id: string;
-  trace_id: string;
-  span_id: string;
-  time: string;
-  seq: number;
-  event_name: string;
-  body: string;
-  record_id: string;
-  version: string;
-}
 
 export interface NormalizedLogs {
   rows: Omit<LogRecordRow, 'workspace_id' | 'version'>[];
@@ -89,35 +79,13 @@ export function normalizeLogs(request: PlainLogsRequest, options: { evaluationsT
   return { rows, rejections, recordCount };
 }
 
-type SpanKey = { traceId: string; spanId: string };
-
 /**
  * Records of the given spans, deduplicated (the newest row of each record, skipped when it is
  * a tombstone of a deleted trace), in time order (then request order).
  */
 async function readRecords(clickhouse: ClickHouseClient, workspaceId: string, keys: SpanKey[]) {
-  const result = await clickhouse.query({
-    query: `
-      SELECT trace_id, span_id, event_name, body
-      FROM (
-        SELECT trace_id, span_id, time, seq, event_name, body, is_deleted
-        FROM genai_log_records
-        WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND span_id IN {spanIds:Array(String)} AND concat(trace_id, '/', span_id) IN {keys:Array(String)}
-        ORDER BY trace_id, span_id, time, record_id, version DESC
-        LIMIT 1 BY trace_id, span_id, time, record_id
-      )
-      WHERE is_deleted = 0
-      ORDER BY trace_id, span_id, time, seq`,
-    query_params: {
-      workspaceId,
-      traceIds: [...new Set(keys.map((k) => k.traceId))],
-      spanIds: [...new Set(keys.map((k) => k.spanId))],
-      keys: keys.map((k) => `${k.traceId}/${k.spanId}`),
-    },
-    format: 'JSONEachRow',
-  });
   const bySpan = new Map<string, { name: string; body: unknown }[]>();
-  for (const row of await result.json<{ trace_id: string; span_id: string; event_name: string; body: string }>()) {
+  for (const row of await selectLogRecords(clickhouse, workspaceId, keys)) {
     const key = `${row.trace_id}/${row.span_id}`;
     let list = bySpan.get(key);
     if (!list) bySpan.set(key, (list = []));
@@ -189,19 +157,6 @@ function sentFields(stored: StoredSpan): Span {
   return span;
 }
 
-interface StoredRow {
-  trace_id: string;
-  span_id: string;
-  detail: string;
-  trace_name: string;
-  session_id: string;
-  source: string;
-  environment: string;
-  service: string;
-  user_id: string;
-  tags: string[];
-}
-
 /**
  * Stores a logs request's records, then rewrites the stored spans they belong to. Returns how
  * many spans were rewritten.
@@ -210,32 +165,16 @@ export async function storeLogRecords(writer: WriteBatcher, workspaceId: string,
   const clickhouse = writer.clickhouse;
   if (logs.rows.length === 0) return 0;
   const version = nextVersion().toString();
-  await clickhouse.insert({
-    table: 'genai_log_records',
-    values: logs.rows.map((row) => ({ ...row, workspace_id: workspaceId, version })),
-    format: 'JSONEachRow',
-  });
+  await insertLogRecords(
+    clickhouse,
+    logs.rows.map((row) => ({ ...row, workspace_id: workspaceId, version })),
+  );
   const keys = new Map<string, SpanKey>();
   for (const row of logs.rows) keys.set(`${row.trace_id}/${row.span_id}`, { traceId: row.trace_id, spanId: row.span_id });
   const traceIds = [...new Set([...keys.values()].map((k) => k.traceId))];
   // The spans may have been answered and not yet applied (write-batcher.ts): read them once they are.
   await writer.readable(workspaceId, traceIds);
-  const spans = await clickhouse.query({
-    query: `
-      SELECT trace_id, span_id, detail, trace_name, session_id, source, environment, service, user_id, tags, is_deleted
-      FROM spans
-      WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND span_id IN {spanIds:Array(String)} AND concat(trace_id, '/', span_id) IN {keys:Array(String)}
-      ORDER BY trace_id, span_id, version DESC
-      LIMIT 1 BY trace_id, span_id`,
-    query_params: {
-      workspaceId,
-      traceIds,
-      spanIds: [...new Set([...keys.values()].map((k) => k.spanId))],
-      keys: [...keys.keys()],
-    },
-    format: 'JSONEachRow',
-  });
-  const stored = (await spans.json<StoredRow & { is_deleted: number }>()).filter((row) => row.is_deleted === 0);
+  const stored = await selectLatestSpans(clickhouse, workspaceId, [...keys.values()]);
   const candidates = stored.map((row) => ({ row, span: JSON.parse(row.detail) as StoredSpan })).filter(({ span }) => takesLogContent(span));
   if (candidates.length === 0) return 0;
   const records = await readRecords(
@@ -268,20 +207,4 @@ export async function storeLogRecords(writer: WriteBatcher, workspaceId: string,
   // The native store path again: priced and written like the first copy, a newer version.
   await storeTraces(writer, workspaceId, traces);
   return traces.reduce((n, t) => n + t.spans.length, 0);
-}
-
-/**
- * Tombstones for a deleted trace's records (DELETE /api/traces/:id): the newest row of each
- * record again, a newer version with `is_deleted = 1` and an empty body (clickhouse/0010), so
- * once merged the content is gone from disk and a span sent again does not take it back.
- */
-export async function tombstoneLogRecords(clickhouse: ClickHouseClient, workspaceId: string, traceId: string, version: string) {
-  await clickhouse.command({
-    query: `
-      INSERT INTO genai_log_records (workspace_id, trace_id, span_id, time, seq, event_name, body, record_id, version, is_deleted)
-      SELECT workspace_id, trace_id, span_id, time, seq, event_name, '', record_id, {version:UInt64}, 1
-      FROM genai_log_records FINAL
-      WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0`,
-    query_params: { workspaceId, traceId, version },
-  });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compileModelPattern } from './workspace-prices.js';
+import { compileModelPattern } from './model-pattern.js';
 
 /**
  * Wire shapes of cost and prices: the `costSource` and `pricing` a generation span is returned
