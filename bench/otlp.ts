@@ -50,7 +50,7 @@ async function serverRole() {
     host: '127.0.0.1',
     port: 0,
     maxMessageBytes: config.LOUPE_BODY_LIMIT,
-    writer,
+    ingest: app.traceIngest,
     admit: createGrpcAdmission({ sql, keys, limiter }),
     log,
   });

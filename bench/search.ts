@@ -84,7 +84,7 @@ export async function run(args: string[]) {
   const { loadConfig } = await import('../src/config.js');
   const { startServer } = await import('../src/server.js');
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
-  const { storeTraces } = await import('../src/traces/ingest/ingest.js');
+  const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
   const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const adminToken = 'bench-search-admin-token-0123456789';
   const config = loadConfig({
@@ -115,7 +115,7 @@ export async function run(args: string[]) {
       const batch = Array.from({ length: count }, (_, i) =>
         withTexts(makeQueryTrace(loaded + i, rangeStart, rangeEnd - rangeStart), loaded + i),
       );
-      await storeTraces(writer, me.data.workspaceId, batch);
+      await storeTraces(traceIngestOf(writer), me.data.workspaceId, batch);
     }
     console.error(`loaded ${traces * spansPerTrace} spans in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     await store.client.command({ query: 'OPTIMIZE TABLE spans FINAL' });

@@ -26,10 +26,10 @@ import { webhookRoutes } from './prompts/webhooks/routes.js';
 import { meRoutes } from './tenancy/me.js';
 import { otlpRoutes } from './traces/api/otlp-routes.js';
 import { analyticsRoutes } from './traces/api/analytics-routes.js';
-import { attachIngestPricing } from './traces/cost/pricing.js';
 import { modelRoutes } from './traces/api/models-routes.js';
 import { PriceBook } from './traces/cost/workspace-prices.js';
 import { WriteBatcher } from './traces/writer/write-batcher.js';
+import { traceIngestOf, type TraceIngest } from './traces/ingest/ingest.js';
 import { registerReadBarrier } from './traces/api/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
 import { itemByQueryRoutes, sessionRoutes, userRoutes } from './traces/api/sessions-routes.js';
@@ -65,6 +65,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Stores evaluation events as scores: the OTLP/gRPC listener's hook (server.ts). */
     recordOtelScores: RecordOtelScores;
+    /** Stores traces (the writer, the pricing of ingest, its turns): the OTLP/gRPC listener's too (server.ts). */
+    traceIngest: TraceIngest;
   }
 }
 
@@ -229,9 +231,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Ingest (native and OTLP) prices spans with the workspace's prices, kept in memory.
   const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
-  const ingestPricing = { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook };
-  attachIngestPricing(deps.clickhouse, ingestPricing);
-  attachIngestPricing(writer.clickhouse, ingestPricing);
+  const ingest = traceIngestOf(writer, { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook });
+  // OTLP/gRPC (started by server.ts beside the app) stores through the same ingest.
+  app.decorate('traceIngest', ingest);
   const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
   // Scores: one version clock per app, so a correction always outranks the score it corrects.
   const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() };
@@ -257,16 +259,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(traceRoutes, {
       prefix: '/api/traces',
       clickhouse: deps.clickhouse,
-      writer,
+      ingest,
       config: deps.config,
       scores: traceScores,
     });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config });
     const recordScores = (request: FastifyRequest, scores: Record<string, unknown>[]) =>
       recordOtelScores({ workspaceId: request.auth.workspaceId, authorId: authorOf(request) }, scores);
-    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer, recordScores });
+    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', ingest, recordScores });
     // The path Langfuse SDKs export to: a Langfuse user switches by changing the host (docs/api.md, Langfuse SDKs).
-    await api.register(otlpRoutes, { prefix: '/api/public/otel', writer, recordScores });
+    await api.register(otlpRoutes, { prefix: '/api/public/otel', ingest, recordScores });
     await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
     await api.register(itemByQueryRoutes, { prefix: '/api', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });

@@ -162,7 +162,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
         host: config.HOST,
         port: config.LOUPE_OTLP_GRPC_PORT,
         maxMessageBytes: config.LOUPE_BODY_LIMIT,
-        writer,
+        ingest: app.traceIngest,
         admit: createGrpcAdmission({ sql, keys, verifyBearer, limiter, failedAuth }),
         log,
         recordScores: app.recordOtelScores,

@@ -89,7 +89,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     maxMessageBytes: bodyLimit,
-    writer,
+    ingest: app.traceIngest,
     admit: createGrpcAdmission({ sql: stores.sql, keys, limiter, failedAuth }),
     log,
     recordScores: app.recordOtelScores,
@@ -501,7 +501,7 @@ describe('OTLP/gRPC answers', () => {
       host: '127.0.0.1',
       port: grpc.port,
       maxMessageBytes: bodyLimit,
-      writer,
+      ingest: app.traceIngest,
       admit: createGrpcAdmission({ sql: stores.sql, keys }),
       log,
     });
@@ -514,7 +514,7 @@ describe('OTLP/gRPC answers', () => {
       host: '127.0.0.1',
       port: 0,
       maxMessageBytes: bodyLimit,
-      writer,
+      ingest: app.traceIngest,
       admit: createGrpcAdmission({ sql: stores.sql, keys, failedAuth: createFailedAuthLimiter({ maxFailures: 2 }) }),
       log,
     });

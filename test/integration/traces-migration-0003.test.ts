@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { storeTraces } from '../../src/traces/ingest/ingest.js';
+import { storeTraces, traceIngestOf } from '../../src/traces/ingest/ingest.js';
 import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { getTrace } from '../../src/traces/query/read.js';
 import { listTraces } from '../../src/traces/query/list.js';
@@ -273,7 +273,7 @@ describe('migration 0003 on rows of the earlier schema', () => {
   });
 
   it('takes new traces and re-sends after the migration, summaries and details alike', async () => {
-    await storeTraces(new WriteBatcher(store.client), workspaceId, [
+    await storeTraces(traceIngestOf(new WriteBatcher(store.client)), workspaceId, [
       { ...running, name: 'now named', spans: [...running.spans, { ...spans[0]!, spanId: 'late-root' }] },
     ]);
     const detail = await getTrace(store.client, workspaceId, 't-running');

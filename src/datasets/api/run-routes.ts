@@ -24,6 +24,7 @@ const tags = ['datasets'];
 /** The runs (experiments) of a dataset of the caller's workspace, under `/api/datasets/:id/runs`. */
 export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunReaders }> = async (app, { sql, readers }) => {
   app.get('/:id/runs/compare', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary:
@@ -62,6 +63,7 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunRea
   });
 
   app.get('/:id/runs/:runId', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary: 'One run with its figures (per score mean and 95% interval, cost, latency p50/p95, errors) and a page of its items',

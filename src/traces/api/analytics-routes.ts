@@ -18,6 +18,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClie
 ) => {
   const limits = queryLimitsOf(config);
   app.get('/stats', {
+    config: { readBarrier: 'workspace' },
     schema: {
       summary:
         'Trace, span, error, token, cost and latency figures grouped by model, provider, kind, source, user, session, tag or name (top groups)',
@@ -30,6 +31,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClie
   });
 
   app.get('/analytics', {
+    config: { readBarrier: 'workspace' },
     schema: {
       summary: 'Totals, latency percentiles, cost breakdown, usage over time, cost efficiency and budget',
       querystring: analyticsQuerySchema,

@@ -60,6 +60,7 @@ export const modelRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHou
   });
 
   app.get('/unpriced', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary: 'Models seen with token counts but no price in the range (default: the last 30 days), most used first',
@@ -71,6 +72,7 @@ export const modelRoutes: FastifyPluginAsyncZod<{ sql: Sql; clickhouse: ClickHou
   });
 
   app.post('/reprice', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary: 'Price again, with the prices of now, the spans of a range whose cost was not sent; summaries follow',

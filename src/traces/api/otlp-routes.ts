@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
-import { ingestTurns } from '../../http/turns.js';
 import { evaluationScoresOf } from '../ingest/otlp/evaluation-events.js';
 import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from '../ingest/otlp/json.js';
 import {
@@ -16,7 +15,7 @@ import {
 import { ExportGate, exportSpans } from '../ingest/otlp/export.js';
 import { exportLogs } from '../ingest/otlp/export-logs.js';
 import type { PlainExportRequest, PlainLogsRequest } from '../ingest/otlp/model.js';
-import type { WriteBatcher } from '../writer/write-batcher.js';
+import type { TraceIngest } from '../ingest/ingest.js';
 
 type OtlpBody = { encoding: 'json'; value: unknown } | { encoding: 'protobuf'; value: Buffer };
 
@@ -115,15 +114,15 @@ function decodeLogsBody(body: OtlpBody | undefined): PlainLogsRequest {
  * hook); the answer is an ExportTraceServiceResponse in the request's encoding.
  */
 export const otlpRoutes: FastifyPluginAsyncZod<{
-  writer: WriteBatcher;
+  ingest: TraceIngest;
   /** Stores the scores of evaluation events (evaluation-events.ts); the scores feature's, wired by the app. */
   recordScores?: (request: FastifyRequest, scores: Record<string, unknown>[]) => Promise<void>;
-}> = async (app, { writer, recordScores }) => {
+}> = async (app, { ingest, recordScores }) => {
   // Only these two encodings, in this scope only: anything else answers 415.
   app.removeAllContentTypeParsers();
   // Bodies are parsed and decoded in the thread's ingest turns (http/turns.ts).
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-    void ingestTurns.take().then(() => {
+    void ingest.turns.take().then(() => {
       try {
         done(null, { encoding: 'json', value: parseOtlpJson(text as string) } satisfies OtlpBody);
       } catch {
@@ -136,7 +135,7 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
   });
   // A protobuf body is decoded by its route's handler, which fastify calls from `done`.
   app.addContentTypeParser(protobufTypes, { parseAs: 'buffer' }, (_request, buffer, done) => {
-    void ingestTurns.take().then(() => done(null, { encoding: 'protobuf', value: buffer as Buffer } satisfies OtlpBody));
+    void ingest.turns.take().then(() => done(null, { encoding: 'protobuf', value: buffer as Buffer } satisfies OtlpBody));
   });
 
   const gate = new ExportGate(maxExportsInFlight);
@@ -146,7 +145,7 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
     const plain = decodeBody(body);
     const leave = gate.enter();
     try {
-      const result = await exportSpans(writer, request.auth.workspaceId, plain, request.log);
+      const result = await exportSpans(ingest, request.auth.workspaceId, plain, request.log);
       const evaluations = recordScores ? evaluationScoresOf(plain) : [];
       if (evaluations.length > 0) await recordScores?.(request, evaluations);
       if (body?.encoding === 'json') {
@@ -182,7 +181,7 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
     const leave = gate.enter();
     try {
       const result = await exportLogs(
-        writer,
+        ingest,
         request.auth.workspaceId,
         plain,
         request.log,

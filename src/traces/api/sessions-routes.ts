@@ -37,6 +37,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (ap
   const tags = ['sessions'];
 
   app.get('/', {
+    config: { readBarrier: 'workspace' },
     schema: {
       summary: 'Sessions of the window (default the last 30 days), most recent activity first; cursor pages',
       querystring: sessionsQuery,
@@ -60,6 +61,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (ap
   });
 
   app.get('/:sessionId', {
+    config: { readBarrier: 'workspace' },
     schema: {
       summary: "A session's figures and one page of its traces in start order",
       params: sessionParams,
@@ -88,6 +90,7 @@ export const userRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (app, 
   const tags = ['users'];
 
   app.get('/', {
+    config: { readBarrier: 'workspace' },
     schema: {
       summary: 'Users of the window (default the last 30 days), most recent activity first; cursor pages',
       querystring: usersQuery,
@@ -111,6 +114,7 @@ export const userRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (app, 
   });
 
   app.get('/:userId', {
+    config: { readBarrier: 'workspace' },
     schema: {
       summary: "A user's traces, sessions, tokens, cost, errors, first and last seen in the window",
       params: userParams,

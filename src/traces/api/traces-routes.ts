@@ -3,9 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
-import { ingestTraces } from '../ingest/ingest.js';
-import { ingestTurns } from '../../http/turns.js';
-import type { WriteBatcher } from '../writer/write-batcher.js';
+import { ingestTraces, type TraceIngest } from '../ingest/ingest.js';
 import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
 import { withAverages, withScores } from './scored-reads.js';
 import { deleteTrace, getSpan, getTrace, getTraceTree } from '../query/read.js';
@@ -34,11 +32,13 @@ const tags = ['traces'];
 /** Native ingestion and retrieval; every handler is confined to `request.auth.workspaceId`. */
 export const traceRoutes: FastifyPluginAsyncZod<{
   clickhouse: ClickHouseClient;
-  writer: WriteBatcher;
+  /** The app's ingest: its writer also gives the list the writes not yet applied (fresh/). */
+  ingest: TraceIngest;
   config: Config;
   /** The scores the reads carry and a delete removes (the scores feature); absent, reads carry none. */
   scores?: TraceScores;
-}> = async (app, { clickhouse, writer, config, scores }) => {
+}> = async (app, { clickhouse, ingest, config, scores }) => {
+  const { writer } = ingest;
   const limits = queryLimitsOf(config);
   // Bodies are parsed in the thread's ingest turns (http/turns.ts), as fastify parses JSON.
   const parseJson = app.getDefaultJsonParser(
@@ -46,22 +46,22 @@ export const traceRoutes: FastifyPluginAsyncZod<{
     app.initialConfig.onConstructorPoisoning ?? 'error',
   );
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    void ingestTurns.take().then(() => parseJson(request, body as string, done));
+    void ingest.turns.take().then(() => parseJson(request, body as string, done));
   });
-  const ingest = {
+  const ingestSchema = {
     summary: 'Ingest traces with their spans (idempotent upsert by trace and span id)',
     response: { 200: envelope(ingestResultSchema), ...errors },
     tags,
   };
 
   app.post('/', {
-    schema: { ...ingest, body: ingestBodySchema },
-    handler: async (request, reply) => sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
+    schema: { ...ingestSchema, body: ingestBodySchema },
+    handler: async (request, reply) => sendData(request, reply, await ingestTraces(ingest, request.auth.workspaceId, request.body.traces)),
   });
 
   app.post('/batch', {
-    schema: { ...ingest, summary: 'Ingest up to 100 traces', body: batchIngestBodySchema },
-    handler: async (request, reply) => sendData(request, reply, await ingestTraces(writer, request.auth.workspaceId, request.body.traces)),
+    schema: { ...ingestSchema, summary: 'Ingest up to 100 traces', body: batchIngestBodySchema },
+    handler: async (request, reply) => sendData(request, reply, await ingestTraces(ingest, request.auth.workspaceId, request.body.traces)),
   });
 
   app.get('/', {
@@ -93,6 +93,7 @@ export const traceRoutes: FastifyPluginAsyncZod<{
   });
 
   app.get('/:id', {
+    config: { readBarrier: 'trace' },
     schema: {
       summary: 'One trace with all its spans',
       params: traceParams,
@@ -107,6 +108,7 @@ export const traceRoutes: FastifyPluginAsyncZod<{
   });
 
   app.get('/:id/tree', {
+    config: { readBarrier: 'trace' },
     schema: {
       summary: 'One trace with all its spans as slim nodes: no input, output, attributes, events, metadata, status message or pricing',
       params: traceParams,
@@ -121,6 +123,7 @@ export const traceRoutes: FastifyPluginAsyncZod<{
   });
 
   app.get('/:id/spans/:spanId', {
+    config: { readBarrier: 'trace' },
     schema: {
       summary: 'One span of a trace, whole (as in GET /api/traces/{id})',
       params: spanParams,
@@ -132,6 +135,7 @@ export const traceRoutes: FastifyPluginAsyncZod<{
   });
 
   app.delete('/:id', {
+    config: { readBarrier: 'trace' },
     schema: {
       summary: 'Delete a trace, all its spans and their scores',
       params: traceParams,

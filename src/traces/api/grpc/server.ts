@@ -2,8 +2,7 @@ import { Metadata, Server, ServerCredentials, type MethodDefinition, type sendUn
 import type { Http2Server } from 'node:http2';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../../http/errors.js';
-import { ingestTurns } from '../../../http/turns.js';
-import type { WriteBatcher } from '../../writer/write-batcher.js';
+import type { TraceIngest } from '../../ingest/ingest.js';
 import { ExportGate, exportSpans } from '../../ingest/otlp/export.js';
 import { evaluationScoresOf } from '../../ingest/otlp/evaluation-events.js';
 import { exportLogs } from '../../ingest/otlp/export-logs.js';
@@ -54,7 +53,8 @@ export interface OtlpGrpcServerOptions {
   port: number;
   /** The largest message, after decompression (LOUPE_BODY_LIMIT). */
   maxMessageBytes: number;
-  writer: WriteBatcher;
+  /** The app's ingest (src/app.ts, `traceIngest`): its writer, pricing and turns. */
+  ingest: TraceIngest;
   admit: AdmitCall;
   log: FastifyBaseLogger;
   /** Evaluation events (span events and log records) become scores through it; without it they are not taken. */
@@ -144,7 +144,7 @@ function decoded<T>(decode: () => T, what: string): T {
  * are inflated by grpc-js, which refuses one that grows past `maxMessageBytes` as it inflates.
  */
 export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promise<OtlpGrpcServer> {
-  const { writer, admit, log, recordScores } = options;
+  const { ingest, admit, log, recordScores } = options;
   const server = new Server({
     'grpc.max_receive_message_length': options.maxMessageBytes,
     // Read by grpc-js servers from the release that takes it (grpc/grpc-node#3058); until then see widenReceiveWindows.
@@ -181,9 +181,9 @@ export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promi
     { Export: bytesMethod(traceExportPath) },
     {
       Export: exportMethod(async (caller, bytes, callLog) => {
-        await ingestTurns.take();
+        await ingest.turns.take();
         const plain = decoded(() => decodeProtobufRequest(bytes), 'ExportTraceServiceRequest');
-        const result = await exportSpans(writer, caller.workspaceId, plain, callLog);
+        const result = await exportSpans(ingest, caller.workspaceId, plain, callLog);
         const evaluations = recordScores ? evaluationScoresOf(plain) : [];
         if (evaluations.length > 0) await recordScores?.(caller, evaluations);
         return encodeProtobufResponse(result.rejected, result.errorMessage);
@@ -194,10 +194,10 @@ export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promi
     { Export: bytesMethod(logsExportPath) },
     {
       Export: exportMethod(async (caller, bytes, callLog) => {
-        await ingestTurns.take();
+        await ingest.turns.take();
         const plain = decoded(() => decodeProtobufLogsRequest(bytes), 'ExportLogsServiceRequest');
         const result = await exportLogs(
-          writer,
+          ingest,
           caller.workspaceId,
           plain,
           callLog,

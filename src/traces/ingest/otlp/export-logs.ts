@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { storeUnavailable } from '../../writer/write-errors.js';
-import type { WriteBatcher } from '../../writer/write-batcher.js';
+import type { TraceIngest } from '../ingest.js';
 import { summarizeRejections } from './export.js';
 import { evaluationScoresOfLogs } from './evaluation-events.js';
 import { normalizeLogs, storeLogRecords } from './log-records.js';
@@ -28,7 +28,7 @@ const listedErrors = 50;
  * handed to `recordScores` as scores on their spans (evaluation-events.ts), the others counted.
  */
 export async function exportLogs(
-  writer: WriteBatcher,
+  ingest: TraceIngest,
   workspaceId: string,
   request: PlainLogsRequest,
   log: FastifyBaseLogger,
@@ -37,7 +37,7 @@ export async function exportLogs(
   const logs = normalizeLogs(request, { evaluationsTaken: recordScores !== undefined });
   let spansUpdated: number;
   try {
-    spansUpdated = await storeLogRecords(writer, workspaceId, logs);
+    spansUpdated = await storeLogRecords(ingest, workspaceId, logs);
   } catch (error) {
     log.error({ err: error }, 'OTLP log records could not be stored');
     throw storeUnavailable();

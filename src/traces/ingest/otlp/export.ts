@@ -1,10 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../../http/errors.js';
-import { ingestTurns } from '../../../http/turns.js';
 import { storeUnavailable } from '../../writer/write-errors.js';
-import { storeTraces } from '../ingest.js';
+import { storeTraces, type TraceIngest } from '../ingest.js';
 import { attachStoredContent } from './log-records.js';
-import type { WriteBatcher } from '../../writer/write-batcher.js';
 import type { PlainExportRequest } from './model.js';
 import { validateTraces } from './validate.js';
 import { normalizeExport, type SpanRejection } from './normalize.js';
@@ -59,19 +57,19 @@ export function summarizeRejections(rejections: SpanRejection[], total: number, 
  * came first on the logs signal are then given it (log-records.ts).
  */
 export async function exportSpans(
-  writer: WriteBatcher,
+  ingest: TraceIngest,
   workspaceId: string,
   request: PlainExportRequest,
   log: FastifyBaseLogger,
 ): Promise<ExportResult> {
   // Each step a turn of its own when the one before was long (http/turns.ts).
-  await ingestTurns.pause();
+  await ingest.turns.pause();
   const { traces, rejections, spanCount } = normalizeExport(request);
-  await ingestTurns.pause();
+  await ingest.turns.pause();
   const valid = validateTraces(traces, rejections);
   try {
-    await storeTraces(writer, workspaceId, valid);
-    await attachStoredContent(writer, workspaceId, valid);
+    await storeTraces(ingest, workspaceId, valid);
+    await attachStoredContent(ingest, workspaceId, valid);
   } catch (error) {
     if (error instanceof AppError) throw error;
     // A store that failed or is overloaded: exporters retry on 503, so nothing is lost.

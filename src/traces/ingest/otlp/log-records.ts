@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ClickHouseClient } from '../../../stores/clickhouse.js';
-import type { WriteBatcher } from '../../writer/write-batcher.js';
 import { nextVersion } from '../../model/version.js';
-import { storeTraces } from '../ingest.js';
+import { storeTraces, type TraceIngest } from '../ingest.js';
 import type { Span, StoredSpan, Trace } from '../../model/schemas.js';
 import { fromAnyValue, fromKeyValues } from './any-value.js';
 import { isGenAiContentEvent, messagesFromEvents } from './conventions/genai-events.js';
@@ -126,8 +125,8 @@ export function withLogContent<S extends Span>(span: S, records: { name: string;
  * After spans were stored: the generation spans among them that have records waiting get their
  * messages and are stored again (a newer version). One read, and a write only when records exist.
  */
-export async function attachStoredContent(writer: WriteBatcher, workspaceId: string, traces: Trace[]): Promise<void> {
-  const clickhouse = writer.clickhouse;
+export async function attachStoredContent(ingest: TraceIngest, workspaceId: string, traces: Trace[]): Promise<void> {
+  const clickhouse = ingest.writer.clickhouse;
   const keys: SpanKey[] = [];
   for (const trace of traces)
     for (const span of trace.spans) if (takesLogContent(span)) keys.push({ traceId: trace.traceId, spanId: span.spanId });
@@ -143,7 +142,7 @@ export async function attachStoredContent(writer: WriteBatcher, workspaceId: str
     if (spans.length > 0) rewritten.push({ ...trace, spans });
   }
   // The native store path again: priced and written like the first copy, a newer version.
-  await storeTraces(writer, workspaceId, rewritten);
+  await storeTraces(ingest, workspaceId, rewritten);
 }
 
 /**
@@ -161,8 +160,8 @@ function sentFields(stored: StoredSpan): Span {
  * Stores a logs request's records, then rewrites the stored spans they belong to. Returns how
  * many spans were rewritten.
  */
-export async function storeLogRecords(writer: WriteBatcher, workspaceId: string, logs: NormalizedLogs): Promise<number> {
-  const clickhouse = writer.clickhouse;
+export async function storeLogRecords(ingest: TraceIngest, workspaceId: string, logs: NormalizedLogs): Promise<number> {
+  const clickhouse = ingest.writer.clickhouse;
   if (logs.rows.length === 0) return 0;
   const version = nextVersion().toString();
   await insertLogRecords(
@@ -173,7 +172,7 @@ export async function storeLogRecords(writer: WriteBatcher, workspaceId: string,
   for (const row of logs.rows) keys.set(`${row.trace_id}/${row.span_id}`, { traceId: row.trace_id, spanId: row.span_id });
   const traceIds = [...new Set([...keys.values()].map((k) => k.traceId))];
   // The spans may have been answered and not yet applied (write-batcher.ts): read them once they are.
-  await writer.readable(workspaceId, traceIds);
+  await ingest.writer.readable(workspaceId, traceIds);
   const stored = await selectLatestSpans(clickhouse, workspaceId, [...keys.values()]);
   const candidates = stored.map((row) => ({ row, span: JSON.parse(row.detail) as StoredSpan })).filter(({ span }) => takesLogContent(span));
   if (candidates.length === 0) return 0;
@@ -205,6 +204,6 @@ export async function storeLogRecords(writer: WriteBatcher, workspaceId: string,
   }
   const traces = [...rewritten.values()];
   // The native store path again: priced and written like the first copy, a newer version.
-  await storeTraces(writer, workspaceId, traces);
+  await storeTraces(ingest, workspaceId, traces);
   return traces.reduce((n, t) => n + t.spans.length, 0);
 }
