@@ -2,7 +2,7 @@
  * The mapping's CPU per span, this tree against a baseline tree, in one run:
  * `npm run bench -- otlp --mapping [--baseline <commit or directory>] [--rounds 20]`.
  *
- * The baseline is another checkout's `src/traces/otlp/normalize.ts` (a directory), or the
+ * The baseline is another checkout's normalize.ts (`normalizePaths`; a directory), or the
  * given commit's source exported to a temporary directory (default: `HEAD~1`). Both trees map
  * the same decoded requests: the corpus of real instrumentations' exports, spans written in the
  * conventions of real traffic (LangSmith, Mastra, LangChain metadata, exception events, cache

@@ -4,7 +4,7 @@ import { flushLines, loggedWriteOf, pendingOf, withVersion } from '../../src/tra
 import { toSpanRows } from '../../src/traces/ingest/rows.js';
 import { inApplyOrder } from '../../src/traces/writer/apply-order.js';
 import { pendingRowOf, type SpanRow } from '../../src/traces/tables/span-rows.js';
-import type { SpanFacts } from '../../src/traces/tables/summary-rows.js';
+import type { SpanFacts } from '../../src/traces/tables/span-rows.js';
 import type { Trace } from '../../src/traces/model/schemas.js';
 
 const trace = (traceId: string, spans = 3): Trace => ({

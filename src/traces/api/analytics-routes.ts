@@ -1,14 +1,14 @@
 import type { Config } from '../../config.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { envelope, sendData } from '../../http/envelope.js';
 import { analyticsQuerySchema, analyticsResultSchema, statsQuerySchema, statsResultSchema } from '../model/analytics-schemas.js';
 import { getAnalytics } from '../query/analytics.js';
 import { getStats } from '../query/stats.js';
 import { queryLimitsOf } from '../model/query-limits.js';
-import { queryTooExpensiveSchema } from './traces-routes.js';
+import { clientErrors, queryTooExpensiveSchema } from './route-errors.js';
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema };
+const errors = clientErrors;
 const tags = ['traces'];
 
 /** Aggregates over the workspace's deduplicated traces; every figure is computed in ClickHouse. */

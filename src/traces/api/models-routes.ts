@@ -4,7 +4,8 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { Config } from '../../config.js';
 import type { Sql } from '../../stores/postgres.js';
 import { queryLimitsOf } from '../model/query-limits.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { envelope, sendData } from '../../http/envelope.js';
+import { clientErrorsOrNotFound } from './route-errors.js';
 import * as prices from '../query/prices.js';
 import {
   createPriceBody,
@@ -19,7 +20,7 @@ import {
 } from '../model/cost-schemas.js';
 import type { PriceBook } from '../cost/workspace-prices.js';
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
+const errors = clientErrorsOrNotFound;
 const tags = ['models'];
 
 /** Model prices of the caller's workspace, the lookup, the unpriced list and repricing. */

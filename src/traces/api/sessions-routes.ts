@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { envelope, sendData } from '../../http/envelope.js';
 import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
 import { withAverages } from './scored-reads.js';
 import { queryLimitsOf } from '../model/query-limits.js';
-import { queryTooExpensiveSchema } from './traces-routes.js';
+import { clientErrors, clientErrorsOrNotFound, queryTooExpensiveSchema } from './route-errors.js';
 import { getSession, getUser, listSessions, listUsers } from '../query/sessions.js';
 import {
   cursorPageMeta,
@@ -23,8 +23,8 @@ import {
   usersQuery,
 } from '../model/sessions-schemas.js';
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 422: queryTooExpensiveSchema };
-const notFound = { 404: errorEnvelopeSchema };
+const errors = { ...clientErrors, 422: queryTooExpensiveSchema };
+const notFound = { 404: clientErrorsOrNotFound[404] };
 
 /** GET /api/sessions…; every read is confined to `request.auth.workspaceId`. */
 /** Options of the session and user routes; `scores` gives their score averages (absent: none). */

@@ -2,7 +2,8 @@ import type { Config } from '../../config.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { envelope, sendData } from '../../http/envelope.js';
+import { clientErrorsOrNotFound, queryTooExpensiveSchema } from './route-errors.js';
 import { ingestTraces, type TraceIngest } from '../ingest/ingest.js';
 import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
 import { withAverages, withScores } from './scored-reads.js';
@@ -22,11 +23,7 @@ import {
   traceParams,
 } from '../model/schemas.js';
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
-/** Reads over many summaries may hit the per-query limits (query-limits.ts). */
-export const queryTooExpensiveSchema = errorEnvelopeSchema.describe(
-  'QUERY_TOO_EXPENSIVE: the query hit its memory or time limit; narrow the window, add filters or lower the limit',
-);
+const errors = clientErrorsOrNotFound;
 const tags = ['traces'];
 
 /** Native ingestion and retrieval; every handler is confined to `request.auth.workspaceId`. */

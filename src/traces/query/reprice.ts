@@ -37,7 +37,7 @@ type CandidateRow = SpanRow & { is_deleted: number };
 
 const detailKeys = Object.keys(storedSpanSchema.shape);
 
-/** The stored span with its new cost, keys in the order of the span table (schemas.ts). */
+/** The stored span with its new cost, keys in the order of the span table (model/span-schemas.ts). */
 function withCost(span: StoredSpan, cost: SpanCost): StoredSpan {
   const { costUsd: _c, costSource: _s, pricing: _p, ...rest } = span;
   const patched: Record<string, unknown> = { ...rest, ...cost };

@@ -3,6 +3,7 @@ import type { StatsGroup, StatsQuery, StatsResult } from '../model/analytics-sch
 import { windowedGroupBys } from '../model/analytics-schemas.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from '../model/query-limits.js';
 import { selectStatsBySpanGroup, selectStatsByTraceField, type AggregateRow } from '../tables/traces-table-aggregates.js';
+import { finiteOrNull, finiteSum } from '../model/finite.js';
 
 /**
  * GET /api/traces/stats as one aggregate query per call (traces-table-aggregates.ts).
@@ -15,19 +16,6 @@ import { selectStatsBySpanGroup, selectStatsByTraceField, type AggregateRow } fr
  */
 
 type StatsRow = AggregateRow & { key: string | null };
-
-/** The engine answers NaN (as null or "nan") for percentiles of an empty set. */
-export const finiteOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-
-/**
- * A sum as the API answers it: always a number. Only values stored before the span bounds
- * existed can overflow a 64-bit float (the engine then answers null, inf or nan); such a sum
- * reads as the largest number the format holds, never breaking the answer.
- */
-export const finiteSum = (value: unknown): number => {
-  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
-  return Number.isFinite(n) ? n : Number.MAX_VALUE;
-};
 
 function toStatsGroup(row: StatsRow): StatsGroup {
   const [p50, p95, p99] = row.latencyPercentiles;

@@ -4,7 +4,7 @@ import type { SpanNode } from '../model/span-tree-schemas.js';
 
 /**
  * Stored read models back to wire shapes. `spans.detail` and `traces.item` hold the JSON the
- * API returns (rows.ts storedSpanOf, summary.ts), so reading is a parse. A span
+ * API returns (ingest/rows.ts storedSpanOf, summaries/summary.ts), so reading is a parse. A span
  * tree is returned flat: every span of the trace in start order, each with its
  * `parentSpanId` (absent for a root), exactly as it was sent.
  */

@@ -1,4 +1,5 @@
-import type { SpanFacts, SpanGroup } from '../tables/summary-rows.js';
+import type { SpanGroup } from '../tables/summary-rows.js';
+import type { SpanFacts } from '../tables/span-rows.js';
 
 /**
  * The usage rules of a trace's summary (summary.ts): which spans' usage the trace counts, their

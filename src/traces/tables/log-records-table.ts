@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import { spanKeyParams } from './params.js';
 
 /**
  * The SQL of `genai_log_records` (clickhouse/0005, 0010): GenAI content sent on the OTLP logs
@@ -41,12 +42,7 @@ export async function selectLogRecords(clickhouse: ClickHouseClient, workspaceId
       )
       WHERE is_deleted = 0
       ORDER BY trace_id, span_id, time, seq`,
-    query_params: {
-      workspaceId,
-      traceIds: [...new Set(keys.map((k) => k.traceId))],
-      spanIds: [...new Set(keys.map((k) => k.spanId))],
-      keys: keys.map((k) => `${k.traceId}/${k.spanId}`),
-    },
+    query_params: { workspaceId, ...spanKeyParams(keys) },
     format: 'JSONEachRow',
   });
   return result.json<{ trace_id: string; span_id: string; event_name: string; body: string }>();

@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { defineQuery } from '../../stores/clickhouse-query.js';
 import type { PreviousSummary, TraceSummaryRow } from './summary-rows.js';
 import { sessionFigures, sessionGroupRow } from './traces-table-groups.js';
+import { workspaceId } from './params.js';
 
 /**
  * The SQL on `session_traces` (clickhouse/0009): the summary rows of traces with a session,
@@ -53,7 +54,7 @@ const storedTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?
 export const selectSessionPage = defineQuery({
   name: 'selectSessionPage',
   params: z.object({
-    workspaceId: z.string().min(1),
+    workspaceId,
     sessionId: z.string(),
     startAfter: storedTime,
     startBefore: storedTime,

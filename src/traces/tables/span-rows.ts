@@ -1,4 +1,4 @@
-import type { SpanFacts } from './summary-rows.js';
+import { z } from 'zod';
 
 /**
  * The rows of `spans` (clickhouse/0001, 0003, 0004) as ingest makes them (ingest/rows.ts), and
@@ -6,47 +6,61 @@ import type { SpanFacts } from './summary-rows.js';
  * as '' (strings) or NULL (numbers); `detail` holds the span as the API returns it.
  */
 
-export interface SpanRow {
-  workspace_id: string;
-  trace_id: string;
-  span_id: string;
-  parent_span_id: string;
-  name: string;
-  kind: string;
-  status: string;
-  status_message: string;
-  start_time: string;
-  end_time: string;
-  duration_ms: number;
-  model: string;
-  provider: string;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  total_tokens: number | null;
-  cost_usd: number | null;
-  cache_read_tokens: number | null;
-  cache_write_tokens: number | null;
-  reasoning_tokens: number | null;
-  ttft_ms: number | null;
+/** An engine UInt64 as decimal text (toString), so no digit is lost in JSON. */
+export const versionText = z.string().regex(/^\d+$/);
+const nullableNumber = z.number().nullable();
+
+/**
+ * The columns of one live span that the summaries (summaries/summary.ts) and the reads over
+ * unapplied writes use, as the key read returns them (tables/spans-table.ts).
+ */
+export const spanFactsSchema = z.object({
+  trace_id: z.string(),
+  span_id: z.string(),
+  version: versionText,
+  trace_name: z.string(),
+  session_id: z.string(),
+  environment: z.string(),
+  service: z.string(),
+  user_id: z.string(),
+  tags: z.array(z.string()),
+  source: z.string(),
+  parent_span_id: z.string(),
+  status: z.string(),
+  kind: z.string(),
+  /** 'YYYY-MM-DD hh:mm:ss.ffffff' (UTC): fixed width, so text order is time order. */
+  start_time: z.string(),
+  end_time: z.string(),
+  duration_ms: z.number(),
+  model: z.string(),
+  provider: z.string(),
+  input_tokens: nullableNumber,
+  output_tokens: nullableNumber,
+  total_tokens: nullableNumber,
+  cost_usd: nullableNumber,
   /** 'provided' | 'computed' | 'none', '' for a span without a cost that was not priced (cost/pricing.ts). */
-  cost_source: string;
-  prompt_name: string;
-  prompt_version: string;
-  /** The StoredSpan as JSON text (storedSpanOf). */
-  detail: string;
+  cost_source: z.string(),
+  ttft_ms: nullableNumber,
+});
+export type SpanFacts = z.infer<typeof spanFactsSchema>;
+
+/** A whole row of `spans`: the facts, and what only the insert and the reads of one span take. */
+export const spanRowSchema = spanFactsSchema.extend({
+  workspace_id: z.string(),
+  name: z.string(),
+  status_message: z.string(),
+  cache_read_tokens: nullableNumber,
+  cache_write_tokens: nullableNumber,
+  reasoning_tokens: nullableNumber,
+  prompt_name: z.string(),
+  prompt_version: z.string(),
+  /** The StoredSpan as JSON text (ingest/rows.ts, storedSpanOf). */
+  detail: z.string(),
   /** attributes and metadata as string maps (stringMapOf), for queries by key (clickhouse/0008). */
-  attributes_map: Record<string, string>;
-  metadata_map: Record<string, string>;
-  trace_name: string;
-  session_id: string;
-  source: string;
-  environment: string;
-  service: string;
-  user_id: string;
-  tags: string[];
-  /** UInt64 as a decimal string: it does not fit a JS number exactly. */
-  version: string;
-}
+  attributes_map: z.record(z.string(), z.string()),
+  metadata_map: z.record(z.string(), z.string()),
+});
+export type SpanRow = z.infer<typeof spanRowSchema>;
 
 /**
  * A span row as a write keeps it until its flush (write-batcher.ts): the columns the summaries

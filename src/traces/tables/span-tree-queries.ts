@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { costSourceSchema } from '../model/cost-schemas.js';
 import { spanKindSchema, spanStatusSchema } from '../model/schemas.js';
+import { workspaceId } from './params.js';
 
 /**
  * The SQL of a trace read in two steps (span-tree-schemas.ts): the tree from the narrow span
@@ -10,11 +11,11 @@ import { spanKindSchema, spanStatusSchema } from '../model/schemas.js';
  * tombstones hidden), one thread each like the other key reads of queries.ts.
  */
 
-const traceKey = z.object({ workspaceId: z.string().min(1), traceId: z.string().min(1) });
+const traceKey = z.object({ workspaceId, traceId: z.string().min(1) });
 
 /**
  * A span's tree fields in column order. Optional fields not sent are '' (strings) or null
- * (numbers), as rows.ts toSpanRow stores them; times are ISO 8601 as `detail` has them.
+ * (numbers), as ingest/rows.ts toSpanRow stores them; times are ISO 8601 as `detail` has them.
  */
 const optionalNumber = z.number().nullable();
 export const spanNodeTupleSchema = z.tuple([
@@ -43,7 +44,7 @@ export const spanNodeTupleSchema = z.tuple([
 export type SpanNodeTuple = z.infer<typeof spanNodeTupleSchema>;
 
 /**
- * A stored time as rows.ts fromStoredTime writes it in `detail`: milliseconds unless the
+ * A stored time as model/stored-time.ts fromStoredTime writes it in `detail`: milliseconds unless the
  * microseconds are set (formatted in the engine: 20,000 times of a large trace cost a few
  * milliseconds there, several times that in JavaScript).
  */
@@ -93,7 +94,7 @@ export async function selectTraceTree(clickhouse: ClickHouseClient, params: z.in
 const spanKey = traceKey.extend({ spanId: z.string().min(1) });
 const spanDetailRowSchema = z.object({ detail: z.string().min(2) });
 
-/** One live span's `detail` (the StoredSpan as JSON text, rows.ts storedSpanOf), undefined when there is none. */
+/** One live span's `detail` (the StoredSpan as JSON text, ingest/rows.ts storedSpanOf), undefined when there is none. */
 export async function selectSpanDetail(clickhouse: ClickHouseClient, params: z.input<typeof spanKey>): Promise<string | undefined> {
   const query_params = spanKey.parse(params);
   const result = await clickhouse.query({

@@ -3,9 +3,10 @@ import { insertJsonLines, type ClickHouseClient } from '../../stores/clickhouse.
 import { defineQuery } from '../../stores/clickhouse-query.js';
 import type { PromptFiguresReader } from '../../contract/prompt-figures.js';
 import { toStoredTime } from '../model/stored-time.js';
-import { type SpanRow } from './span-rows.js';
-import type { SpanFacts } from './summary-rows.js';
+import { spanFactsSchema, type SpanRow } from './span-rows.js';
+import { finiteOrNull } from '../model/finite.js';
 import { textSearchSchema, type SearchField, type TextSearch } from '../model/search.js';
+import { spanKeyParams, workspaceId } from './params.js';
 
 /**
  * The SQL on `spans` (clickhouse/0001 and later): one named query per read, its parameters and
@@ -23,10 +24,7 @@ import { textSearchSchema, type SearchField, type TextSearch } from '../model/se
  */
 export const keyReadSettings = 'SETTINGS max_threads = 1';
 
-const workspaceId = z.string().min(1);
 const traceIds = z.array(z.string()).min(1);
-/** An engine UInt64 as decimal text (toString), so no digit is lost in JSON. */
-export const versionText = z.string().regex(/^\d+$/);
 const nullableNumber = z.number().nullable();
 
 export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow[]): Promise<void> {
@@ -43,33 +41,7 @@ export async function insertSpanLines(clickhouse: ClickHouseClient, lines: Buffe
   await insertJsonLines(clickhouse, 'spans', lines);
 }
 
-const spanFacts = z.object({
-  trace_id: z.string(),
-  span_id: z.string(),
-  version: versionText,
-  trace_name: z.string(),
-  session_id: z.string(),
-  environment: z.string(),
-  service: z.string(),
-  user_id: z.string(),
-  tags: z.array(z.string()),
-  source: z.string(),
-  parent_span_id: z.string(),
-  status: z.string(),
-  kind: z.string(),
-  start_time: z.string(),
-  end_time: z.string(),
-  duration_ms: z.number(),
-  model: z.string(),
-  provider: z.string(),
-  input_tokens: nullableNumber,
-  output_tokens: nullableNumber,
-  total_tokens: nullableNumber,
-  cost_usd: nullableNumber,
-  cost_source: z.string(),
-  ttft_ms: nullableNumber,
-  is_deleted: z.number(),
-}) satisfies z.ZodType<SpanFacts & { is_deleted: number }>;
+const spanFacts = spanFactsSchema.extend({ is_deleted: z.number() });
 
 /**
  * What a summary recompute reads of the spans (summary.ts): the latest version of each span of
@@ -193,8 +165,6 @@ export const selectPromptVersionFigures = defineQuery({
   }),
 });
 
-const finiteOrNull = (v: number | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-
 /** The trace store's side of contract/prompt-figures.ts, for the prompt routes. */
 export function promptFiguresReader(clickhouse: ClickHouseClient): PromptFiguresReader {
   return async (workspaceId, promptName, window) => {
@@ -303,18 +273,10 @@ export const selectSearchHits = defineQuery({
 });
 
 /** The columns of a stored span that logs content rewrites (ingest/otlp/log-records.ts). */
-export interface LatestSpanRow {
-  trace_id: string;
-  span_id: string;
-  detail: string;
-  trace_name: string;
-  session_id: string;
-  source: string;
-  environment: string;
-  service: string;
-  user_id: string;
-  tags: string[];
-}
+export type LatestSpanRow = Pick<
+  SpanRow,
+  'trace_id' | 'span_id' | 'detail' | 'trace_name' | 'session_id' | 'source' | 'environment' | 'service' | 'user_id' | 'tags'
+>;
 
 /** The newest live row of each span given, by trace and span id. */
 export async function selectLatestSpans(
@@ -329,12 +291,7 @@ export async function selectLatestSpans(
       WHERE workspace_id = {workspaceId:String} AND trace_id IN {traceIds:Array(String)} AND span_id IN {spanIds:Array(String)} AND concat(trace_id, '/', span_id) IN {keys:Array(String)}
       ORDER BY trace_id, span_id, version DESC
       LIMIT 1 BY trace_id, span_id`,
-    query_params: {
-      workspaceId,
-      traceIds: [...new Set(keys.map((k) => k.traceId))],
-      spanIds: [...new Set(keys.map((k) => k.spanId))],
-      keys: keys.map((k) => `${k.traceId}/${k.spanId}`),
-    },
+    query_params: { workspaceId, ...spanKeyParams(keys) },
     format: 'JSONEachRow',
   });
   return (await spans.json<LatestSpanRow & { is_deleted: number }>()).filter((row) => row.is_deleted === 0);

@@ -1,39 +1,8 @@
 /**
- * The rows the summary recompute reads and writes (summary.ts): a live span's narrow columns,
- * the previous summary's trace fields, and the summary row of `traces` (clickhouse/0001 and the
+ * The rows the summary recompute reads and writes (summary.ts), beside a live span's narrow
+ * columns (span-rows.ts, SpanFacts): the previous summary's trace fields, and the summary row of `traces` (clickhouse/0001 and the
  * later migrations that add its columns).
  */
-
-/** The columns of one live span the summary needs, as the key read returns them. */
-export interface SpanFacts {
-  trace_id: string;
-  span_id: string;
-  /** UInt64 as decimal text. */
-  version: string;
-  trace_name: string;
-  session_id: string;
-  environment: string;
-  service: string;
-  user_id: string;
-  tags: string[];
-  source: string;
-  parent_span_id: string;
-  status: string;
-  kind: string;
-  /** 'YYYY-MM-DD hh:mm:ss.ffffff' (UTC): fixed width, so text order is time order. */
-  start_time: string;
-  end_time: string;
-  duration_ms: number;
-  model: string;
-  provider: string;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  total_tokens: number | null;
-  cost_usd: number | null;
-  /** 'provided' | 'computed' | 'none' | '' (cost/pricing.ts). */
-  cost_source: string;
-  ttft_ms: number | null;
-}
 
 /** The trace-level fields of the newest previous summary row, which payloads may have left out since. */
 export interface PreviousSummary {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineQuery } from '../../stores/clickhouse-query.js';
 import { traceFilterSchema, traceSummaryFilter } from './traces-table.js';
+import { workspaceId } from './params.js';
 
 /**
  * Aggregates over the trace summaries (`traces FINAL`, filtered by `traceSummaryFilter`):
@@ -20,7 +21,6 @@ import { traceFilterSchema, traceSummaryFilter } from './traces-table.js';
  * (only values stored before the span bounds existed can): rows say so with `nullable`.
  */
 
-const workspaceId = z.string().min(1);
 const figure = z.number().nullable();
 
 /** The figures of a group of traces (stats groups, analytics totals and buckets). */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineQuery } from '../../stores/clickhouse-query.js';
 import { afterValues } from '../model/cursor.js';
 import { traceFilterSchema, traceSummaryFilter, userTraceCandidates } from './traces-table.js';
+import { workspaceId } from './params.js';
 
 /**
  * Sessions and users: trace summaries (`traces FINAL`, one live row per trace) grouped by
@@ -25,7 +26,7 @@ import { traceFilterSchema, traceSummaryFilter, userTraceCandidates } from './tr
  */
 
 const groupPageParams = z.object({
-  workspaceId: z.string().min(1),
+  workspaceId,
   /** The window (startAfter, startBefore) and, for one group, its id (sessionId or userId). */
   filter: traceFilterSchema,
   /** Rows to fetch: one past the page tells whether more follow. */

@@ -4,14 +4,13 @@ import { afterValues } from '../model/cursor.js';
 import type { TraceSort } from '../model/schemas.js';
 import type { TraceSummaryRow } from './summary-rows.js';
 import { traceFilterSchema, traceSummaryFilter, type TraceFilter } from './traces-table.js';
+import { workspaceId } from './params.js';
 
 /**
  * The list's pages of `traces` (GET /api/traces, list.ts): its orders, a page in one of them
  * and the count of a filter, over the stored summaries alone or with the summaries of
  * unapplied writes laid over them (the overlay, pending-summaries.ts).
  */
-
-const workspaceId = z.string().min(1);
 
 const timeType = "DateTime64(6, 'UTC')";
 /** A list order: the ordering expression (NULLs, running traces or traces without usage, last either way), its type, its direction. */

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { defineQuery } from '../../stores/clickhouse-query.js';
 import { toStoredTime } from '../model/stored-time.js';
-import { keyReadSettings, spanTextCondition, versionText } from './spans-table.js';
+import { keyReadSettings, spanTextCondition } from './spans-table.js';
+import { versionText } from './span-rows.js';
 import { textSearchSchema } from '../model/search.js';
 import type { PreviousSummary, TraceSummaryRow } from './summary-rows.js';
+import { workspaceId } from './params.js';
 
 /**
  * The SQL on `traces`, one summary row per trace and version (clickhouse/0001 and later): one
@@ -14,8 +16,6 @@ import type { PreviousSummary, TraceSummaryRow } from './summary-rows.js';
  * traces-table-groups.ts, the list's pages in traces-table-pages.ts; all filter traces with
  * `traceSummaryFilter`.
  */
-
-const workspaceId = z.string().min(1);
 
 /** Filters of trace summaries; every field optional. Times ISO 8601. */
 export const traceFilterSchema = z.object({

@@ -5,7 +5,7 @@ import { pendingRowOf, type PendingRow, type SpanRow } from '../tables/span-rows
 /**
  * A write's rows as its flush inserts them: each row's JSON (JSONEachRow), one a line, encoded
  * once when the write is taken (the log's line is made of the same bytes). Kept as bytes outside the
- * JS heap while the write waits for its flush, beside its pending rows (rows.ts PendingRow): the
+ * JS heap while the write waits for its flush, beside its pending rows (tables/span-rows.ts PendingRow): the
  * service's thread collects its young objects every few hundred milliseconds under ingest, and
  * each collection copies what is still alive; waiting writes held as strings and whole rows were
  * most of that copying (docs/benchmarks.md, eleventh pass).
@@ -41,7 +41,7 @@ export function withVersion(text: string, from: string, to: string): string {
 /**
  * The JSONEachRow body of a flush, as bytes: its writes' lines in order, `rows` being their rows
  * in apply order. A write whose rows all kept their version gives its lines as they were encoded;
- * a row whose flush raised its version (rows.ts inApplyOrder) gets its line at the new one.
+ * a row whose flush raised its version (apply-order.ts inApplyOrder) gets its line at the new one.
  */
 export function flushLines(batch: readonly PendingWrite[], rows: readonly PendingRow[]): Buffer {
   const parts: Buffer[] = [];

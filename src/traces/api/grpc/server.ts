@@ -140,7 +140,7 @@ function decoded<T>(decode: () => T, what: string): T {
 
 /**
  * OTLP/gRPC: the trace and logs services' Export methods, with the same credentials, limits,
- * decoding, mapping and write path as OTLP/HTTP protobuf (routes.ts); gzip-compressed messages
+ * decoding, mapping and write path as OTLP/HTTP protobuf (api/otlp-routes.ts); gzip-compressed messages
  * are inflated by grpc-js, which refuses one that grows past `maxMessageBytes` as it inflates.
  */
 export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promise<OtlpGrpcServer> {

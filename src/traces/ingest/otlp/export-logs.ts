@@ -23,7 +23,7 @@ export interface LogsExportResult {
 const listedErrors = 50;
 
 /**
- * An OTLP logs export, whatever carried it (OTLP/HTTP in routes.ts, OTLP/gRPC in grpc/): the
+ * An OTLP logs export, whatever carried it (OTLP/HTTP in api/otlp-routes.ts, OTLP/gRPC in api/grpc/): the
  * GenAI content records stored and attached to their spans (log-records.ts), evaluation events
  * handed to `recordScores` as scores on their spans (evaluation-events.ts), the others counted.
  */

@@ -88,7 +88,7 @@ export interface PlainLogsRequest {
 /** OTel span kinds by enum number, kept in span metadata (they are not Loupe kinds). */
 export const otelSpanKinds = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
 
-// The native shapes are the ingest schemas' own (src/traces/schemas.ts): one schema per wire
+// The native shapes are the ingest schemas' own (src/traces/model/schemas.ts): one schema per wire
 // shape, so the bridge builds exactly what POST /api/traces validates.
 export { spanKinds, type SpanKind, type SpanIO } from '../../model/schemas.js';
 export type SpanMessage = z.infer<typeof spanMessageSchema>;
