@@ -7,8 +7,8 @@ import { FlushTiming } from './flush-timing.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 import { AppliedWrites } from './applied-writes.js';
 import { WriteBacklog } from './write-backlog.js';
-import { diskFullOf, ingestLogFailure, storeUnavailable, unavailable } from './write-errors.js';
-import { applyAnswering, applyLogged, type FlushSteps } from './flush-outcomes.js';
+import { alone, diskFullOf, ingestLogFailure, retryable, storeUnavailable, unavailable } from './write-errors.js';
+import { isStoreUnavailable } from '../../http/error-handler.js';
 import type { UnappliedWrites, WriteBatcherOptions } from './write-batcher-types.js';
 
 /** Whether the disk of `dir` has room for a write again (1 MiB, the most one line usually takes). */
@@ -307,20 +307,72 @@ export class WriteBatcher {
     this.counts.flushMs += performance.now() - started;
   }
 
-  /** The steps of a flush's outcomes (flush-outcomes.ts): with a log, applied later; without, callers answered. */
-  private readonly steps: FlushSteps = {
-    flush: (batch) => this.flush(batch),
-    counts: this.counts,
-    done: (batch) => this.done(batch),
-    landed: (batch) => this.landed(batch),
-    later: (batch, error) => this.later(batch, error),
-    refuse: (write, error) => this.refuse(write, error),
-  };
-
+  /** The next flush's writes to the engine, and what follows its outcome. */
   private run(batch: PendingWrite[]): Promise<void> {
-    return this.log ? applyLogged(this.steps, batch) : applyAnswering(this.steps, batch);
+    return this.log ? this.applyLogged(batch) : this.applyAnswering(batch);
   }
 
+  /**
+   * A flush of writes whose callers wait for it (no log): each caller hears the flush's outcome.
+   * One request's data must never fail another's: when the engine refuses a flush of several,
+   * each write is retried alone, and only the writes that fail alone hear of it (the upsert
+   * makes a retry of rows that did land harmless). An unavailable store fails them all.
+   */
+  private async applyAnswering(batch: PendingWrite[]): Promise<void> {
+    try {
+      await this.flush(batch);
+      this.done(batch);
+      for (const w of batch) w.caller?.resolve();
+    } catch (error) {
+      if (batch.length === 1 || isStoreUnavailable(error)) {
+        this.done(batch);
+        for (const w of batch) w.caller?.reject(alone(error, batch.length === 1));
+        return;
+      }
+      this.counts.isolations += 1;
+      for (const w of batch) {
+        try {
+          await this.flush([w]);
+          w.caller?.resolve();
+        } catch (single) {
+          w.caller?.reject(alone(single, true));
+        }
+        this.done([w]);
+      }
+    }
+  }
+
+  /**
+   * A flush of logged writes, whose callers were answered already. When the store is
+   * unavailable or busy, the writes go back to the head of the queue and are tried again after
+   * a growing delay (reads of their workspaces answer 503 meanwhile, and new writes once the
+   * backlog is full). When the engine refuses the flush, each write is tried alone: the others
+   * are stored, and one the engine refuses alone is kept in `refused.jsonl` beside the log and
+   * reported, never dropped in silence.
+   */
+  private async applyLogged(batch: PendingWrite[]): Promise<void> {
+    try {
+      await this.flush(batch);
+      this.landed(batch);
+      return;
+    } catch (error) {
+      if (retryable(error)) return this.later(batch, error);
+      if (batch.length === 1) return this.refuse(batch[0]!, error);
+    }
+    this.counts.isolations += 1;
+    for (let i = 0; i < batch.length; i += 1) {
+      const w = batch[i]!;
+      try {
+        await this.flush([w]);
+        this.landed([w]);
+      } catch (single) {
+        if (retryable(single)) return this.later(batch.slice(i), single);
+        this.refuse(w, single);
+      }
+    }
+  }
+
+  /** With a log: the writes given are applied (the store answers again). */
   private landed(batch: PendingWrite[]): void {
     this.failing = undefined;
     if (this.storeFull) this.recovered('storeFull');
@@ -328,6 +380,7 @@ export class WriteBatcher {
     this.done(batch);
   }
 
+  /** With a log: the store is unavailable or busy; the writes go back to the head of the queue. */
   private later(batch: PendingWrite[], error: unknown): void {
     this.failing = error;
     this.counts.retries += 1;
@@ -344,6 +397,7 @@ export class WriteBatcher {
     this.backlog.wake();
   }
 
+  /** With a log: the engine refused this write alone; it is kept aside and reported. */
   private refuse(w: PendingWrite, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
     const keptIn = keepRefused(this.log!.dir, loggedWriteOf(w), message);
