@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Trace } from '../src/traces/schemas.js';
+import type { Trace } from '../src/traces/model/schemas.js';
 import { random } from './query-data.js';
 import { median } from './sql.js';
 
@@ -48,8 +48,8 @@ export async function run(args: string[]) {
   const { loadConfig } = await import('../src/config.js');
   const { startServer } = await import('../src/server.js');
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
-  const { storeTraces } = await import('../src/traces/ingest.js');
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const { Loupe } = await import('../packages/sdk/src/index.js');
   const config = loadConfig({
     LOUPE_DATA_DIR: dir,
@@ -111,7 +111,7 @@ export async function run(args: string[]) {
             ],
           } as unknown as Trace;
         });
-        await storeTraces(writer, workspaceId, traces);
+        await storeTraces(traceIngestOf(writer), workspaceId, traces);
         const scores = traces.flatMap((t) => [
           { name: 'quality', value: rand() * 10 + side * 0.2, traceId: t.traceId },
           { name: 'correct', value: rand() < 0.7 + side * 0.05, traceId: t.traceId },

@@ -93,7 +93,7 @@ export async function run(args: string[]): Promise<void> {
   const fake = await startFakeJudge();
   try {
     const { buildApp, evaluatorWorkerFor } = await import('../src/app.js');
-    const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+    const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
     const sql = stores.postgres.sql;
     const writer = new WriteBatcher(stores.clickhouse.writeClient);
     const app = await buildApp({ config, sql, clickhouse: stores.clickhouse.client, writer, consoleDir: false });

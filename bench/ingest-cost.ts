@@ -40,11 +40,11 @@ function parseOptions(args: string[]): Options {
  */
 async function costRole(options: Options) {
   const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
-  const { ingestTraces } = await import('../src/traces/ingest.js');
-  const { attachIngestPricing, priceSpan } = await import('../src/traces/cost/pricing.js');
+  const { ingestTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
+  const { priceSpan } = await import('../src/traces/cost/pricing.js');
   const { WorkspacePriceIndex } = await import('../src/traces/cost/workspace-prices.js');
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
-  type Book = NonNullable<Parameters<typeof attachIngestPricing>[1]['book']>;
+  const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
+  type Book = NonNullable<NonNullable<Parameters<typeof traceIngestOf>[1]>['book']>;
   const store = await openClickhouse({ database: 'loupe', dataDir: process.env.BENCH_DIR! });
   await migrateClickhouse(store.client, { database: 'loupe' });
   const price = (i: number, model: string, matchType: 'exact' | 'regex') => ({
@@ -70,7 +70,7 @@ async function costRole(options: Options) {
   const batches = Math.ceil(options.spans / spansPerTrace / options.tracesPerRequest);
   const writer = new WriteBatcher(store.client);
   const round = async (on: boolean) => {
-    attachIngestPricing(store.client, { enabled: on, book });
+    const ingest = traceIngestOf(writer, { enabled: on, book });
     let next = 0;
     let spans = 0;
     const started = performance.now();
@@ -80,7 +80,7 @@ async function costRole(options: Options) {
         while (next < batches) {
           next++;
           const { traces } = JSON.parse(fillTraceIds(template)) as { traces: unknown[] };
-          const result = await ingestTraces(writer, 'bench-cost', traces);
+          const result = await ingestTraces(ingest, 'bench-cost', traces);
           if (result.accepted !== options.tracesPerRequest) throw new Error(`ingest failed: ${JSON.stringify(result.errors[0])}`);
           spans += options.tracesPerRequest * spansPerTrace;
         }

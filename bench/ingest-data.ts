@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { toStoredTime } from '../src/traces/rows.js';
-import type { Trace } from '../src/traces/schemas.js';
+import { toStoredTime } from '../src/traces/model/stored-time.js';
+import type { Trace } from '../src/traces/model/schemas.js';
 
 /**
  * Realistic traces for the ingest benchmark: 10 spans each, an agent root, LLM calls with a

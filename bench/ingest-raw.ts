@@ -4,7 +4,7 @@ import { settleMerges } from './ingest-server.js';
 
 /** Span rows and summary rows of `traces` traces as the bulk shape sends them, re-keyed per insert. */
 async function rawRows(workspaceId: string, traces: number) {
-  const { toSpanRows } = await import('../src/traces/rows.js');
+  const { toSpanRows } = await import('../src/traces/ingest/rows.js');
   const base = Date.parse('2025-06-01T12:00:00.000Z');
   const made = Array.from({ length: traces }, (_, i) => makeTrace(String(i).padStart(3, '0'), base + i * 1000));
   const spanRows = toSpanRows(workspaceId, made);
@@ -15,7 +15,7 @@ async function rawRows(workspaceId: string, traces: number) {
 /** Fills the store, then times the raw baseline; sends {preloadSeconds, spans, seconds}. */
 export async function rawRole(options: Options) {
   const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
-  const { nextVersion } = await import('../src/traces/rows.js');
+  const { nextVersion } = await import('../src/traces/model/version.js');
   const store = await openClickhouse({ database: 'loupe', dataDir: process.env.BENCH_DIR! });
   await migrateClickhouse(store.client, { database: 'loupe' });
   const insertBatches = async (

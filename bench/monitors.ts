@@ -31,7 +31,7 @@ export async function run(args: string[]): Promise<void> {
   const { config, stores } = await openBenchStores(dir);
   try {
     const { buildApp } = await import('../src/app.js');
-    const { monitorMetricReader } = await import('../src/traces/monitor-metrics-table.js');
+    const { monitorMetricReader } = await import('../src/traces/tables/monitor-metrics-table.js');
     const { enqueueEvent } = await import('../src/prompts/webhooks/outbox.js');
     const { createMonitorEvaluator } = await import('../src/monitors/service/evaluator.js');
     const sql = stores.postgres.sql;

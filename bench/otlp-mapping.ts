@@ -2,7 +2,7 @@
  * The mapping's CPU per span, this tree against a baseline tree, in one run:
  * `npm run bench -- otlp --mapping [--baseline <commit or directory>] [--rounds 20]`.
  *
- * The baseline is another checkout's `src/traces/otlp/normalize.ts` (a directory), or the
+ * The baseline is another checkout's normalize.ts (`normalizePaths`; a directory), or the
  * given commit's source exported to a temporary directory (default: `HEAD~1`). Both trees map
  * the same decoded requests: the corpus of real instrumentations' exports, spans written in the
  * conventions of real traffic (LangSmith, Mastra, LangChain metadata, exception events, cache
@@ -14,10 +14,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { decodeJsonRequest, parseOtlpJson } from '../src/traces/otlp/json.js';
-import type { PlainExportRequest } from '../src/traces/otlp/model.js';
-import { normalizeExport } from '../src/traces/otlp/normalize.js';
-import { decodeProtobufRequest, encodeProtobufRequest } from '../src/traces/otlp/protobuf.js';
+import { decodeJsonRequest, parseOtlpJson } from '../src/traces/ingest/otlp/json.js';
+import type { PlainExportRequest } from '../src/traces/ingest/otlp/model.js';
+import { normalizeExport } from '../src/traces/ingest/otlp/normalize.js';
+import { decodeProtobufRequest, encodeProtobufRequest } from '../src/traces/ingest/otlp/protobuf.js';
 import { conventionsRequest } from './otlp-conventions-data.js';
 import { exportRequest } from './otlp-data.js';
 
@@ -26,11 +26,14 @@ const corpusDir = process.env.LOUPE_OTLP_CORPUS ?? path.resolve(root, '../shared
 
 type Normalize = (request: PlainExportRequest) => { spanCount: number };
 
+/** Where normalize.ts is in a tree: the layered one first, then the flat one before it. */
+const normalizePaths = ['src/traces/ingest/otlp/normalize.ts', 'src/traces/otlp/normalize.ts'];
+
 /** The baseline's normalizeExport: from a directory holding a checkout, or a commit exported to one. */
 async function baselineNormalize(spec: string): Promise<{ normalize: Normalize; label: string; cleanup: () => void }> {
   let dir = spec;
   let cleanup = () => {};
-  if (!existsSync(path.join(spec, 'src/traces/otlp/normalize.ts'))) {
+  if (!normalizePaths.some((file) => existsSync(path.join(spec, file)))) {
     dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-baseline-'));
     const archive = execFileSync('git', ['-C', root, 'archive', '--format=tar', spec, 'src', 'packages/sdk/src'], { maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
@@ -39,7 +42,8 @@ async function baselineNormalize(spec: string): Promise<{ normalize: Normalize; 
     const created = dir;
     cleanup = () => rmSync(created, { recursive: true, force: true });
   }
-  const module = (await import(pathToFileURL(path.join(dir, 'src/traces/otlp/normalize.ts')).href)) as { normalizeExport: Normalize };
+  const file = normalizePaths.find((candidate) => existsSync(path.join(dir, candidate))) ?? normalizePaths[0]!;
+  const module = (await import(pathToFileURL(path.join(dir, file)).href)) as { normalizeExport: Normalize };
   return { normalize: module.normalizeExport, label: spec, cleanup };
 }
 

@@ -17,13 +17,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeProtobufRequest, decodeProtobufResponse, encodeProtobufRequest } from '../src/traces/otlp/protobuf.js';
-import { normalizeExport } from '../src/traces/otlp/normalize.js';
+import { decodeProtobufRequest, decodeProtobufResponse, encodeProtobufRequest } from '../src/traces/ingest/otlp/protobuf.js';
+import { normalizeExport } from '../src/traces/ingest/otlp/normalize.js';
 import { exportRequest, spansPerRequest, spansPerTrace, tracesPerRequest } from './otlp-data.js';
 import { runCpu } from './otlp-cpu.js';
 import { runMapping } from './otlp-mapping.js';
 import { serviceNodeFlags } from '../src/node-flags.js';
-import { traceExportPath } from '../src/traces/otlp/grpc/server.js';
+import { traceExportPath } from '../src/traces/api/grpc/server.js';
 import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
 
 const self = fileURLToPath(import.meta.url);
@@ -36,7 +36,7 @@ async function serverRole() {
   const { buildApp, credentialCacheFor } = await import('../src/app.js');
   const { openWriter } = await import('../src/server.js');
   const { createGrpcAdmission } = await import('../src/grpc-access.js');
-  const { startOtlpGrpcServer } = await import('../src/traces/otlp/grpc/server.js');
+  const { startOtlpGrpcServer } = await import('../src/traces/api/grpc/server.js');
   const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
   const { config, log, stores } = await openBenchStores(process.env.BENCH_DIR);
   const sql = stores.postgres.sql;
@@ -50,7 +50,7 @@ async function serverRole() {
     host: '127.0.0.1',
     port: 0,
     maxMessageBytes: config.LOUPE_BODY_LIMIT,
-    writer,
+    ingest: app.traceIngest,
     admit: createGrpcAdmission({ sql, keys, limiter }),
     log,
   });

@@ -1,4 +1,4 @@
-import type { Trace } from '../src/traces/schemas.js';
+import type { Trace } from '../src/traces/model/schemas.js';
 
 /**
  * The query benchmark's data: traces of 10 spans (an agent root, 4 LLM calls, 3 tool calls,

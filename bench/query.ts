@@ -116,8 +116,8 @@ export async function run(args: string[]) {
   const { loadConfig } = await import('../src/config.js');
   const { startServer } = await import('../src/server.js');
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
-  const { storeTraces } = await import('../src/traces/ingest.js');
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const adminToken = 'bench-query-admin-token-0123456789';
   const config = loadConfig({
     LOUPE_DATA_DIR: dir,
@@ -153,7 +153,7 @@ export async function run(args: string[]) {
       while (loaded < traces) {
         const count = Math.min(options.batch, traces - loaded);
         const batch = Array.from({ length: count }, (_, i) => makeQueryTrace(loaded + i, rangeStart, rangeEnd - rangeStart));
-        await storeTraces(writer, workspaceId, batch);
+        await storeTraces(traceIngestOf(writer), workspaceId, batch);
         loaded += count;
         if (loaded % (options.batch * 20) === 0) console.error(`loaded ${loaded * spansPerTrace} spans`);
       }

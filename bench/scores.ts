@@ -20,7 +20,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Trace } from '../src/traces/schemas.js';
+import type { Trace } from '../src/traces/model/schemas.js';
 import type { ClickHouseClient } from '../src/stores/clickhouse.js';
 import type { Sql } from '../src/stores/postgres.js';
 import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
@@ -116,8 +116,8 @@ async function loadData(
   { clickhouse, sql }: { clickhouse: ClickHouseClient; sql: Sql },
   options: ReturnType<typeof parseOptions>,
 ): Promise<Load> {
-  const { storeTraces } = await import('../src/traces/ingest.js');
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const { ingestScores } = await import('../src/scores/service/ingest.js');
   const { VersionClock } = await import('../src/scores/model/version-clock.js');
   const key = await benchWorkspaceKey(sql, 'bench-scores');
@@ -132,7 +132,7 @@ async function loadData(
   for (let loaded = 0; loaded < traces;) {
     const count = Math.min(options.batch, traces - loaded);
     await storeTraces(
-      batcher,
+      traceIngestOf(batcher),
       workspaceId,
       Array.from({ length: count }, (_, i) => trace(loaded + i)),
     );

@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Trace } from '../src/traces/schemas.js';
+import type { Trace } from '../src/traces/model/schemas.js';
 import { makeQueryTrace, spansPerTrace } from './query-data.js';
 
 const apiKey = 'bench-search-key-0123456789abcdef';
@@ -97,8 +97,8 @@ async function openStore(batchSize: number): Promise<BenchStore> {
   const { loadConfig } = await import('../src/config.js');
   const { startServer } = await import('../src/server.js');
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
-  const { storeTraces } = await import('../src/traces/ingest.js');
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const adminToken = 'bench-search-admin-token-0123456789';
   const config = loadConfig({
     LOUPE_DATA_DIR: dir,
@@ -132,7 +132,7 @@ async function openStore(batchSize: number): Promise<BenchStore> {
         const batch = Array.from({ length: count }, (_, i) =>
           withTexts(makeQueryTrace(loaded + i, rangeStart, rangeEnd - rangeStart), loaded + i),
         );
-        await storeTraces(writer, workspaceId, batch);
+        await storeTraces(traceIngestOf(writer), workspaceId, batch);
       }
       return (performance.now() - started) / 1000;
     },
@@ -153,7 +153,7 @@ async function openStore(batchSize: number): Promise<BenchStore> {
 async function ingestCompare(store: BenchStore, spans: number) {
   const traces = Math.floor(spans / spansPerTrace);
   const rates: Record<'with' | 'without', number[]> = { with: [], without: [] };
-  const { indexedText } = await import('../src/traces/spans-table.js');
+  const { indexedText } = await import('../src/traces/tables/spans-table.js');
   const index = `idx_detail_text ${indexedText} TYPE text(tokenizer = splitByNonAlpha)`;
   let indexed = true;
   for (const [round, withIndex] of [false, true, true, false].entries()) {

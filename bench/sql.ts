@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Trace } from '../src/traces/schemas.js';
+import type { Trace } from '../src/traces/model/schemas.js';
 import { makeQueryTrace, spansPerTrace } from './query-data.js';
 
 const apiKey = 'bench-sql-key-0123456789abcdef01';
@@ -87,8 +87,8 @@ export async function run(args: string[]) {
   const { loadConfig } = await import('../src/config.js');
   const { startServer } = await import('../src/server.js');
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
-  const { storeTraces } = await import('../src/traces/ingest.js');
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const config = loadConfig({
     LOUPE_DATA_DIR: dir,
     PORT: '0',
@@ -111,7 +111,7 @@ export async function run(args: string[]) {
       const batch = Array.from({ length: count }, (_, i) =>
         withAttributes(makeQueryTrace(loaded + i, rangeStart, rangeEnd - rangeStart), loaded + i),
       );
-      await storeTraces(writer, workspaceId, batch);
+      await storeTraces(traceIngestOf(writer), workspaceId, batch);
       loaded += count;
       if (loaded % (options.batch * 10) === 0) console.error(`loaded ${loaded * spansPerTrace} spans`);
     }

@@ -63,8 +63,8 @@ function parseOptions(args: string[]) {
  */
 async function preload(dir: string, database: string, workspaceId: string, spans: number): Promise<number> {
   const { openClickhouse } = await import('../src/stores/clickhouse.js');
-  const { storeTraces } = await import('../src/traces/ingest.js');
-  const { WriteBatcher } = await import('../src/traces/write-batcher.js');
+  const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
+  const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const store = await openClickhouse({ database, dataDir: dir });
   const writer = new WriteBatcher(store.client);
   const rangeEnd = Date.now() - 2 * 3600_000;
@@ -74,7 +74,7 @@ async function preload(dir: string, database: string, workspaceId: string, spans
     for (let loaded = 0; loaded < traces;) {
       const count = Math.min(5000, traces - loaded);
       await storeTraces(
-        writer,
+        traceIngestOf(writer),
         workspaceId,
         Array.from({ length: count }, (_, i) => makeQueryTrace(loaded + i, rangeEnd - rangeMs, rangeMs)),
       );

@@ -19,20 +19,20 @@ import { createKeyDirectory } from './tenancy/key-directory.js';
 import { createCredentialCache, type CredentialCache } from './tenancy/credential-cache.js';
 import { adminRoutes } from './tenancy/admin-routes.js';
 import { retentionAdminRoutes, retentionRoutes } from './retention/routes.js';
-import { traceRoutes } from './traces/routes.js';
+import { traceRoutes } from './traces/api/traces-routes.js';
 import { promptRoutes } from './prompts/routes.js';
-import { promptFiguresReader } from './traces/spans-table.js';
+import { promptFiguresReader } from './traces/tables/spans-table.js';
 import { webhookRoutes } from './prompts/webhooks/routes.js';
 import { meRoutes } from './tenancy/me.js';
-import { otlpRoutes } from './traces/otlp/routes.js';
-import { analyticsRoutes } from './traces/analytics/routes.js';
-import { attachIngestPricing } from './traces/cost/pricing.js';
-import { modelRoutes } from './traces/cost/routes.js';
+import { otlpRoutes } from './traces/api/otlp-routes.js';
+import { analyticsRoutes } from './traces/api/analytics-routes.js';
+import { modelRoutes } from './traces/api/models-routes.js';
 import { PriceBook } from './traces/cost/workspace-prices.js';
-import { WriteBatcher } from './traces/write-batcher.js';
-import { registerReadBarrier } from './traces/read-barrier.js';
+import { WriteBatcher } from './traces/writer/write-batcher.js';
+import { ingestTraces, traceIngestOf, type TraceIngest } from './traces/ingest/ingest.js';
+import { registerReadBarrier } from './traces/api/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
-import { itemByQueryRoutes, sessionRoutes, userRoutes } from './traces/sessions/routes.js';
+import { itemByQueryRoutes, sessionRoutes, userRoutes } from './traces/api/sessions-routes.js';
 import { registerConsole } from './http/console.js';
 import { createTargetGuard, type TargetGuard } from './egress/target-guard.js';
 import { mcpRoutes } from './mcp/routes.js';
@@ -47,13 +47,12 @@ import { ingestScores } from './scores/service/ingest.js';
 import { datasetRoutes } from './datasets/api/routes.js';
 import { datasetRunRoutes } from './datasets/api/run-routes.js';
 import { runItemsMirror } from './datasets/service/run-items-mirror.js';
-import { spanContentReader } from './traces/span-content.js';
-import { evaluationTracesOf } from './traces/evaluation-targets.js';
-import { queryLimitsOf } from './traces/query-limits.js';
+import { spanContentReader } from './traces/query/span-content.js';
+import { evaluationTracesOf } from './traces/query/evaluation-targets.js';
+import { queryLimitsOf } from './traces/model/query-limits.js';
 import { evaluationPromptsOf } from './prompts/evaluation-prompts.js';
 import type { EvaluationScore, RecordEvaluationScore } from './contract/evaluation-scores.js';
 import type { RecordJudgeTrace } from './contract/judge-traces.js';
-import { ingestTraces } from './traces/ingest.js';
 import { evaluationRunsOf } from './datasets/service/evaluation-runs.js';
 import { createConnectionRateLimiter, type ConnectionRateLimiter } from './evaluators/service/rate-limiter.js';
 import { EVALUATOR_TRACE_SOURCE } from './evaluators/service/targets.js';
@@ -65,14 +64,16 @@ import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOption
 import type { ScoreStores } from './scores/service/ingest.js';
 import { groupCommit } from './stores/group-commit.js';
 import { monitorRoutes } from './monitors/api/routes.js';
-import { traceFiguresReader } from './traces/trace-figures.js';
+import { traceFiguresReader } from './traces/query/trace-figures.js';
 import { runScoresOf } from './scores/service/run-scores.js';
-import type { RecordOtelScores } from './traces/otlp/grpc/server.js';
+import type { RecordOtelScores } from './traces/api/grpc/server.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Stores evaluation events as scores: the OTLP/gRPC listener's hook (server.ts). */
     recordOtelScores: RecordOtelScores;
+    /** Stores traces (the writer, the pricing of ingest, its turns): the OTLP/gRPC listener's too (server.ts). */
+    traceIngest: TraceIngest;
   }
 }
 
@@ -166,7 +167,7 @@ export function evaluationScoreRecorder(stores: ScoreStores): RecordEvaluationSc
  * prices like any span (cost/pricing.ts).
  */
 export const judgeTraceRecorder =
-  (writer: WriteBatcher): RecordJudgeTrace =>
+  (ingest: TraceIngest): RecordJudgeTrace =>
   async (workspaceId, call) => {
     const trace = {
       traceId: call.traceId,
@@ -198,14 +199,14 @@ export const judgeTraceRecorder =
         },
       ],
     };
-    const result = await ingestTraces(writer, workspaceId, [trace]);
+    const result = await ingestTraces(ingest, workspaceId, [trace]);
     if (result.accepted !== 1)
       throw new Error(`the judge's trace was refused: ${result.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
   };
 
 /** What evaluating a target needs over this service's stores: the worker's and the preview's. */
 export function evaluationDepsFor(
-  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; writer: WriteBatcher; guard?: TargetGuard },
+  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; writer: WriteBatcher; ingest?: TraceIngest; guard?: TargetGuard },
   limiter: ConnectionRateLimiter = createConnectionRateLimiter(),
 ): PreviewDeps {
   const connections = modelConnectionDepsFor(deps.sql, deps.config, deps.guard);
@@ -217,14 +218,15 @@ export function evaluationDepsFor(
     prompts: evaluationPromptsOf(deps.sql),
     traces: evaluationTracesOf(deps.clickhouse, queryLimitsOf(deps.config)),
     runs: evaluationRunsOf(deps.sql),
-    recordJudgeTrace: judgeTraceRecorder(deps.writer),
+    // The app's ingest prices the judge's span by the workspace's prices; without it, the built-in table.
+    recordJudgeTrace: judgeTraceRecorder(deps.ingest ?? traceIngestOf(deps.writer)),
     limiter,
   };
 }
 
 /** The evaluators' worker over this service's stores: one per replica (server.ts), or made by a test. */
 export function evaluatorWorkerFor(
-  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; writer: WriteBatcher; guard?: TargetGuard },
+  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; writer: WriteBatcher; ingest?: TraceIngest; guard?: TargetGuard },
   options: Partial<EvaluatorWorkerOptions> = {},
 ): EvaluatorWorker {
   return createEvaluatorWorker({
@@ -306,9 +308,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Ingest (native and OTLP) prices spans with the workspace's prices, kept in memory.
   const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
-  const ingestPricing = { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook };
-  attachIngestPricing(deps.clickhouse, ingestPricing);
-  attachIngestPricing(writer.clickhouse, ingestPricing);
+  const ingest = traceIngestOf(writer, { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook });
+  // OTLP/gRPC (started by server.ts beside the app) stores through the same ingest.
+  app.decorate('traceIngest', ingest);
   const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
   // Scores: one version clock per app, so a correction always outranks the score it corrects.
   const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() };
@@ -334,16 +336,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(traceRoutes, {
       prefix: '/api/traces',
       clickhouse: deps.clickhouse,
-      writer,
+      ingest,
       config: deps.config,
       scores: traceScores,
     });
     await api.register(analyticsRoutes, { prefix: '/api/traces', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
     const recordScores = (request: FastifyRequest, scores: Record<string, unknown>[]) =>
       recordOtelScores({ workspaceId: request.auth.workspaceId, authorId: authorOf(request) }, scores);
-    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', writer, recordScores });
+    await api.register(otlpRoutes, { prefix: '/api/traces/otlp', ingest, recordScores });
     // The path Langfuse SDKs export to: a Langfuse user switches by changing the host (docs/api.md, Langfuse SDKs).
-    await api.register(otlpRoutes, { prefix: '/api/public/otel', writer, recordScores });
+    await api.register(otlpRoutes, { prefix: '/api/public/otel', ingest, recordScores });
     await api.register(sessionRoutes, { prefix: '/api/sessions', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
     await api.register(userRoutes, { prefix: '/api/users', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
     await api.register(itemByQueryRoutes, { prefix: '/api', clickhouse: deps.clickhouse, config: deps.config, scores: traceScores });
@@ -397,7 +399,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     await api.register(evaluatorPreviewRoutes, {
       prefix: '/api/evaluators',
-      deps: evaluationDepsFor({ ...deps, writer, guard: deps.webhookGuard }),
+      deps: evaluationDepsFor({ ...deps, writer, ingest, guard: deps.webhookGuard }),
     });
     await api.register(monitorRoutes, { prefix: '/api/monitors', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });

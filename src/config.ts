@@ -101,7 +101,7 @@ export const configSchema = z.object({
    */
   LOUPE_COST_AT_INGEST: optionalString.pipe(z.enum(['true', 'false']).optional()).transform((v) => v !== 'false'),
   /**
-   * When an ingest is answered (src/traces/write-batcher.ts): `log` once it is in the local
+   * When an ingest is answered (src/traces/writer/write-batcher.ts): `log` once it is in the local
    * write-ahead log on disk, applied to the trace store in large flushes right after; `store`
    * once the trace store holds it. Either way an answered ingest is readable at once through
    * this replica; through another replica, `log` makes it readable once applied (well under a

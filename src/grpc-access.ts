@@ -5,7 +5,7 @@ import type { CredentialCache } from './tenancy/credential-cache.js';
 import type { FailedAuthLimiter } from './tenancy/failed-auth.js';
 import { createKeyDirectory } from './tenancy/key-directory.js';
 import type { RateLimiter } from './tenancy/rate-limit.js';
-import type { AdmitCall } from './traces/otlp/grpc/server.js';
+import type { AdmitCall } from './traces/api/grpc/server.js';
 
 export interface GrpcAccessDeps {
   sql: Sql;

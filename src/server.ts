@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { buildApp, credentialCacheFor, evaluatorWorkerFor, secretLogPaths, webhookTargetGuard } from './app.js';
 import type { EvaluatorWorker } from './evaluators/service/worker.js';
 import { createGrpcAdmission } from './grpc-access.js';
-import { startOtlpGrpcServer, type OtlpGrpcServer } from './traces/otlp/grpc/server.js';
+import { startOtlpGrpcServer, type OtlpGrpcServer } from './traces/api/grpc/server.js';
 import { migratePostgres, openPostgres, withMigrationLock, type PostgresStore } from './stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from './stores/clickhouse.js';
 import { startRetention } from './retention/engine-retention.js';
@@ -14,13 +14,13 @@ import { bootstrap, type BootstrapResult } from './tenancy/bootstrap.js';
 import { oauthVerifierFromConfig } from './tenancy/oauth.js';
 import { createRateLimiter } from './tenancy/rate-limit.js';
 import { createFailedAuthLimiter } from './tenancy/failed-auth.js';
-import { WriteBatcher } from './traces/write-batcher.js';
-import { IngestLog } from './traces/ingest-log.js';
+import { WriteBatcher } from './traces/writer/write-batcher.js';
+import { IngestLog } from './traces/writer/ingest-log.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
 import { postgresOutage } from './http/outage.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
 import { enqueueEvent } from './prompts/webhooks/outbox.js';
-import { monitorMetricReader } from './traces/monitor-metrics-table.js';
+import { monitorMetricReader } from './traces/tables/monitor-metrics-table.js';
 import { createMonitorEvaluator } from './monitors/service/evaluator.js';
 import { createMonitorScheduler, type MonitorScheduler } from './monitors/service/scheduler.js';
 import { boundConnections, connectionBounds } from './http/connection-bounds.js';
@@ -162,7 +162,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
         host: config.HOST,
         port: config.LOUPE_OTLP_GRPC_PORT,
         maxMessageBytes: config.LOUPE_BODY_LIMIT,
-        writer,
+        ingest: app.traceIngest,
         admit: createGrpcAdmission({ sql, keys, verifyBearer, limiter, failedAuth }),
         log,
         recordScores: app.recordOtelScores,
@@ -173,7 +173,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     webhooks.start();
     const worker = webhooks;
     // Every replica runs one too: jobs are claimed row by row, and a target's key is unique.
-    evaluations = evaluatorWorkerFor({ config, sql, clickhouse: stores.clickhouse.client, writer, guard: webhookGuard }, { log });
+    evaluations = evaluatorWorkerFor(
+      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest, guard: webhookGuard },
+      { log },
+    );
     evaluations.start();
     const evaluationWorker = evaluations;
     // Every replica evaluates every monitor: a state moves by a conditional update, so a

@@ -1,6 +1,6 @@
 /**
  * How the evaluators feature finds and reads the traces it scores without importing the
- * traces feature: the traces feature implements this (src/traces/evaluation-targets.ts) and
+ * traces feature: the traces feature implements this (src/traces/query/evaluation-targets.ts) and
  * the app hands it to the evaluators' worker. Server-side only.
  */
 

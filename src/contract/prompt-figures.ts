@@ -1,6 +1,6 @@
 /**
  * How the prompts feature reads figures of the trace store without importing it: the trace
- * store implements this reader (src/traces/prompt-figures.ts) and the app hands it to the
+ * store implements this reader (src/traces/tables/spans-table.ts, promptFiguresReader) and the app hands it to the
  * prompt routes. Server-side only; not part of the client package's contract.
  */
 

@@ -1,7 +1,7 @@
 /**
  * How the datasets feature reads a span's input and output ("add this span to a dataset")
  * without importing the traces feature: the traces feature implements this reader
- * (src/traces/span-content.ts) and the app hands it to the dataset routes. Server-side only.
+ * (src/traces/query/span-content.ts) and the app hands it to the dataset routes. Server-side only.
  */
 
 export interface SpanContent {

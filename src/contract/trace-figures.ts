@@ -1,7 +1,7 @@
 /**
  * How the datasets feature reads the figures of the traces that processed a run's items
  * without importing the traces feature: the traces feature implements this reader
- * (src/traces/trace-figures.ts) and the app hands it to the dataset run routes. Server-side only.
+ * (src/traces/query/trace-figures.ts) and the app hands it to the dataset run routes. Server-side only.
  */
 
 /** One trace's cost, latency and whether it failed, as its live summary says. */

@@ -38,7 +38,7 @@ function validationIssues(error: FastifyError): ValidationIssue[] {
 
 /**
  * ClickHouse's answers to a statement that hit its per-query limits (the SETTINGS of
- * src/traces/query-limits.ts): the client can narrow the query, so it is told how; never a 500.
+ * src/traces/model/query-limits.ts): the client can narrow the query, so it is told how; never a 500.
  */
 const queryLimitTypes: Record<string, 'memory' | 'time' | 'size'> = {
   MEMORY_LIMIT_EXCEEDED: 'memory',

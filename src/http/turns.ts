@@ -24,7 +24,8 @@ export function inTurns(ms = 3): () => Promise<void> | undefined {
  * engine's answer to one) waits for all of them. With turns, a step waits for the loop to
  * come round (setImmediate): between two steps the loop takes whatever arrived meanwhile, so a
  * read waits for at most one step of ingest work. Steps run in the order they asked for a turn.
- * One queue per thread: the thread's work is what it orders.
+ * One queue per app (its ingest, src/traces/ingest/ingest.ts), which the app's routes and the
+ * gRPC server beside it share: the thread's work is what it orders.
  */
 export class Turns {
   private readonly waiting: Array<() => void> = [];
@@ -62,6 +63,3 @@ export class Turns {
     resolve?.();
   };
 }
-
-/** The turns of ingest work: native and OTLP bodies' parsing, validation and rows. */
-export const ingestTurns = new Turns();

@@ -37,6 +37,7 @@ export const promptRoutes: FastifyPluginAsyncZod<{
   await app.register(promptLabelRoutes, { sql });
 
   app.get('/:id/metrics', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary:
@@ -55,6 +56,7 @@ export const promptRoutes: FastifyPluginAsyncZod<{
 
   if (promptScores) {
     app.get('/:id/compare', {
+      config: { readBarrier: 'workspace' },
       schema: {
         tags,
         summary:

@@ -68,6 +68,7 @@ export const retentionRoutes: FastifyPluginAsyncZod<RetentionDeps> = async (app,
   });
 
   app.get('/usage', {
+    config: { readBarrier: 'workspace' },
     schema: { tags: ['retention'], response: { 200: envelope(usageSchema), ...errors } },
     handler: async (request, reply) => {
       const workspaceId = request.auth.workspaceId;

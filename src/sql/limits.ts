@@ -21,7 +21,7 @@ export function limitSettings(config: Config): string {
     ['result_overflow_mode', "'throw'"],
   ];
   // The engine counts a thread's allocations in steps of up to 4 MiB (max_untracked_memory);
-  // under a small limit the step shrinks with it, so the limit holds (as traces/query-limits.ts).
+  // under a small limit the step shrinks with it, so the limit holds (as traces/model/query-limits.ts).
   const step = Math.floor(config.LOUPE_SQL_MAX_MEMORY_BYTES / 64);
   if (step < 4 * 1024 * 1024) settings.push(['max_untracked_memory', step]);
   return settings.map(([name, value]) => `${name} = ${value}`).join(', ');

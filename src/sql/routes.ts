@@ -49,6 +49,7 @@ export const sqlRoutes: FastifyPluginAsyncZod<{ clickhouse: ClickHouseClient; co
   app.addHook('onClose', async () => session.close());
 
   app.post('/', {
+    config: { readBarrier: 'workspace' },
     schema: {
       summary: "Run one read-only SQL query over the workspace's spans and traces",
       description: 'Views, columns, examples and limits: clickhouse/README.md, section "SQL endpoint".',

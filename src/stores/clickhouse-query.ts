@@ -3,7 +3,7 @@ import type { ClickHouseClient } from './clickhouse.js';
 
 /**
  * A named ClickHouse read: its parameters and its rows each a zod schema, its SQL one template
- * (the table files of a feature hold them: src/traces/*-table.ts). Calling it checks the
+ * (the table files of a feature hold them: src/traces/tables/). Calling it checks the
  * parameters, runs the statement with them bound by the engine (`{name:Type}`, never spliced
  * into the text) and parses every row, so a column renamed or retyped fails here, by the
  * query's name, instead of flowing on as a cast.

@@ -97,8 +97,11 @@ type EmbeddedConnection = EngineConnection;
 
 type RawInsert = (params: RawInsertParams) => Promise<unknown>;
 
-/** The embedded clients' raw inserts (the engine's library takes a statement's rows as bytes, as they are). */
-const rawInserts = new WeakMap<ClickHouseClient, RawInsert>();
+/** A client of the embedded engine carries its raw insert: the engine's library takes a statement's rows as bytes, as they are. */
+type WithRawInsert = ClickHouseClient & { readonly rawInsert: RawInsert };
+
+const rawInsertOf = (client: ClickHouseClient): RawInsert | undefined =>
+  'rawInsert' in client ? (client as WithRawInsert).rawInsert : undefined;
 
 /**
  * Inserts `rows`, JSONEachRow lines as UTF-8 bytes, into `table` as they are: to the embedded
@@ -109,7 +112,7 @@ const rawInserts = new WeakMap<ClickHouseClient, RawInsert>();
  */
 export async function insertJsonLines(client: ClickHouseClient, table: string, rows: Buffer): Promise<void> {
   if (rows.length === 0) return;
-  const raw = rawInserts.get(client);
+  const raw = rawInsertOf(client);
   if (raw) {
     try {
       await raw({ table, values: rows, format: 'JSONEachRow' });
@@ -124,12 +127,11 @@ export async function insertJsonLines(client: ClickHouseClient, table: string, r
   await finished(result.stream);
 }
 
-/** Registers the raw insert of an embedded connection for its client. */
-function withRawInsert(client: ClickHouseClient, connection: EmbeddedConnection): ClickHouseClient {
+/** The client with the raw insert of its embedded connection. */
+function withRawInsert(client: ClickHouseClient, connection: EmbeddedConnection): WithRawInsert {
   const extension = (connection as unknown as { chdb?: { rawInsert?: RawInsert } }).chdb;
   if (typeof extension?.rawInsert !== 'function') throw new Error('The embedded engine offers no raw insert');
-  rawInserts.set(client, extension.rawInsert);
-  return client;
+  return Object.assign(client, { rawInsert: extension.rawInsert });
 }
 
 /**

@@ -6,7 +6,7 @@ import { startService, type ServiceProcess } from '../support/process.js';
 
 /**
  * Nothing answered is lost when the service is killed: an ingest is answered once it is in the
- * write-ahead log on disk (src/traces/ingest-log.ts), and the next start applies what the log
+ * write-ahead log on disk (src/traces/writer/ingest-log.ts), and the next start applies what the log
  * kept. The service, its PostgreSQL and the npm wrapper are killed together with SIGKILL the
  * moment an answer arrives, while other writes are still in flight.
  */

@@ -25,16 +25,16 @@ import { createGrpcAdmission } from '../../src/grpc-access.js';
 import * as tenancy from '../../src/tenancy/store.js';
 import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
 import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import {
   logsExportPath,
   startOtlpGrpcServer,
   streamWindowBytes,
   traceExportPath,
   type OtlpGrpcServer,
-} from '../../src/traces/otlp/grpc/server.js';
-import { retryDelayOf } from '../../src/traces/otlp/grpc/status.js';
-import { decodeProtobufResponse, encodeProtobufRequest } from '../../src/traces/otlp/protobuf.js';
+} from '../../src/traces/api/grpc/server.js';
+import { retryDelayOf } from '../../src/traces/api/grpc/status.js';
+import { decodeProtobufResponse, encodeProtobufRequest } from '../../src/traces/ingest/otlp/protobuf.js';
 import { openTestStores, type TestStores } from '../support/stores.js';
 
 /** Small enough that a test batch can pass it, large enough for every ordinary one. */
@@ -89,7 +89,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     maxMessageBytes: bodyLimit,
-    writer,
+    ingest: app.traceIngest,
     admit: createGrpcAdmission({ sql: stores.sql, keys, limiter, failedAuth }),
     log,
     recordScores: app.recordOtelScores,
@@ -501,7 +501,7 @@ describe('OTLP/gRPC answers', () => {
       host: '127.0.0.1',
       port: grpc.port,
       maxMessageBytes: bodyLimit,
-      writer,
+      ingest: app.traceIngest,
       admit: createGrpcAdmission({ sql: stores.sql, keys }),
       log,
     });
@@ -514,7 +514,7 @@ describe('OTLP/gRPC answers', () => {
       host: '127.0.0.1',
       port: 0,
       maxMessageBytes: bodyLimit,
-      writer,
+      ingest: app.traceIngest,
       admit: createGrpcAdmission({ sql: stores.sql, keys, failedAuth: createFailedAuthLimiter({ maxFailures: 2 }) }),
       log,
     });

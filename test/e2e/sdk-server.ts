@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import * as tenancy from '../../src/tenancy/store.js';
 import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
 import { openTestStores, type TestStores } from '../support/stores.js';

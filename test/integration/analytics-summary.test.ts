@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
-import { getAnalytics } from '../../src/traces/analytics/analytics.js';
+import { getAnalytics } from '../../src/traces/query/analytics.js';
 import { expectBadQueries, fixtureTraces, sendTraces } from './analytics-fixtures.js';
 
 let ctx: TestContext;

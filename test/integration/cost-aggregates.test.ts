@@ -1,6 +1,6 @@
 import { calcPrice } from '@pydantic/genai-prices';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repriceRange } from '../../src/traces/cost/reprice.js';
+import { repriceRange } from '../../src/traces/query/reprice.js';
 import { WorkspacePriceIndex } from '../../src/traces/cost/workspace-prices.js';
 import { createTestContext, type TestContext, type Tenant } from '../support/app.js';
 import { get, post, span, trace, uniqueId } from './traces-fixtures.js';

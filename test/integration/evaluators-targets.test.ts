@@ -3,7 +3,7 @@ import { evaluatorWorkerFor } from '../../src/app.js';
 import { createConnectionRateLimiter } from '../../src/evaluators/service/rate-limiter.js';
 import type { EvaluatorWorker } from '../../src/evaluators/service/worker.js';
 import { connectPostgres } from '../../src/stores/postgres.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { startFakeProvider, type FakeProvider } from '../support/fake-model-provider.js';
 import { post, span, trace, uniqueId } from './traces-fixtures.js';

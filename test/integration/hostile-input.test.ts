@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSpanRows } from '../../src/traces/rows.js';
-import type { Trace } from '../../src/traces/schemas.js';
+import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import type { Trace } from '../../src/traces/model/schemas.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 
 /**

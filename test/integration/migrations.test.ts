@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { connectPostgres, migratePostgres, type Sql } from '../../src/stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { selectTraceWithSpans } from '../../src/traces/traces-table.js';
+import { selectTraceWithSpans } from '../../src/traces/tables/traces-table.js';
 import { embeddedClickhouseDir, withDatabase } from '../support/stores.js';
 
 const name = `loupe_m_${randomBytes(5).toString('hex')}`;

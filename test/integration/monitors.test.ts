@@ -5,7 +5,7 @@ import { sendTraces } from './analytics-fixtures.js';
 import { createMonitorEvaluator, type MonitorEvaluator } from '../../src/monitors/service/evaluator.js';
 import { createMonitorScheduler } from '../../src/monitors/service/scheduler.js';
 import { loadConfig } from '../../src/config.js';
-import { monitorMetricReader } from '../../src/traces/monitor-metrics-table.js';
+import { monitorMetricReader } from '../../src/traces/tables/monitor-metrics-table.js';
 import { enqueueEvent } from '../../src/prompts/webhooks/outbox.js';
 import { createWebhookWorker } from '../../src/prompts/webhooks/worker.js';
 import { verifySignature } from '../../src/prompts/webhooks/signature.js';

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngestLog } from '../../src/traces/ingest-log.js';
-import { recomputeTraceSummaries } from '../../src/traces/recompute.js';
-import { toSpanRows } from '../../src/traces/rows.js';
-import { insertSpanRows } from '../../src/traces/spans-table.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { IngestLog } from '../../src/traces/writer/ingest-log.js';
+import { recomputeTraceSummaries } from '../../src/traces/summaries/recompute.js';
+import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { insertSpanRows } from '../../src/traces/tables/spans-table.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 
 // A flush summarizes the traces the store holds no summary of from the rows it wrote, without

@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngestLog } from '../../src/traces/ingest-log.js';
-import { pendingSummaries, pendingTraces } from '../../src/traces/pending-summaries.js';
-import { inApplyOrder, nextVersion, toSpanRows } from '../../src/traces/rows.js';
-import type { TraceSummaryRow } from '../../src/traces/summary-rows.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { IngestLog } from '../../src/traces/writer/ingest-log.js';
+import { pendingSummaries, pendingTraces } from '../../src/traces/fresh/pending-summaries.js';
+import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { inApplyOrder } from '../../src/traces/writer/apply-order.js';
+import { nextVersion } from '../../src/traces/model/version.js';
+import type { TraceSummaryRow } from '../../src/traces/tables/summary-rows.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { span, uniqueId } from './traces-fixtures.js';
 

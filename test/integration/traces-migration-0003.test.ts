@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { storeTraces } from '../../src/traces/ingest.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
-import { getTrace } from '../../src/traces/read.js';
-import { listTraces } from '../../src/traces/list.js';
-import { storedSpanOf, toSpanRows } from '../../src/traces/rows.js';
-import { listTracesQuery, type Span, type Trace } from '../../src/traces/schemas.js';
+import { storeTraces, traceIngestOf } from '../../src/traces/ingest/ingest.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
+import { getTrace } from '../../src/traces/query/read.js';
+import { listTraces } from '../../src/traces/query/list.js';
+import { storedSpanOf, toSpanRows } from '../../src/traces/ingest/rows.js';
+import { listTracesQuery, type Span, type Trace } from '../../src/traces/model/schemas.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
 
 /**
@@ -273,7 +273,7 @@ describe('migration 0003 on rows of the earlier schema', () => {
   });
 
   it('takes new traces and re-sends after the migration, summaries and details alike', async () => {
-    await storeTraces(new WriteBatcher(store.client), workspaceId, [
+    await storeTraces(traceIngestOf(new WriteBatcher(store.client)), workspaceId, [
       { ...running, name: 'now named', spans: [...running.spans, { ...spans[0]!, spanId: 'late-root' }] },
     ]);
     const detail = await getTrace(store.client, workspaceId, 't-running');

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { storeTraces } from '../../src/traces/ingest.js';
-import { defaultQueryLimits } from '../../src/traces/query-limits.js';
-import { deleteTrace } from '../../src/traces/read.js';
-import { getSession } from '../../src/traces/sessions/read.js';
-import type { Trace } from '../../src/traces/schemas.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { storeTraces, traceIngestOf } from '../../src/traces/ingest/ingest.js';
+import { defaultQueryLimits } from '../../src/traces/model/query-limits.js';
+import { deleteTrace } from '../../src/traces/query/read.js';
+import { getSession } from '../../src/traces/query/sessions.js';
+import type { Trace } from '../../src/traces/model/schemas.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
 import { migrationWindow, oneSpanTrace } from './traces-migration-fixtures.js';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   store = await openClickhouse({ database, dataDir: embeddedClickhouseDir });
   const ddl = { database, cluster: undefined, retentionDays: undefined };
   expect(await migrateClickhouse(store.client, ddl, 8)).toContain('0008_attribute_maps_and_sql_views.sql');
-  await storeTraces(new WriteBatcher(store.client), workspaceId, [
+  await storeTraces(traceIngestOf(new WriteBatcher(store.client)), workspaceId, [
     trace('t-kept', 's-1', 0),
     trace('t-moved', 's-1', 1),
     trace('t-deleted', 's-1', 2),
@@ -80,7 +80,7 @@ describe('migration 0009 on summaries of the earlier schema', () => {
 
   it('keeps the copy in step afterwards: a move back, a delete', async () => {
     const writer = new WriteBatcher(store.client);
-    await storeTraces(writer, workspaceId, [trace('t-moved', 's-1', 1)]);
+    await storeTraces(traceIngestOf(writer), workspaceId, [trace('t-moved', 's-1', 1)]);
     expect(await open('s-1')).toEqual({ traceCount: 2, traces: ['t-kept', 't-moved'] });
     await expect(open('s-2')).rejects.toMatchObject({ status: 404 });
     await deleteTrace(store.client, workspaceId, 't-kept');

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { storeTraces } from '../../src/traces/ingest.js';
-import { listTraces } from '../../src/traces/list.js';
-import { defaultQueryLimits } from '../../src/traces/query-limits.js';
-import type { Trace } from '../../src/traces/schemas.js';
-import { getUser } from '../../src/traces/sessions/read.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { storeTraces, traceIngestOf } from '../../src/traces/ingest/ingest.js';
+import { listTraces } from '../../src/traces/query/list.js';
+import { defaultQueryLimits } from '../../src/traces/model/query-limits.js';
+import type { Trace } from '../../src/traces/model/schemas.js';
+import { getUser } from '../../src/traces/query/sessions.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
 import { migrationWindow, oneSpanTrace } from './traces-migration-fixtures.js';
 
@@ -31,9 +31,9 @@ beforeAll(async () => {
   const ddl = { database, cluster: undefined, retentionDays: undefined };
   expect(await migrateClickhouse(store.client, ddl, 10)).toContain('0010_genai_log_record_tombstones.sql');
   const writer = new WriteBatcher(store.client);
-  await storeTraces(writer, workspaceId, [trace('t-1', 'u-a', 0), trace('t-2', 'u-a', 1), trace('t-3', 'u-b', 2)]);
+  await storeTraces(traceIngestOf(writer), workspaceId, [trace('t-1', 'u-a', 0), trace('t-2', 'u-a', 1), trace('t-3', 'u-b', 2)]);
   // t-2 moves to u-b before the migration: its older summary row still names u-a until merged.
-  await storeTraces(writer, workspaceId, [trace('t-2', 'u-b', 1)]);
+  await storeTraces(traceIngestOf(writer), workspaceId, [trace('t-2', 'u-b', 1)]);
   expect(await migrateClickhouse(store.client, ddl)).toContain('0011_user_traces.sql');
 });
 
@@ -51,7 +51,7 @@ describe('migration 0011 on summaries stored before it', () => {
 
   it('keeps the candidates in step afterwards: a new trace, a move back', async () => {
     const writer = new WriteBatcher(store.client);
-    await storeTraces(writer, workspaceId, [trace('t-4', 'u-a', 3), trace('t-2', 'u-a', 1)]);
+    await storeTraces(traceIngestOf(writer), workspaceId, [trace('t-4', 'u-a', 3), trace('t-2', 'u-a', 1)]);
     expect(await listed('u-a')).toEqual(['t-4', 't-2', 't-1']);
     expect(await listed('u-b')).toEqual(['t-3']);
   });

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { storeTraces } from '../../src/traces/ingest.js';
-import { getTrace } from '../../src/traces/read.js';
-import { selectTraceWithSpans } from '../../src/traces/traces-table.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
+import { storeTraces, traceIngestOf } from '../../src/traces/ingest/ingest.js';
+import { getTrace } from '../../src/traces/query/read.js';
+import { selectTraceWithSpans } from '../../src/traces/tables/traces-table.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
 import { oneSpanTrace } from './traces-migration-fixtures.js';
 
@@ -46,12 +46,13 @@ beforeAll(async () => {
   await store.client.command({ query: `SYSTEM STOP MERGES ${database}.traces` });
   const writer = new WriteBatcher(store.client);
   // Every part spans the ids from a- to z-, so the primary index keeps them all for m-….
-  const write = (id: string, i: number) => storeTraces(writer, workspaceId, [oneSpanTrace(`a-${id}`, i), oneSpanTrace(`z-${id}`, i)]);
+  const write = (id: string, i: number) =>
+    storeTraces(traceIngestOf(writer), workspaceId, [oneSpanTrace(`a-${id}`, i), oneSpanTrace(`z-${id}`, i)]);
   for (let i = 0; i < 3; i++) await write(`before-${i}`, i);
-  await storeTraces(writer, workspaceId, [oneSpanTrace('a-old', 3), oneSpanTrace('m-old', 3), oneSpanTrace('z-old', 3)]);
+  await storeTraces(traceIngestOf(writer), workspaceId, [oneSpanTrace('a-old', 3), oneSpanTrace('m-old', 3), oneSpanTrace('z-old', 3)]);
   expect(await migrateClickhouse(store.client, ddl, 12)).toContain('0012_trace_id_skip_indexes.sql');
   for (let i = 0; i < 4; i++) await write(`after-${i}`, 10 + i);
-  await storeTraces(writer, workspaceId, [oneSpanTrace('a-new', 20), oneSpanTrace('m-new', 20), oneSpanTrace('z-new', 20)]);
+  await storeTraces(traceIngestOf(writer), workspaceId, [oneSpanTrace('a-new', 20), oneSpanTrace('m-new', 20), oneSpanTrace('z-new', 20)]);
 });
 
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import type { Trace } from '../../src/traces/schemas.js';
+import type { Trace } from '../../src/traces/model/schemas.js';
 
 /** The migration tests' traces: one root span of a second, on 2026-03-01 at 10:`minute`, with the trace fields given. */
 export const oneSpanTrace = (traceId: string, minute: number, fields: Partial<Pick<Trace, 'sessionId' | 'userId'>> = {}): Trace => ({

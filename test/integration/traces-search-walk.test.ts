@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listTraces } from '../../src/traces/list.js';
-import { listTracesQuery } from '../../src/traces/list-schemas.js';
-import { defaultQueryLimits, type QueryLimits } from '../../src/traces/query-limits.js';
+import { listTraces } from '../../src/traces/query/list.js';
+import { listTracesQuery } from '../../src/traces/model/list-schemas.js';
+import { defaultQueryLimits, type QueryLimits } from '../../src/traces/model/query-limits.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { post, span } from './traces-fixtures.js';
 

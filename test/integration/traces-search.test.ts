@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spanTextCandidates } from '../../src/traces/spans-table.js';
-import { parseSearch } from '../../src/traces/search.js';
+import { spanTextCandidates } from '../../src/traces/tables/spans-table.js';
+import { parseSearch } from '../../src/traces/model/search.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { get, post, span, uniqueId } from './traces-fixtures.js';
 

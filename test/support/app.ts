@@ -8,9 +8,9 @@ import * as tenancy from '../../src/tenancy/store.js';
 import type { Plan } from '../../src/config.js';
 import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
 import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
-import { WriteBatcher } from '../../src/traces/write-batcher.js';
-import type { WriteBatcherOptions } from '../../src/traces/write-batcher-types.js';
-import { IngestLog } from '../../src/traces/ingest-log.js';
+import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
+import type { WriteBatcherOptions } from '../../src/traces/writer/write-batcher-types.js';
+import { IngestLog } from '../../src/traces/writer/ingest-log.js';
 import { openTestStores, type TestStores } from './stores.js';
 
 export interface Tenant {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStarts, resolveRange, type AnalyticsRange } from '../../src/traces/analytics/analytics.js';
-import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/analytics/schemas.js';
+import { bucketStarts, resolveRange, type AnalyticsRange } from '../../src/traces/query/analytics.js';
+import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/model/analytics-schemas.js';
 import {
   selectAnalyticsTotals,
   selectCostBreakdown,
   selectStatsByScoreName,
   selectStatsBySpanGroup,
   selectStatsByTraceField,
-} from '../../src/traces/traces-table-aggregates.js';
+} from '../../src/traces/tables/traces-table-aggregates.js';
 
 const squash = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 /** The statement GET /api/traces/stats runs for a query string (stats.ts), and the values it binds besides the workspace and limit. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeTrace, type SpanFacts } from '../../src/traces/summary.js';
+import { summarizeTrace, type SpanFacts } from '../../src/traces/summaries/summary.js';
 
 /** The counting rule of trace summaries for cost: wrappers counted once, cost split by source, unpriced spans. */
 function span(span_id: string, parent_span_id: string, kind: string, overrides: Partial<SpanFacts> = {}): SpanFacts {

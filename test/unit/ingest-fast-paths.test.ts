@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { inStoredYears } from '../../src/contract/iso-time.js';
 import { jsonProblem } from '../../src/http/json-bounds.js';
-import { fromStoredTime, toSpanRows, toStoredTime } from '../../src/traces/rows.js';
-import { isBefore, traceSchema } from '../../src/traces/schemas.js';
+import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { fromStoredTime, toStoredTime } from '../../src/traces/model/stored-time.js';
+import { isBefore, traceSchema } from '../../src/traces/model/schemas.js';
 
 /**
  * The shortcuts ingest takes on its hot path (src/contract/iso-time.ts, span-schemas.ts isBefore,

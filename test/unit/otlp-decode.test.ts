@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { fromAnyValue, fromKeyValues } from '../../src/traces/otlp/any-value.js';
-import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/otlp/json.js';
-import { normalizeExport, parseUnixNanos, toHexId, unixNanosToIso } from '../../src/traces/otlp/normalize.js';
+import { fromAnyValue, fromKeyValues } from '../../src/traces/ingest/otlp/any-value.js';
+import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/ingest/otlp/json.js';
+import { normalizeExport, parseUnixNanos, toHexId, unixNanosToIso } from '../../src/traces/ingest/otlp/normalize.js';
 import {
   decodeProtobufRequest,
   decodeProtobufResponse,
   encodeProtobufRequest,
   encodeProtobufResponse,
-} from '../../src/traces/otlp/protobuf.js';
+} from '../../src/traces/ingest/otlp/protobuf.js';
 
 describe('times', () => {
   it('keeps microseconds of unix nanoseconds', () => {

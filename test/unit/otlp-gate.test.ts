@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/http/errors.js';
-import { ExportGate } from '../../src/traces/otlp/export.js';
+import { ExportGate } from '../../src/traces/ingest/otlp/export.js';
 
 describe('ExportGate', () => {
   it('admits up to its limit, then answers 503 with Retry-After until one leaves', () => {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { AppError } from '../../src/http/errors.js';
-import { storeUnavailable } from '../../src/traces/write-errors.js';
-import { grpcStatusOf, retryDelayOf } from '../../src/traces/otlp/grpc/status.js';
+import { storeUnavailable } from '../../src/traces/writer/write-errors.js';
+import { grpcStatusOf, retryDelayOf } from '../../src/traces/api/grpc/status.js';
 
 const log = pino({ level: 'silent' });
 const detailsOf = (status: ReturnType<typeof grpcStatusOf>) => status.metadata?.get('grpc-status-details-bin')[0] as Buffer | undefined;

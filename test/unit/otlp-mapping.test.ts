@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fieldRows, ioRows, kindRows, mapIO, mapKind, mapMetrics, mapTraceFields, traceFieldRows } from '../../src/traces/otlp/mapping.js';
+import {
+  fieldRows,
+  ioRows,
+  kindRows,
+  mapIO,
+  mapKind,
+  mapMetrics,
+  mapTraceFields,
+  traceFieldRows,
+} from '../../src/traces/ingest/otlp/mapping.js';
 
 // One case per row of each table, named by the row; a test below checks none is missing.
 

@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportRequest } from '../../bench/otlp-data.js';
-import { maxOtlpJsonDepth } from '../../src/traces/otlp/json.js';
-import { normalizeExport } from '../../src/traces/otlp/normalize.js';
-import { decodeProtobufRequest, decodeWithProtobufjs, encodeProtobufRequest } from '../../src/traces/otlp/protobuf.js';
-import { readExportRequest } from '../../src/traces/otlp/protobuf-reader.js';
+import { maxOtlpJsonDepth } from '../../src/traces/ingest/otlp/json.js';
+import { normalizeExport } from '../../src/traces/ingest/otlp/normalize.js';
+import { decodeProtobufRequest, decodeWithProtobufjs, encodeProtobufRequest } from '../../src/traces/ingest/otlp/protobuf.js';
+import { readExportRequest } from '../../src/traces/ingest/otlp/protobuf-reader.js';
 import { corpusDir } from '../support/otlp-corpus.js';
 
 /**

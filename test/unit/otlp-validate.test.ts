@@ -3,12 +3,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportRequest } from '../../bench/otlp-data.js';
 import { repairLoneSurrogates } from '../../src/http/json-bounds.js';
-import { spanSchema, type Span } from '../../src/traces/schemas.js';
-import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/otlp/json.js';
-import type { NativeTrace } from '../../src/traces/otlp/model.js';
-import { normalizeExport, type SpanRejection } from '../../src/traces/otlp/normalize.js';
-import { decodeProtobufRequest, encodeProtobufRequest } from '../../src/traces/otlp/protobuf.js';
-import { plainlyValid, validateTraces } from '../../src/traces/otlp/validate.js';
+import { spanSchema, type Span } from '../../src/traces/model/schemas.js';
+import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/ingest/otlp/json.js';
+import type { NativeTrace } from '../../src/traces/ingest/otlp/model.js';
+import { normalizeExport, type SpanRejection } from '../../src/traces/ingest/otlp/normalize.js';
+import { decodeProtobufRequest, encodeProtobufRequest } from '../../src/traces/ingest/otlp/protobuf.js';
+import { plainlyValid, validateTraces } from '../../src/traces/ingest/otlp/validate.js';
 import { corpusDir } from '../support/otlp-corpus.js';
 
 /**

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingWrite } from '../../src/traces/flush.js';
-import { flushLines, loggedWriteOf, pendingOf, withVersion } from '../../src/traces/pending-lines.js';
-import { inApplyOrder, pendingRowOf, toSpanRows, type SpanRow } from '../../src/traces/rows.js';
-import type { SpanFacts } from '../../src/traces/summary-rows.js';
-import type { Trace } from '../../src/traces/schemas.js';
+import type { PendingWrite } from '../../src/traces/writer/flush.js';
+import { flushLines, loggedWriteOf, pendingOf, withVersion } from '../../src/traces/writer/pending-lines.js';
+import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { inApplyOrder } from '../../src/traces/writer/apply-order.js';
+import { pendingRowOf, type SpanRow } from '../../src/traces/tables/span-rows.js';
+import type { SpanFacts } from '../../src/traces/tables/span-rows.js';
+import type { Trace } from '../../src/traces/model/schemas.js';
 
 const trace = (traceId: string, spans = 3): Trace => ({
   traceId,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, queryDigest } from '../../src/traces/cursor.js';
-import { limitSettings, resolveWindow, type QueryLimits } from '../../src/traces/query-limits.js';
+import { decodeCursor, encodeCursor, queryDigest } from '../../src/traces/model/cursor.js';
+import { limitSettings, resolveWindow, type QueryLimits } from '../../src/traces/model/query-limits.js';
 import { AppError } from '../../src/http/errors.js';
 import { queryTooExpensive } from '../../src/http/error-handler.js';
 

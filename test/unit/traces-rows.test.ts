@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fromStoredTime, inApplyOrder, nextVersion, toSpanRows, toStoredTime, type SpanRow } from '../../src/traces/rows.js';
-import { toStoredSpan } from '../../src/traces/tree.js';
-import type { Trace } from '../../src/traces/schemas.js';
+import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { fromStoredTime, toStoredTime } from '../../src/traces/model/stored-time.js';
+import { inApplyOrder } from '../../src/traces/writer/apply-order.js';
+import { nextVersion } from '../../src/traces/model/version.js';
+import { type SpanRow } from '../../src/traces/tables/span-rows.js';
+import { toStoredSpan } from '../../src/traces/query/tree.js';
+import type { Trace } from '../../src/traces/model/schemas.js';
 
 describe('stored times', () => {
   it('normalizes any offset to UTC and keeps microseconds', () => {

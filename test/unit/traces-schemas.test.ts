@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isBefore, limits, listTracesQuery, spanKinds, traceSchema } from '../../src/traces/schemas.js';
+import { isBefore, limits, listTracesQuery, spanKinds, traceSchema } from '../../src/traces/model/schemas.js';
 
 const span = (overrides: Record<string, unknown> = {}) => ({
   spanId: 's1',

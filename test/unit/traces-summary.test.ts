@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeTrace, summarizeTraces, type SpanFacts } from '../../src/traces/summary.js';
+import { summarizeTrace, summarizeTraces, type SpanFacts } from '../../src/traces/summaries/summary.js';
 
 let n = 0;
 function span(overrides: Partial<SpanFacts> = {}): SpanFacts {

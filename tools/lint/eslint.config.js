@@ -7,6 +7,7 @@ import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 import { featureBoundaries } from './feature-boundaries.js';
+import { featureLayers } from './feature-layers.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -64,6 +65,21 @@ export default tseslint.config(
           features: ['tenancy', 'prompts', 'traces', 'sql', 'mcp', 'scores', 'datasets', 'evaluators', 'retention', 'monitors'],
           shared: ['http', 'contract', 'stores', 'egress', 'statistics'],
           allow: [],
+        },
+      ],
+    },
+  },
+  {
+    // The layers of src/traces, top to bottom (src/traces/README.md): a file imports its own
+    // layer or one below, never one above, so both journeys only go down; see feature-layers.js.
+    files: ['src/traces/**/*.ts'],
+    plugins: { traces: { rules: { 'feature-layers': featureLayers } } },
+    rules: {
+      'traces/feature-layers': [
+        'error',
+        {
+          root: `${repoRoot}src/traces`,
+          layers: [['api'], ['ingest', 'query'], ['fresh'], ['writer'], ['summaries'], ['cost'], ['tables'], ['model']],
         },
       ],
     },

@@ -93,6 +93,7 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ sql: Sql; spans: SpanContent
   });
 
   app.post('/:id/items/from-span', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary: "Add a stored span to the dataset: its input the item's input, its output the expected output",

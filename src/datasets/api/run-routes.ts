@@ -34,6 +34,7 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunRea
   { sql, readers, mirror },
 ) => {
   app.get('/:id/runs/compare', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary:
@@ -50,6 +51,7 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunRea
   });
 
   app.get('/:id/runs/compare/items', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary:
@@ -88,6 +90,7 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunRea
   });
 
   app.get('/:id/runs/:runId', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary: 'One run with its figures (per score mean and 95% interval, cost, latency p50/p95, errors) and a page of its items',

@@ -109,7 +109,9 @@ const errors = {
 };
 
 export const evaluatorPreviewRoutes: FastifyPluginAsyncZod<{ deps: PreviewDeps }> = async (app, { deps }) => {
+  // The trace it judges may have just been sent (its id is in the body: the workspace's writes).
   app.post('/preview', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags: ['evaluators'],
       summary: 'Run an evaluator definition once on a trace and answer the score it would give, storing nothing',

@@ -160,6 +160,7 @@ export const evaluatorRoutes: FastifyPluginAsyncZod<{ deps: evaluators.Evaluator
       ),
   });
   app.post('/:id/backfill', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary:

@@ -42,6 +42,7 @@ export const scoreRoutes: FastifyPluginAsyncZod<{ stores: ScoreStores }> = async
   });
 
   app.get('/', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary: 'The scores of the workspace, newest first; filters, cursor pages',

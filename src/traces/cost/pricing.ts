@@ -1,7 +1,6 @@
-import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { builtinQuote, type Quote } from './builtin.js';
 import { normalizeProvider } from './provider.js';
-import type { CostSource, Pricing } from './schemas.js';
+import type { CostSource, Pricing } from '../model/cost-schemas.js';
 import { tokenUsage, type UsageFields } from './usage.js';
 import { emptyPriceIndex, workspaceQuote, type PriceBook, type WorkspacePriceIndex } from './workspace-prices.js';
 
@@ -65,27 +64,8 @@ export interface IngestPricing {
   book?: PriceBook | undefined;
 }
 
-/**
- * The pricing of the ingest path, per ClickHouse client (like the write batcher): buildApp
- * attaches it, so the native and OTLP routes, which store through `storeTraces`, price alike
- * without passing it through every caller. A client without one prices by the built-in table.
- */
-const attached = new WeakMap<ClickHouseClient, IngestPricing>();
-
-export function attachIngestPricing(clickhouse: ClickHouseClient, pricing: IngestPricing): void {
-  attached.set(clickhouse, pricing);
-}
-
-export function ingestPricingOf(clickhouse: ClickHouseClient): IngestPricing {
-  return attached.get(clickhouse) ?? { enabled: true };
-}
-
 /** The function that prices the workspace's spans at ingest, or undefined when pricing is off. */
-export async function spanPricerFor(
-  clickhouse: ClickHouseClient,
-  workspaceId: string,
-): Promise<((span: PricedFields) => SpanCost) | undefined> {
-  const pricing = ingestPricingOf(clickhouse);
+export async function spanPricerFor(pricing: IngestPricing, workspaceId: string): Promise<((span: PricedFields) => SpanCost) | undefined> {
   if (!pricing.enabled) return undefined;
   const prices = pricing.book ? await pricing.book.forWorkspace(workspaceId) : emptyPriceIndex;
   return (span) => priceSpan(span, prices);

@@ -1,8 +1,9 @@
-import { RE2 } from 're2-wasm';
+import type { RE2 } from 're2-wasm';
+import { compileModelPattern } from '../model/model-pattern.js';
 import type { Sql } from '../../stores/postgres.js';
 import { normalizeProvider } from './provider.js';
-import type { WorkspacePrice } from './schemas.js';
-import { selectPrices } from './store.js';
+import type { WorkspacePrice } from '../model/cost-schemas.js';
+import { selectPrices } from '../tables/prices-table.js';
 import type { TokenUsage } from './usage.js';
 import type { Quote } from './builtin.js';
 
@@ -16,11 +17,6 @@ import type { Quote } from './builtin.js';
  * whose validFrom is unset or not after the span's start: exact before regex, a price for the
  * span's provider before a price for any provider, the latest validFrom, the newest price.
  */
-
-/** Compiles a workspace price's model pattern; throws the engine's message when it is invalid. */
-export function compileModelPattern(pattern: string): RE2 {
-  return new RE2(`^(?:${pattern})$`, 'iu');
-}
 
 interface Candidate {
   price: WorkspacePrice;

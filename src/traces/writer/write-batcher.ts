@@ -1,0 +1,416 @@
+import { statfsSync } from 'node:fs';
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import type { PendingRow, SpanRow } from '../tables/span-rows.js';
+import { loggedWriteOf, pendingOf } from './pending-lines.js';
+import { flushWrites, type PendingWrite } from './flush.js';
+import { FlushTiming } from './flush-timing.js';
+import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
+import { AppliedWrites } from './applied-writes.js';
+import { WriteBacklog } from './write-backlog.js';
+import { alone, diskFullOf, ingestLogFailure, retryable, storeUnavailable, unavailable } from './write-errors.js';
+import { isStoreUnavailable } from '../../http/error-handler.js';
+import type { UnappliedWrites, WriteBatcherOptions } from './write-batcher-types.js';
+
+/** Whether the disk of `dir` has room for a write again (1 MiB, the most one line usually takes). */
+function hasRoom(dir: string): boolean {
+  try {
+    const stats = statfsSync(dir);
+    return stats.bavail * stats.bsize >= 1024 * 1024;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Group commit for ingestion. Concurrent ingest requests share one span insert and one summary
+ * recompute per workspace, instead of one each: the engine's cost per statement (a new part,
+ * a read of every part's index, the statement's analysis) is paid once per flush, and fewer,
+ * larger parts leave less to merge. Writes that arrive during a flush go together into the
+ * next one. Flushes run one at a time, which also keeps the summary versions of one process in
+ * order.
+ *
+ * With a write-ahead log (the service's default, docs/decisions/080-ingest-write-ahead-log.md)
+ * a write is answered once it is on disk in the log, and flushes carry whatever arrived
+ * meanwhile, however many clients sent it. An answered write is still readable at once: every
+ * read of trace data first waits for the writes of its workspace answered before it
+ * (`readable`), or, for one trace, for that trace's writes only. Without a log each caller's
+ * promise settles only after its spans and its traces' summaries are stored.
+ *
+ * The client is the writer's own (in the embedded engine a session of its own, so reads do not
+ * wait behind a flush: stores/clickhouse.ts). Two writers flushing side by side on two sessions
+ * were measured slower on 2 cores than one (docs/benchmarks.md). One is made per app with its
+ * stores (server.ts, buildApp) and handed to the routes.
+ */
+export class WriteBatcher {
+  private queue: PendingWrite[] = [];
+  private flushing = false;
+  /**
+   * Writes taken and flushes run, for the logs, the tests and the benchmark: writes / flushes is
+   * the batching; the rows and milliseconds of the flushes, the span inserts among them.
+   */
+  readonly counts = { writes: 0, flushes: 0, isolations: 0, refused: 0, retries: 0, flushedRows: 0, flushMs: 0, insertMs: 0 };
+  private readonly maxRows: number;
+  readonly log: IngestLog | undefined;
+  private readonly onRefused: WriteBatcherOptions['onRefused'];
+  /** When the next flush may start (gathering, resting, retry delays). */
+  private readonly timing: FlushTiming;
+  /** Numbers without a log. */
+  private seq = 0;
+  /** What is applied, and the reads waiting for what is not. */
+  private readonly applied: AppliedWrites;
+  /** Rows queued or in a flush, against their bound. */
+  private readonly backlog: WriteBacklog;
+  /** The error of the last flush when the store was unavailable; cleared by the next flush that lands. */
+  private failing: unknown;
+  /**
+   * The disk is full (docs/decisions/091-store-outages.md): the log could not take a write, or
+   * the store could not take a flush; with since when. Cleared by the next append, or flush,
+   * that succeeds.
+   */
+  private logFull: { reason: string; since: number } | undefined;
+  private storeFull: { reason: string; since: number } | undefined;
+  private readonly onTrouble: WriteBatcherOptions['onTrouble'];
+  private closing = false;
+  private closed = false;
+  /** The last write of the flush under way. */
+  private inFlight = 0;
+  /** The writes of the flush under way; those of its statement under way (all, or one when isolating), and their rows as applied. */
+  private inFlightBatch: PendingWrite[] = [];
+  private applying: { writes: PendingWrite[]; rows: PendingRow[]; fresh: Map<string, Set<string>> } | undefined;
+  /** The newest version this writer applied: of a span, or of the summaries it computed. */
+  private appliedVersion = 0n;
+
+  constructor(
+    /** The store it writes to; ingest also prices spans with the pricing attached to it (cost/pricing.ts). */
+    readonly clickhouse: ClickHouseClient,
+    options: WriteBatcherOptions = {},
+  ) {
+    this.maxRows = options.maxRows ?? 8_000;
+    this.backlog = new WriteBacklog(options.maxBacklogRows ?? 20_000);
+    this.log = options.log;
+    this.timing = new FlushTiming(
+      { gathers: !this.log, maxGatherMs: options.maxGatherMs ?? 8, minFlushIntervalMs: options.minFlushIntervalMs ?? 0 },
+      (retry) => this.schedule(retry),
+    );
+    this.onRefused = options.onRefused;
+    this.onTrouble = options.onTrouble;
+    this.applied = new AppliedWrites(this.log?.lastSeq ?? 0);
+  }
+
+  /**
+   * Writes recovered from the log at start (ingest-log.ts), applied again in their order before
+   * any new one; reads of their workspaces wait for them like for any answered write.
+   */
+  replay(writes: LoggedWrite[]): void {
+    if (writes.length === 0) return;
+    this.applied.reopenFrom(writes[0]!.seq);
+    for (const write of writes) {
+      // A flush may have stored its rows before the process stopped: its traces are read back.
+      this.enqueue({ ...write, ...pendingOf(write.rows), maybeStored: true });
+      this.applied.answered(write);
+    }
+  }
+
+  /**
+   * Stores one request's span rows and recomputes its traces' summaries, with the writes of
+   * concurrent requests. Resolves once the write is durable: in the log, or without a log in
+   * the engine.
+   */
+  async write(workspaceId: string, rows: SpanRow[], traceIds: string[]): Promise<void> {
+    if (!this.log) {
+      return new Promise((resolve, reject) => {
+        this.counts.writes += 1;
+        this.enqueue({ seq: ++this.seq, workspaceId, ...pendingOf(rows), traceIds, caller: { resolve, reject } });
+      });
+    }
+    if (this.closing) throw unavailable('The service is shutting down; retry shortly');
+    // The store's disk is full: what space comes back goes to the writes already taken, not to new ones.
+    if (this.storeFull) throw unavailable(`The trace store's disk is full; retry shortly`);
+    while (this.backlog.full) {
+      // The store cannot keep up, or is down: the client hears it rather than the backlog growing.
+      if (this.failing !== undefined) throw storeUnavailable();
+      await this.backlog.room();
+    }
+    this.counts.writes += 1;
+    // Encoded once, here, for the log line and for the insert: a flush then joins its writes'
+    // lines instead of encoding thousands of rows at once while requests wait.
+    const pending = pendingOf(rows);
+    const { seq, durable } = this.log.append({ workspaceId, traceIds, rows }, pending.lines);
+    this.enqueue({ seq, workspaceId, ...pending, traceIds });
+    try {
+      await durable;
+    } catch (error) {
+      // Not acknowledged: the client retries, so it is not applied either (if it still waits).
+      this.withdraw(seq);
+      const failure = ingestLogFailure(error);
+      if (failure.diskFull && !this.logFull) {
+        this.logFull = { reason: `disk full: the ingest log cannot be written in ${this.log.dir} (${failure.code})`, since: Date.now() };
+        this.onTrouble?.({ began: true, reason: this.logFull.reason, error });
+      }
+      throw unavailable(`The ingest log could not be written (${failure.code}); retry shortly`);
+    }
+    if (this.logFull) this.recovered('logFull');
+    this.applied.answered({ seq, workspaceId, traceIds });
+  }
+
+  /** A write whose log line failed, taken back from the queue unless a flush carries it already. */
+  private withdraw(seq: number): void {
+    const at = this.queue.findIndex((w) => w.seq === seq);
+    if (at === -1) return;
+    const [write] = this.queue.splice(at, 1);
+    this.backlog.release(write!.rows.length);
+  }
+
+  /** The disk had no room and has again: told once, with how long it lasted. */
+  private recovered(which: 'logFull' | 'storeFull'): void {
+    const trouble = this[which];
+    this[which] = undefined;
+    if (trouble) this.onTrouble?.({ began: false, reason: trouble.reason, ms: Date.now() - trouble.since });
+  }
+
+  /**
+   * Why ingest cannot store what it takes now (the disk is full), for `/healthz`; undefined when
+   * it can. A full log is found free again when a write succeeds, or when its disk has room for
+   * a write again.
+   */
+  trouble(): string | undefined {
+    if (this.logFull && this.log && hasRoom(this.log.dir)) this.recovered('logFull');
+    const reasons = [this.logFull?.reason, this.storeFull?.reason].filter(Boolean);
+    return reasons.length > 0 ? reasons.join('; ') : undefined;
+  }
+
+  /**
+   * Waits until the writes answered so far for the workspace are applied, or with `traceIds`
+   * only those touching these traces. Resolves at once when none is pending (and always
+   * without a log, whose writes are applied before they are answered).
+   */
+  readable(workspaceId: string, traceIds?: readonly string[]): Promise<void> | undefined {
+    const seq = this.applied.pendingFor(workspaceId, traceIds);
+    if (seq === undefined) return undefined;
+    if (this.failing !== undefined) return Promise.reject(storeUnavailable());
+    const applied = this.applied.waitFor(seq);
+    this.hurry();
+    return applied;
+  }
+
+  /** Someone waits: the next flush starts as soon as the one under way ends, unless it waits to retry. */
+  private hurry(): void {
+    this.timing.hurry();
+    this.schedule();
+  }
+
+  /**
+   * The workspace's writes not yet applied, as a read lays them over the store to see them
+   * without waiting (pending-summaries.ts): the rows of the statement under way as it applies
+   * them (its versions final), then the other writes in the order they will be applied, a
+   * write a list, with the newest version applied so far, above which they will be raised.
+   * Undefined when there is none; while the store is unavailable, the 503 a waiting read hears.
+   */
+  unapplied(workspaceId: string): UnappliedWrites | undefined {
+    if (this.applied.pendingFor(workspaceId) === undefined) return undefined;
+    if (this.failing !== undefined) throw storeUnavailable();
+    const through = this.applied.appliedThrough;
+    const applying = this.applying?.rows.filter((row) => row.workspace_id === workspaceId) ?? [];
+    const underWay = new Set(this.applying?.writes);
+    const queued: PendingRow[][] = [];
+    for (const w of [...this.inFlightBatch, ...this.queue]) {
+      if (w.workspaceId === workspaceId && w.seq > through && !underWay.has(w)) queued.push(w.rows);
+    }
+    if (applying.length === 0 && queued.length === 0) return undefined;
+    const fresh = this.applying?.fresh;
+    return { applying, queued, floor: this.appliedVersion, freshUnderWay: (traceId) => fresh?.get(workspaceId)?.has(traceId) ?? false };
+  }
+
+  /** Resolves once every write taken so far is applied (or refused and kept aside). */
+  async settled(): Promise<void> {
+    const last = Math.max(this.queue.at(-1)?.seq ?? 0, this.inFlight);
+    if (last <= this.applied.appliedThrough || this.closed) return;
+    const applied = this.applied.waitFor(last);
+    this.hurry();
+    await applied.catch(() => this.settled());
+  }
+
+  /**
+   * Stops taking writes and applies what is pending, for at most `timeoutMs`; the log keeps
+   * whatever was not applied, for the next start. Returns whether everything was applied.
+   */
+  async close(timeoutMs = 10_000): Promise<boolean> {
+    this.closing = true;
+    let timer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      this.settled().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    // No flush starts after this; one under way ends on its own, and what it leaves stays in the log.
+    this.closed = true;
+    this.timing.stop();
+    this.applied.rejectWaiting(unavailable('The service is shutting down; retry shortly'));
+    await this.log?.close(drained && this.queue.length === 0);
+    return drained;
+  }
+
+  private enqueue(write: PendingWrite): void {
+    this.queue.push(write);
+    this.backlog.add(write.rows.length);
+    this.timing.arrived(this.queue.length);
+    this.schedule();
+  }
+
+  /** Starts the next flush when none runs and its writes are in. */
+  private schedule(retry = false): void {
+    if (this.flushing || this.queue.length === 0 || this.closed) return;
+    if (!retry && this.timing.waits(this.queue.length, this.applied.anyWaiting)) return;
+    const batch = this.takeBatch();
+    this.inFlight = batch.at(-1)!.seq;
+    this.inFlightBatch = batch;
+    this.flushing = true;
+    this.timing.started();
+    void this.run(batch).finally(() => {
+      this.timing.ended(batch.length, this.queue.length);
+      this.flushing = false;
+      this.inFlightBatch = [];
+      this.applying = undefined;
+      this.schedule();
+    });
+  }
+
+  /** The queued writes of the next flush, in arrival order, up to `maxRows` (at least one). */
+  private takeBatch(): PendingWrite[] {
+    let rows = 0;
+    let count = 0;
+    while (count < this.queue.length && (count === 0 || rows + this.queue[count]!.rows.length <= this.maxRows)) {
+      rows += this.queue[count]!.rows.length;
+      count += 1;
+    }
+    return this.queue.splice(0, count);
+  }
+
+  /** One flush of the writes given (flush.ts), with the versions it applies and its figures. */
+  private async flush(batch: PendingWrite[]): Promise<void> {
+    this.counts.flushes += 1;
+    const started = performance.now();
+    const fresh = new Map<string, Set<string>>();
+    const flushed = await flushWrites(
+      this.clickhouse,
+      batch,
+      this.appliedVersion,
+      (rows, floor) => {
+        this.appliedVersion = floor;
+        this.applying = { writes: batch, rows, fresh };
+      },
+      (workspaceId, traceIds) => fresh.set(workspaceId, new Set(traceIds)),
+    );
+    this.counts.flushedRows += flushed.rows;
+    if (flushed.version > this.appliedVersion) this.appliedVersion = flushed.version;
+    this.counts.insertMs += flushed.insertMs;
+    this.counts.flushMs += performance.now() - started;
+  }
+
+  /** The next flush's writes to the engine, and what follows its outcome. */
+  private run(batch: PendingWrite[]): Promise<void> {
+    return this.log ? this.applyLogged(batch) : this.applyAnswering(batch);
+  }
+
+  /**
+   * A flush of writes whose callers wait for it (no log): each caller hears the flush's outcome.
+   * One request's data must never fail another's: when the engine refuses a flush of several,
+   * each write is retried alone, and only the writes that fail alone hear of it (the upsert
+   * makes a retry of rows that did land harmless). An unavailable store fails them all.
+   */
+  private async applyAnswering(batch: PendingWrite[]): Promise<void> {
+    try {
+      await this.flush(batch);
+      this.done(batch);
+      for (const w of batch) w.caller?.resolve();
+    } catch (error) {
+      if (batch.length === 1 || isStoreUnavailable(error)) {
+        this.done(batch);
+        for (const w of batch) w.caller?.reject(alone(error, batch.length === 1));
+        return;
+      }
+      this.counts.isolations += 1;
+      for (const w of batch) {
+        try {
+          await this.flush([w]);
+          w.caller?.resolve();
+        } catch (single) {
+          w.caller?.reject(alone(single, true));
+        }
+        this.done([w]);
+      }
+    }
+  }
+
+  /**
+   * A flush of logged writes, whose callers were answered already. When the store is
+   * unavailable or busy, the writes go back to the head of the queue and are tried again after
+   * a growing delay (reads of their workspaces answer 503 meanwhile, and new writes once the
+   * backlog is full). When the engine refuses the flush, each write is tried alone: the others
+   * are stored, and one the engine refuses alone is kept in `refused.jsonl` beside the log and
+   * reported, never dropped in silence.
+   */
+  private async applyLogged(batch: PendingWrite[]): Promise<void> {
+    try {
+      await this.flush(batch);
+      this.landed(batch);
+      return;
+    } catch (error) {
+      if (retryable(error)) return this.later(batch, error);
+      if (batch.length === 1) return this.refuse(batch[0]!, error);
+    }
+    this.counts.isolations += 1;
+    for (let i = 0; i < batch.length; i += 1) {
+      const w = batch[i]!;
+      try {
+        await this.flush([w]);
+        this.landed([w]);
+      } catch (single) {
+        if (retryable(single)) return this.later(batch.slice(i), single);
+        this.refuse(w, single);
+      }
+    }
+  }
+
+  /** With a log: the writes given are applied (the store answers again). */
+  private landed(batch: PendingWrite[]): void {
+    this.failing = undefined;
+    if (this.storeFull) this.recovered('storeFull');
+    this.timing.landed();
+    this.done(batch);
+  }
+
+  /** With a log: the store is unavailable or busy; the writes go back to the head of the queue. */
+  private later(batch: PendingWrite[], error: unknown): void {
+    this.failing = error;
+    this.counts.retries += 1;
+    this.queue.unshift(...batch);
+    const diskFull = diskFullOf(error);
+    if (diskFull !== undefined && !this.storeFull) {
+      this.storeFull = { reason: `disk full: the trace store cannot store the waiting ingest writes (${diskFull})`, since: Date.now() };
+      this.onTrouble?.({ began: true, reason: this.storeFull.reason, error });
+    }
+    // Out of space, the flush is tried again every half second, so it lands as soon as there is room.
+    this.timing.failed(diskFull !== undefined);
+    this.applied.rejectWaiting(storeUnavailable());
+    // Writers waiting for room look again: with the store down they hear 503 rather than wait.
+    this.backlog.wake();
+  }
+
+  /** With a log: the engine refused this write alone; it is kept aside and reported. */
+  private refuse(w: PendingWrite, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    const keptIn = keepRefused(this.log!.dir, loggedWriteOf(w), message);
+    this.counts.refused += 1;
+    this.onRefused?.({ seq: w.seq, workspaceId: w.workspaceId, rows: w.rows.length, error: message, keptIn });
+    this.done([w]);
+  }
+
+  /** The writes given (the head of the queue, in order) are applied or refused. */
+  private done(batch: PendingWrite[]): void {
+    // The log first: a reader told the writes are applied finds their segments gone.
+    if (this.log) void this.log.applied(batch.at(-1)!.seq).catch(() => undefined);
+    this.applied.done(batch);
+    this.backlog.release(batch.reduce((rows, w) => rows + w.rows.length, 0));
+  }
+}

@@ -1,0 +1,67 @@
+// A lint rule for the layers inside a feature folder (src/traces: see its README): each first-level
+// folder is a layer, the layers are listed top to bottom, and a file imports only from its own
+// layer or from a layer below it. So a read or a write walks down the folders and never climbs back.
+import path from 'node:path';
+
+/** @type {import('eslint').Rule.RuleModule} */
+export const featureLayers = {
+  meta: {
+    type: 'problem',
+    docs: { description: "Forbid imports from a feature's higher layer (a folder listed earlier)" },
+    schema: [
+      {
+        type: 'object',
+        properties: {
+          /** The feature folder. */
+          root: { type: 'string' },
+          /** The layers top to bottom; each entry the folders of one layer (peers do not import each other). */
+          layers: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+        },
+        required: ['root', 'layers'],
+        additionalProperties: false,
+      },
+    ],
+    messages: {
+      up: "The layer '{{from}}' imports '{{source}}' from '{{to}}', which is not below it (order: {{order}}).",
+      unlisted: "'{{folder}}' is not a layer of {{root}}: list it in the layers of the feature-layers rule.",
+    },
+  },
+  create(context) {
+    const { root, layers } = context.options[0];
+    const base = path.resolve(root);
+    const rank = new Map(layers.flatMap((folders, i) => folders.map((folder) => [folder, i])));
+    const order = layers.map((folders) => folders.join('|')).join(' > ');
+    /** The layer folder of a path inside the feature; null outside it, '' for a file at its top. */
+    const layerOf = (file) => {
+      const rel = path.relative(base, file);
+      if (rel.startsWith('..') || path.isAbsolute(rel)) return null;
+      const parts = rel.split(path.sep);
+      return parts.length > 1 ? parts[0] : '';
+    };
+    const from = layerOf(context.filename);
+    if (from === null || from === '') return {};
+    if (!rank.has(from)) {
+      return {
+        Program: (node) => context.report({ node, messageId: 'unlisted', data: { folder: from, root } }),
+      };
+    }
+    const check = (node, source) => {
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const to = layerOf(path.resolve(path.dirname(context.filename), source));
+      if (to === null || to === from) return;
+      if (to !== '' && rank.has(to) && rank.get(to) > rank.get(from)) return;
+      context.report({ node, messageId: 'up', data: { from, to: to || root, source, order } });
+    };
+    const fromSource = (node) => {
+      if (node.source) check(node.source, node.source.value);
+    };
+    return {
+      ImportDeclaration: fromSource,
+      ExportNamedDeclaration: fromSource,
+      ExportAllDeclaration: fromSource,
+      ImportExpression: (node) => {
+        if (node.source.type === 'Literal') check(node.source, node.source.value);
+      },
+    };
+  },
+};
