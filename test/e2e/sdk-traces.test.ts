@@ -198,6 +198,32 @@ describe('SDK against the listening service', () => {
     expect((await service.call('GET', `/api/traces/${bad.traceId}`)).status).toBe(404);
   });
 
+  it('a backlog, large inputs among it, goes out in few requests the service accepts, nothing lost', async () => {
+    const { loupe, errors } = client();
+    const large = 'x'.repeat(1.5 * 1024 * 1024);
+    const traceIds: string[] = [];
+    // Ended in one go, as items finishing faster than requests return: 600 spans over 200 traces,
+    // every 25th trace's root with a 1.5 MiB input: 12 MiB in all, over the service's body limit.
+    for (let t = 0; t < 200; t++) {
+      const root = loupe.startSpan(`item ${t}`, { kind: 'agent', ...(t % 25 === 0 ? { input: large } : {}) });
+      loupe.startSpan('task', { parent: root, kind: 'tool' }).end();
+      loupe.startSpan('judge', { parent: root, kind: 'llm.chat' }).end();
+      root.end();
+      traceIds.push(root.traceId);
+    }
+    await loupe.shutdown();
+    expect(errors).toEqual([]);
+    expect(loupe.stats()).toMatchObject({ queued: 0, sent: 600, dropped: 0, rejected: 0 });
+    // 10 at a time would take 60 requests; two large inputs fit in one.
+    expect(loupe.stats().requests).toBeLessThanOrEqual(8);
+    for (const t of [0, 1, 25, 199]) {
+      const { detail } = await readTrace(traceIds[t]!);
+      expect(detail.spans.map((s) => s.name).sort()).toEqual([`item ${t}`, 'judge', 'task']);
+    }
+    const { byName } = await readTrace(traceIds[150]!);
+    expect(byName('item 150').input?.text).toBe(large);
+  });
+
   it('spans ended while the service is down arrive once it is back (retries with backoff)', async () => {
     // A free port with nothing on it yet.
     const probe = createServer();

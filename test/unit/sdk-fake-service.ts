@@ -5,6 +5,8 @@ export interface RecordedCall {
   method: string;
   headers: Record<string, string>;
   body: { traces: TracePayload[] } | undefined;
+  /** The body's size in bytes as sent. */
+  bytes: number;
   /** Date.now() when the call was made (fake time under fake timers). */
   at: number;
 }
@@ -27,6 +29,7 @@ export function fakeFetch(responder: Responder = acceptAll) {
       method: init.method ?? 'GET',
       headers: { ...(init.headers as Record<string, string>) },
       body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
+      bytes: typeof init.body === 'string' ? Buffer.byteLength(init.body) : 0,
       at: Date.now(),
     };
     calls.push(call);

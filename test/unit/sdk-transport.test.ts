@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Loupe, type LoupeError } from '../../packages/sdk/src/index.js';
+import { MAX_REQUEST_BYTES, MAX_REQUEST_SPANS } from '../../packages/sdk/src/transport.js';
 import { acceptAll, fakeFetch, json, type Responder } from './sdk-fake-service.js';
 
 function client(responder?: Responder, options: Partial<ConstructorParameters<typeof Loupe>[0]> = {}) {
@@ -19,6 +20,18 @@ function client(responder?: Responder, options: Partial<ConstructorParameters<ty
 const endSpans = (loupe: Loupe, n: number) => {
   for (let i = 0; i < n; i++) loupe.startSpan(`s${i}`).end();
 };
+
+/** A client that has sent 10 spans and whose first request hangs until release(): later spans back up. */
+function backlogged() {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const sent = client(async (call, i) => {
+    if (i === 0) await held;
+    return acceptAll(call, i);
+  });
+  endSpans(sent.loupe, 10);
+  return { ...sent, release };
+}
 
 describe('SDK transport', () => {
   beforeEach(() => {
@@ -157,15 +170,72 @@ describe('SDK transport', () => {
     await loupe.shutdown();
   });
 
-  it('shutdown() sends all that remains, in batches, and waits for it', async () => {
+  it('shutdown() sends all that remains and waits for it', async () => {
     vi.useRealTimers();
     const { loupe, calls, spans } = client(acceptAll, { flushIntervalMs: 60_000, batchSize: 10 });
-    // The 10th span starts a drain; the drain takes the spans queued behind it, 10 per request.
+    // The 10th span starts a drain; the drain's next request takes all the spans queued behind it.
     for (let i = 0; i < 25; i++) loupe.startSpan(`s${i}`).end();
     await loupe.shutdown();
     expect(spans()).toHaveLength(25);
-    expect(calls.map((c) => c.body!.traces.flatMap((t) => t.spans).length)).toEqual([10, 10, 5]);
+    expect(calls.map((c) => c.body!.traces.flatMap((t) => t.spans).length)).toEqual([10, 15]);
     expect(loupe.stats()).toMatchObject({ queued: 0, sent: 25 });
+  });
+
+  it('a backlog goes out in few requests, at most MAX_REQUEST_SPANS each, spans of a trace together, none lost', async () => {
+    vi.useRealTimers();
+    // The first request hangs while 2,490 more spans end: a backlog, as under loupe.experiment.
+    const { loupe, calls, spans, release } = backlogged();
+    const ids = new Set<string>();
+    for (let t = 0; t < 830; t++) {
+      const root = loupe.startSpan(`item ${t}`);
+      loupe.startSpan('task', { parent: root }).end();
+      loupe.startSpan('score', { parent: root }).end();
+      root.end();
+      ids.add(root.traceId);
+    }
+    release();
+    await loupe.shutdown();
+    const perCall = calls.map((c) => c.body!.traces.flatMap((t) => t.spans).length);
+    expect(perCall).toEqual([10, MAX_REQUEST_SPANS, MAX_REQUEST_SPANS, 2500 - 10 - 2 * MAX_REQUEST_SPANS]);
+    expect(new Set(spans().map((s) => s.spanId)).size).toBe(2500);
+    expect(loupe.stats()).toMatchObject({ queued: 0, sent: 2500, dropped: 0, rejected: 0, requests: 4 });
+    // A trace appears once in a request, with its spans grouped under it.
+    for (const call of calls) {
+      const traceIds = call.body!.traces.map((t) => t.traceId);
+      expect(new Set(traceIds).size).toBe(traceIds.length);
+    }
+    expect(
+      calls.flatMap((c) => c.body!.traces.filter((t) => ids.has(t.traceId)).map((t) => t.spans.length)).reduce((a, b) => a + b, 0),
+    ).toBe(2490);
+  });
+
+  it('no request over MAX_REQUEST_BYTES: spans with large inputs split the backlog by size, and one too large goes alone', async () => {
+    vi.useRealTimers();
+    const { loupe, calls, spans, release } = backlogged();
+    const large = 'x'.repeat(1.5 * 1024 * 1024);
+    const names: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const root = loupe.startSpan(`large ${i}`, { input: large });
+      loupe.startSpan(`small ${i}`, { parent: root }).end();
+      root.end();
+      names.push(`small ${i}`, `large ${i}`);
+    }
+    const huge = loupe.startSpan('huge', { input: 'é'.repeat(2.5 * 1024 * 1024) });
+    huge.end();
+    endSpans(loupe, 5);
+    release();
+    await loupe.shutdown();
+    const tooLarge = calls.filter((c) => c.bytes > MAX_REQUEST_BYTES);
+    expect(tooLarge).toHaveLength(1);
+    expect(tooLarge[0]!.body!.traces.flatMap((t) => t.spans).map((s) => s.name)).toEqual(['huge']);
+    for (const call of calls.filter((c) => c !== tooLarge[0])) expect(call.bytes).toBeLessThanOrEqual(MAX_REQUEST_BYTES);
+    // Two 1.5 MiB spans fit in a request, three do not: 6 requests for the 12; then 'huge' alone, then the rest.
+    expect(calls).toHaveLength(1 + 6 + 1 + 1);
+    const small = Array.from({ length: 10 }, (_, i) => `s${i}`);
+    expect(spans().map((s) => s.name)).toEqual([...small, ...names, 'huge', ...small.slice(0, 5)]);
+    expect(spans()).toHaveLength(10 + 24 + 1 + 5);
+    expect(new Set(spans().map((s) => s.spanId)).size).toBe(40);
+    expect(loupe.stats()).toMatchObject({ queued: 0, sent: 40, dropped: 0 });
   });
 
   it('never blocks or throws into the caller, even when onError throws', async () => {

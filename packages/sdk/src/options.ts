@@ -18,7 +18,7 @@ export interface LoupeOptions {
   organizationId?: string;
   /** Env LOUPE_FLUSH_INTERVAL_MS; default 5000. */
   flushIntervalMs?: number;
-  /** Spans that trigger a flush, and the most spans in one request. Env LOUPE_BATCH_SIZE; default 10. */
+  /** Spans that trigger a flush; a request takes all that wait, up to 1,000 (or this) and 4 MiB. Env LOUPE_BATCH_SIZE; default 10. */
   batchSize?: number;
   /** Retries of a failed request. Env LOUPE_MAX_RETRIES; default 3. */
   maxRetries?: number;

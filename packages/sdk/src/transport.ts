@@ -8,7 +8,18 @@ import type { IngestResult, SpanPayload, TracePayload } from './types.js';
 interface QueuedSpan {
   trace: TraceInfo;
   span: SpanPayload;
+  /** The span's serialized size in bytes, measured once when first taken. */
+  bytes?: number;
 }
+
+/**
+ * The most one request to POST /api/traces carries when spans back up: well under the
+ * service's default body limit (LOUPE_BODY_LIMIT, 10 MiB), and few enough spans that no trace
+ * in it comes near the service's spans-per-trace limit. A single span larger than this still
+ * goes, alone.
+ */
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+export const MAX_REQUEST_SPANS = 1000;
 
 export interface TransportStats {
   /** Spans waiting to be sent. */
@@ -128,13 +139,36 @@ export class SpanTransport {
           );
         }
         // Spans first: a score may come before its trace, but its trace usually should not wait.
-        if (this.queue.length > 0) await this.sendSpans(this.queue.splice(0, this.options.batchSize));
+        if (this.queue.length > 0) await this.sendSpans(this.takeSpans());
         else await this.sendScores(this.scoreQueue.splice(0, this.options.batchSize));
       }
     } finally {
       // Cleared in the same step that saw the queue empty: a span queued after it starts a new drain.
       this.draining = undefined;
     }
+  }
+
+  /**
+   * The next request's spans: all that wait, up to MAX_REQUEST_SPANS (or batchSize when
+   * larger) and MAX_REQUEST_BYTES of JSON. The size counted is an upper bound of the body
+   * groupByTrace builds: each trace's fields once, each span, and a separator for each.
+   */
+  private takeSpans(): QueuedSpan[] {
+    const maxSpans = Math.max(this.options.batchSize, MAX_REQUEST_SPANS);
+    const traces = new Set<string>();
+    let bytes = '{"traces":[]}'.length;
+    let n = 0;
+    for (; n < this.queue.length && n < maxSpans; n++) {
+      const queued = this.queue[n]!;
+      queued.bytes ??= Buffer.byteLength(JSON.stringify(queued.span)) + 1;
+      let size = queued.bytes;
+      if (!traces.has(queued.trace.traceId)) size += Buffer.byteLength(JSON.stringify(traceFields(queued.trace, this.options))) + 1;
+      // The first span always goes, so that one too large for any request cannot hold the rest.
+      if (n > 0 && bytes + size > MAX_REQUEST_BYTES) break;
+      bytes += size;
+      traces.add(queued.trace.traceId);
+    }
+    return this.queue.splice(0, n);
   }
 
   private sendSpans(batch: QueuedSpan[]): Promise<void> {
@@ -264,17 +298,22 @@ function groupByTrace(batch: QueuedSpan[], options: ResolvedOptions): TracePaylo
   for (const { trace, span } of batch) {
     let payload = traces.get(trace.traceId);
     if (!payload) {
-      payload = {
-        traceId: trace.traceId,
-        ...(trace.name ? { name: trace.name } : {}),
-        ...(trace.sessionId ? { sessionId: trace.sessionId } : {}),
-        source: options.source,
-        ...(options.environment ? { environment: options.environment } : {}),
-        spans: [],
-      };
+      payload = traceFields(trace, options);
       traces.set(trace.traceId, payload);
     }
     payload.spans.push(span);
   }
   return [...traces.values()];
+}
+
+/** A trace's payload without its spans yet. */
+function traceFields(trace: TraceInfo, options: ResolvedOptions): TracePayload {
+  return {
+    traceId: trace.traceId,
+    ...(trace.name ? { name: trace.name } : {}),
+    ...(trace.sessionId ? { sessionId: trace.sessionId } : {}),
+    source: options.source,
+    ...(options.environment ? { environment: options.environment } : {}),
+    spans: [],
+  };
 }
