@@ -14,7 +14,7 @@ import {
   scoreNames,
   type PairSums,
 } from '../model/run-figures.js';
-import { selectRunPairSums, selectRunScoreNames, type RunPairSums } from '../tables/run-items-engine-table.js';
+import { selectRunPairSums, type RunPairSums } from '../tables/run-items-engine-table.js';
 import { hasPendingEntries } from '../tables/run-items-outbox-table.js';
 import type { RunItemsMirror } from './run-items-mirror.js';
 import {
@@ -163,11 +163,8 @@ export async function metricsInEngine(
     return null;
   }
   if (await hasPendingEntries(sql, workspaceId, runIds)) return null;
-  const [nameRows, sumRows] = await Promise.all([
-    selectRunScoreNames(engine.clickhouse, { workspaceId, runIds }),
-    selectRunPairSums(engine.clickhouse, { workspaceId, baselineRunId: runIds[0]!, runIds }),
-  ]);
-  const names = scoreNames(nameRows.map((row) => ({ scoreTypes: { [row.name]: row.type } })));
+  const sumRows = await selectRunPairSums(engine.clickhouse, { workspaceId, baselineRunId: runIds[0]!, runIds });
+  const names = scoreNames(sumRows.filter((row) => row.kind === 'score').map((row) => ({ scoreTypes: { [row.name]: row.type } })));
   const specs = metricsOf(names, await readers.scores.higherIsBetter(workspaceId, [...names.keys()]));
   const sums = new Map(sumRows.map((row) => [`${row.run_id} ${row.kind} ${row.name}`, pairSumsOf(row)]));
   return runIds

@@ -77,38 +77,12 @@ export async function insertRunItemRows(clickhouse: ClickHouseClient, rows: Engi
  * both, as the paired tests take them (docs/decisions/107-run-comparison-in-the-engine.md). An
  * item's score of a name is the mean of its trace's live scores of it (boolean: true when ≥ ½),
  * its category the one most of them have (a tie: the first in byte order); cost and latency are
- * its trace's live summary's. Reads the workspace's live rows through the views of POST
- * /api/sql, which bind the workspace: `sql_dataset_run_items`, `sql_scores`, `sql_traces`.
+ * its trace's live summary's. A metric some run has without any pair comes with `n` 0 (and
+ * `run_id` '' when only the baseline has it), so every score name of the runs is answered with
+ * its data type. Reads the workspace's live rows through the views of POST /api/sql, which
+ * bind the workspace: `sql_dataset_run_items`, `sql_scores`, `sql_traces`. Every run's values
+ * are read once, grouped per item and metric, and each subject's paired with the baseline's.
  */
-const runItemValues = `
-  items AS (
-    SELECT run_id, dataset_item_id, trace_id
-    FROM sql_dataset_run_items(workspace = {workspaceId:String})
-    WHERE run_id IN {runIds:Array(String)}
-  ),
-  item_scores AS (
-    SELECT trace_id, name, type, mean,
-      if(type = 'categorical', arraySort(x -> (-x.2, x.1), arrayMap(l -> (l, countEqual(labels, l)), arrayDistinct(labels)))[1].1, '')
-        AS category
-    FROM (
-      SELECT trace_id, name, any(data_type) AS type, avg(value) AS mean, groupArray(string_value) AS labels
-      FROM sql_scores(workspace = {workspaceId:String})
-      WHERE trace_id IN (SELECT trace_id FROM items)
-      GROUP BY trace_id, name
-    )
-  )`;
-
-export const selectRunScoreNames = defineQuery({
-  name: 'selectRunScoreNames',
-  params: z.object({ workspaceId: z.string(), runIds: z.array(z.string()).min(1) }),
-  row: z.object({ name: z.string(), type: z.enum(['numeric', 'categorical', 'boolean']) }),
-  sql: (values) => ({
-    values,
-    query: `WITH ${runItemValues}
-      SELECT name, any(type) AS type FROM item_scores WHERE trace_id IN (SELECT trace_id FROM items) GROUP BY name ORDER BY name`,
-  }),
-});
-
 export const selectRunPairSums = defineQuery({
   name: 'selectRunPairSums',
   params: z.object({ workspaceId: z.string(), baselineRunId: z.string(), runIds: z.array(z.string()).min(2) }),
@@ -116,6 +90,7 @@ export const selectRunPairSums = defineQuery({
     run_id: z.string(),
     kind: z.enum(['score', 'cost', 'latency']),
     name: z.string(),
+    type: z.enum(['numeric', 'categorical', 'boolean']),
     n: z.coerce.number(),
     baseline_mean: z.number(),
     mean: z.number(),
@@ -129,36 +104,62 @@ export const selectRunPairSums = defineQuery({
   }),
   sql: (values) => ({
     values,
-    query: `WITH ${runItemValues},
+    query: `WITH
+      items AS (
+        SELECT run_id, dataset_item_id, trace_id
+        FROM sql_dataset_run_items(workspace = {workspaceId:String})
+        WHERE run_id IN {runIds:Array(String)}
+      ),
+      item_scores AS (
+        SELECT trace_id, name, type, mean,
+          if(type = 'categorical', arraySort(x -> (-x.2, x.1), arrayMap(l -> (l, countEqual(labels, l)), arrayDistinct(labels)))[1].1, '')
+            AS category
+        FROM (
+          SELECT trace_id, name, any(data_type) AS type, avg(value) AS mean, groupArray(string_value) AS labels
+          FROM sql_scores(workspace = {workspaceId:String})
+          WHERE trace_id IN (SELECT trace_id FROM items)
+          GROUP BY trace_id, name
+        )
+      ),
       figures AS (
         SELECT trace_id, cost_usd, duration_ms
         FROM sql_traces(workspace = {workspaceId:String})
         WHERE trace_id IN (SELECT trace_id FROM items)
       ),
       item_values AS (
-        SELECT i.run_id AS run_id, i.dataset_item_id AS item_id, 'score' AS kind, s.name AS name, s.mean AS value, s.category AS category
+        SELECT i.run_id AS run_id, i.dataset_item_id AS item_id, 'score' AS kind, s.name AS name, s.type AS type, s.mean AS value,
+          s.category AS category
         FROM items AS i INNER JOIN item_scores AS s ON s.trace_id = i.trace_id
         UNION ALL
-        SELECT i.run_id, i.dataset_item_id, 'cost', 'costUsd', assumeNotNull(f.cost_usd), ''
-        FROM items AS i INNER JOIN figures AS f ON f.trace_id = i.trace_id WHERE f.cost_usd IS NOT NULL
-        UNION ALL
-        SELECT i.run_id, i.dataset_item_id, 'latency', 'latencyMs', assumeNotNull(f.duration_ms), ''
-        FROM items AS i INNER JOIN figures AS f ON f.trace_id = i.trace_id WHERE f.duration_ms IS NOT NULL
+        SELECT i.run_id, i.dataset_item_id, m.1, m.2, 'numeric', assumeNotNull(m.3), ''
+        FROM items AS i INNER JOIN figures AS f ON f.trace_id = i.trace_id
+        ARRAY JOIN [('cost', 'costUsd', f.cost_usd), ('latency', 'latencyMs', f.duration_ms)] AS m
+        WHERE m.3 IS NOT NULL
+      ),
+      per_item AS (
+        SELECT kind, name, any(type) AS type,
+          countIf(run_id = {baselineRunId:String}) > 0 AS has_baseline,
+          anyIf(value, run_id = {baselineRunId:String}) AS b_value, anyIf(category, run_id = {baselineRunId:String}) AS b_category,
+          groupArrayIf((run_id, value, category), run_id != {baselineRunId:String}) AS subjects
+        FROM item_values
+        GROUP BY item_id, kind, name
       )
-      SELECT run_id, kind, name, n, baseline_mean, mean, difference_mean, difference_variance,
+      SELECT run_id, kind, name, type, n, baseline_mean, mean, difference_mean, difference_variance,
         baseline_true, subject_true, baseline_only, subject_only,
         arrayMap(t -> (t.1, t.2, countEqual(categories, t)), arrayDistinct(categories)) AS transitions
       FROM (
-        SELECT s.run_id AS run_id, b.kind AS kind, b.name AS name, count() AS n,
-          avg(b.value) AS baseline_mean, avg(s.value) AS mean, avg(s.value - b.value) AS difference_mean,
-          if(n > 1, varSampStable(s.value - b.value), 0) AS difference_variance,
-          countIf(b.value >= 0.5) AS baseline_true, countIf(s.value >= 0.5) AS subject_true,
-          countIf(b.value >= 0.5 AND s.value < 0.5) AS baseline_only, countIf(b.value < 0.5 AND s.value >= 0.5) AS subject_only,
-          groupArrayIf((b.category, s.category), b.category != '' AND s.category != '') AS categories
-        FROM (SELECT * FROM item_values WHERE run_id = {baselineRunId:String}) AS b
-        INNER JOIN (SELECT * FROM item_values WHERE run_id != {baselineRunId:String}) AS s
-          ON s.item_id = b.item_id AND s.kind = b.kind AND s.name = b.name
-        GROUP BY s.run_id, b.kind, b.name
+        SELECT run_id, kind, name, any(type) AS type, countIf(paired) AS n,
+          if(n > 0, avgIf(b_value, paired), 0) AS baseline_mean, if(n > 0, avgIf(value, paired), 0) AS mean,
+          if(n > 0, avgIf(value - b_value, paired), 0) AS difference_mean,
+          if(n > 1, varSampStableIf(value - b_value, paired), 0) AS difference_variance,
+          countIf(paired AND b_value >= 0.5) AS baseline_true, countIf(paired AND value >= 0.5) AS subject_true,
+          countIf(paired AND b_value >= 0.5 AND value < 0.5) AS baseline_only, countIf(paired AND b_value < 0.5 AND value >= 0.5) AS subject_only,
+          groupArrayIf((b_category, category), paired AND b_category != '' AND category != '') AS categories
+        FROM (
+          SELECT s.1 AS run_id, kind, name, type, has_baseline AND s.1 != '' AS paired, b_value, b_category, s.2 AS value, s.3 AS category
+          FROM per_item LEFT ARRAY JOIN subjects AS s
+        )
+        GROUP BY run_id, kind, name
       )
       ORDER BY run_id, kind, name`,
   }),
