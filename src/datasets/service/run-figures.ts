@@ -124,7 +124,7 @@ async function sideBySide(sql: Sql, runIds: string[], ids: string[], byId: Map<s
 
 /**
  * The engine's copy of the run items and what keeps it current: the comparison sums the pairs
- * there (docs/decisions/107-run-comparison-in-the-engine.md).
+ * there (docs/decisions/106-run-items-for-sql.md).
  */
 export interface ComparisonEngine {
   clickhouse: ClickHouseClient;

@@ -74,7 +74,7 @@ export async function insertRunItemRows(clickhouse: ClickHouseClient, rows: Engi
 /**
  * Per subject run, per metric (each score name, the traces' cost and latency): the sufficient
  * statistics of its pairs with the baseline run, over the items both runs have with a value in
- * both, as the paired tests take them (docs/decisions/107-run-comparison-in-the-engine.md). An
+ * both, as the paired tests take them (docs/decisions/106-run-items-for-sql.md). An
  * item's score of a name is the mean of its trace's live scores of it (boolean: true when ≥ ½),
  * its category the one most of them have (a tie: the first in byte order); cost and latency are
  * its trace's live summary's. A metric some run has without any pair comes with `n` 0 (and
