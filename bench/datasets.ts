@@ -11,7 +11,9 @@
  * - `GET /api/datasets/:id/runs/compare?runs=a,b` (per metric the paired tests over all the
  *   items, and the first page of 100 items side by side; goal ≤ 500 ms);
  * - the side by side view's first page alone, `…/runs/compare/items?runs=a,b` (goal ≤ 100 ms);
- * - `GET /api/me` (no store: this run's floor).
+ * - `GET /api/me` (no store: this run's floor);
+ * - the comparison's metrics alone, in this process: computed over every item (the direct
+ *   computation, before) and summed in the engine (after), alternated.
  * Last, the TypeScript SDK's `loupe.experiment` over a dataset of `--sdk-items` items at
  * concurrency 10, its task waiting `--task-ms`, against the same task run bare over the same
  * items with the same 10 workers, in this run: the overhead per item (goal ≤ 2 ms).
@@ -42,6 +44,23 @@ function parseOptions(args: string[]) {
   return options;
 }
 
+/** The median time of each of `work`, called in turn `calls` times after one warm-up of each (so all see the same load). */
+async function alternated(calls: number, work: Array<() => Promise<void>>): Promise<number[]> {
+  for (const w of work) await w();
+  const times = work.map(() => [] as number[]);
+  for (let i = 0; i < calls; i++)
+    for (const [k, w] of work.entries()) {
+      const started = performance.now();
+      await w();
+      times[k]!.push(performance.now() - started);
+    }
+  return times.map((t) => {
+    const sorted = [...t].sort((a, b) => a - b);
+    const mid = sorted.length / 2;
+    return sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  });
+}
+
 export async function run(args: string[]) {
   const options = parseOptions(args);
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-datasets-'));
@@ -51,6 +70,11 @@ export async function run(args: string[]) {
   const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
   const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const { Loupe } = await import('../packages/sdk/src/index.js');
+  const { openPostgres } = await import('../src/stores/postgres.js');
+  const { metricsInEngine, metricsOfItems } = await import('../src/datasets/service/run-figures.js');
+  const { runItemsMirror } = await import('../src/datasets/service/run-items-mirror.js');
+  const { traceFiguresReader } = await import('../src/traces/query/trace-figures.js');
+  const { runScoresOf } = await import('../src/scores/service/run-scores.js');
   const config = loadConfig({
     LOUPE_DATA_DIR: dir,
     PORT: '0',
@@ -144,6 +168,25 @@ export async function run(args: string[]) {
     figures.push(['GET …/runs/compare/items (the side by side view, first page of 100)', pageMs, '≤ 100 ms']);
     const runMs = await median(options.calls, async () => void (await call('GET', `/api/datasets/${datasetId}/runs/${runIds[0]}`)));
     figures.push(["GET …/runs/:runId (a run's figures, first page of 100)", runMs, '']);
+    // The comparison's metrics alone, in this process on the same stores: the direct computation
+    // over every item (before) against the engine's sums of the pairs (after), alternated.
+    const pg = await openPostgres({ dataDir: dir });
+    try {
+      const readers = { traces: traceFiguresReader(store.client), scores: runScoresOf(store.client, pg.sql) };
+      const engine = { clickhouse: store.client, mirror: runItemsMirror(pg.sql, store.client) };
+      const direct = async () => void (await metricsOfItems(pg.sql, readers, workspaceId, runIds));
+      const summed = async () => {
+        if ((await metricsInEngine(pg.sql, engine, readers, workspaceId, runIds)) === null) throw new Error('the engine path fell back');
+      };
+      const [directMs, summedMs] = await alternated(options.calls, [direct, summed]);
+      figures.push(["the comparison's metrics, computed over every item (before)", directMs!, '']);
+      figures.push(["the comparison's metrics, summed in the engine (after)", summedMs!, '']);
+      // The endpoint again, now that the engine has merged what the load wrote.
+      const againMs = await median(options.calls, async () => void (await call('GET', compare)));
+      figures.push(['GET …/runs/compare again, after the metrics above', againMs, '≤ 500 ms']);
+    } finally {
+      await pg.sql.end({ timeout: 5 });
+    }
     for (const [name, ms] of figures.slice(1)) console.error(`${name}: ${ms.toFixed(1)} ms`);
 
     // The SDK: the same task bare and inside loupe.experiment, same items, 10 workers each.

@@ -382,6 +382,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       prefix: '/api/datasets',
       sql: deps.sql,
       mirror,
+      clickhouse: deps.clickhouse,
       readers: { traces: traceFiguresReader(deps.clickhouse), scores: runScoresOf(deps.clickhouse, deps.sql) },
     });
     await api.register(modelConnectionRoutes, {

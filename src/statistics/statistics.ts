@@ -129,8 +129,15 @@ export function quantile(values: number[], p: number): number | null {
  * both) against 0; null with fewer than two pairs or differences without spread.
  */
 export function pairedTTest(differences: number[]): TestResult<'paired_t'> | null {
-  if (differences.length < 2) return null;
-  const { n, mean, variance } = figuresOf(differences);
+  return pairedTTestOf(figuresOf(differences));
+}
+
+/**
+ * The paired t test from the differences' count, mean and sample variance (as the engine sums
+ * them); null with fewer than two pairs or differences without spread.
+ */
+export function pairedTTestOf({ n, mean, variance }: GroupFigures): TestResult<'paired_t'> | null {
+  if (n < 2) return null;
   if (!(variance > 0)) return null;
   const statistic = mean / Math.sqrt(variance / n);
   const df = n - 1;
@@ -157,12 +164,19 @@ export function mcNemarTest(baselineOnly: number, subjectOnly: number): TestResu
   return { test: 'mcnemar_chi_square', statistic, df: 1, pValue: 1 - jStat.chisquare.cdf(statistic, 1) };
 }
 
+/** How many cases are in `baseline` in the baseline and in `subject` in the subject. */
+export interface CategoryTransition {
+  baseline: string;
+  subject: string;
+  n: number;
+}
+
 /** The counts of a square table of paired categories: `n(a, b)` cases in `a` in the baseline and `b` in the subject. */
-function pairTable(pairs: readonly (readonly [string, string])[]) {
+function pairTable(transitions: readonly CategoryTransition[]) {
   const counts = new Map<string, number>();
   const key = (a: string, b: string) => JSON.stringify([a, b]);
-  for (const [a, b] of pairs) counts.set(key(a, b), (counts.get(key(a, b)) ?? 0) + 1);
-  const categories = [...new Set(pairs.flat())].sort();
+  for (const { baseline: a, subject: b, n } of transitions) if (n > 0) counts.set(key(a, b), (counts.get(key(a, b)) ?? 0) + n);
+  const categories = [...new Set(transitions.filter((t) => t.n > 0).flatMap((t) => [t.baseline, t.subject]))].sort();
   const n = (a: string, b: string) => counts.get(key(a, b)) ?? 0;
   return {
     categories,
@@ -205,7 +219,12 @@ function changeGroups(categories: string[], moved: (a: string, b: string) => boo
  * it is McNemar's statistic without continuity correction.
  */
 export function stuartMaxwellTest(pairs: readonly (readonly [string, string])[]): TestResult<'stuart_maxwell'> | null {
-  const { categories, n, rowTotal, columnTotal } = pairTable(pairs);
+  return stuartMaxwellTestOf(pairs.map(([baseline, subject]) => ({ baseline, subject, n: 1 })));
+}
+
+/** The Stuart–Maxwell test from the table of transitions (counts of each baseline, subject pair of categories). */
+export function stuartMaxwellTestOf(transitions: readonly CategoryTransition[]): TestResult<'stuart_maxwell'> | null {
+  const { categories, n, rowTotal, columnTotal } = pairTable(transitions);
   const groups = changeGroups(categories, (a, b) => n(a, b) + n(b, a) > 0);
   if (groups.length === 0) return null;
   let statistic = 0;

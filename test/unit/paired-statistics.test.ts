@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import jstat from 'jstat';
-import { mcNemarTest, pairedTTest, quantile, stuartMaxwellTest, verdictOf } from '../../src/statistics/statistics.js';
+import {
+  figuresOf,
+  mcNemarTest,
+  pairedTTest,
+  pairedTTestOf,
+  quantile,
+  stuartMaxwellTest,
+  stuartMaxwellTestOf,
+  verdictOf,
+} from '../../src/statistics/statistics.js';
 
 const { jStat } = jstat;
 
@@ -22,6 +31,12 @@ describe('paired t test', () => {
     expect(reverse.statistic).toBeCloseTo(4.0621, 4);
     expect(verdictOf(reverse, 1.58, true)).toBe('better');
     expect(verdictOf(reverse, 1.58, false)).toBe('worse');
+  });
+
+  it('gives the same test from the count, mean and variance of the differences', () => {
+    const differences = drug2.map((v, i) => v - drug1[i]!);
+    expect(pairedTTestOf(figuresOf(differences))).toEqual(pairedTTest(differences));
+    expect(pairedTTestOf({ n: 10, mean: 1.58, variance: figuresOf(differences).variance })!.statistic).toBeCloseTo(4.0621, 4);
   });
 
   it('has no test with fewer than two pairs or differences without spread', () => {
@@ -118,6 +133,12 @@ describe('Stuart–Maxwell test', () => {
     expect(result.pValue).toBeCloseTo(tail, 8);
     expect(result.pValue).toBeLessThan(0.01);
     expect(verdictOf(result, 0, true)).toBe('different');
+  });
+
+  it('gives the same Q from the table of transition counts as from the pairs', () => {
+    const transitions = vision.flatMap((row, i) => row.map((n, j) => ({ baseline: grades[i]!, subject: grades[j]!, n })));
+    expect(stuartMaxwellTestOf(transitions)).toEqual(stuartMaxwellTest(pairsOf(vision, grades)));
+    expect(stuartMaxwellTestOf(transitions)!.statistic).toBeCloseTo(11.96, 2);
   });
 
   it('does not depend on the order of the categories (which one is left out)', () => {

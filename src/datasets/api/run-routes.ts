@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { Sql } from '../../stores/postgres.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import * as runs from '../service/runs.js';
@@ -29,10 +30,12 @@ const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorE
 const tags = ['datasets'];
 
 /** The runs (experiments) of a dataset of the caller's workspace, under `/api/datasets/:id/runs`. */
-export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunReaders; mirror: RunItemsMirror }> = async (
-  app,
-  { sql, readers, mirror },
-) => {
+export const datasetRunRoutes: FastifyPluginAsyncZod<{
+  sql: Sql;
+  readers: RunReaders;
+  mirror: RunItemsMirror;
+  clickhouse: ClickHouseClient;
+}> = async (app, { sql, readers, mirror, clickhouse }) => {
   app.get('/:id/runs/compare', {
     config: { readBarrier: 'workspace' },
     schema: {
@@ -45,7 +48,7 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{ sql: Sql; readers: RunRea
     },
     handler: async (request, reply) => {
       const { runs: runIds, ...page } = request.query;
-      const answer = await compareRuns(sql, readers, request.auth.workspaceId, request.params.id, runIds, page);
+      const answer = await compareRuns(sql, readers, request.auth.workspaceId, request.params.id, runIds, page, { clickhouse, mirror });
       return sendData(request, reply, answer.data, { meta: answer.meta });
     },
   });

@@ -5,10 +5,13 @@ import {
   mcNemarTest,
   meanInterval,
   pairedTTest,
+  pairedTTestOf,
   proportionInterval,
   quantile,
   stuartMaxwellTest,
+  stuartMaxwellTestOf,
   verdictOf,
+  type CategoryTransition,
   type TestName,
   type TestResult,
 } from '../../statistics/statistics.js';
@@ -53,7 +56,7 @@ const isNumber = (v: number | null | undefined): v is number => typeof v === 'nu
 const asBoolean = (mean: number) => mean >= 0.5;
 
 /** Per score name (sorted), its data type as the items' scores say. */
-function scoreNames(items: ItemFigures[]): Map<string, TraceScoreValue['dataType']> {
+export function scoreNames(items: Pick<ItemFigures, 'scoreTypes'>[]): Map<string, TraceScoreValue['dataType']> {
   const names = new Map<string, TraceScoreValue['dataType']>();
   for (const item of items) for (const [name, type] of Object.entries(item.scoreTypes)) if (!names.has(name)) names.set(name, type);
   return new Map([...names].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -102,11 +105,10 @@ interface MetricSpec {
 }
 
 /**
- * The metrics two runs compare on: each score name either run has (its direction from
+ * The metrics runs compare on: each score name any of them has (`scoreNames`; its direction from
  * `higherIsBetter`; a categorical score has none), cost and latency (lower is better).
  */
-export function metricsOf(runs: ItemFigures[][], higherIsBetter: Map<string, boolean>): MetricSpec[] {
-  const names = scoreNames(runs.flat());
+export function metricsOf(names: Map<string, TraceScoreValue['dataType']>, higherIsBetter: Map<string, boolean>): MetricSpec[] {
   const specs: MetricSpec[] = [];
   for (const [name, dataType] of names) {
     specs.push({ kind: 'score', name, dataType, higherIsBetter: higherIsBetter.get(name) ?? true, value: (i) => i.scores[name] });
@@ -118,54 +120,59 @@ export function metricsOf(runs: ItemFigures[][], higherIsBetter: Map<string, boo
 
 type RunItems = { runId: string; items: Map<string, ItemFigures> };
 
-/**
- * A categorical score of the subject run against the baseline, over the items with a category
- * in both: the Stuart–Maxwell test of marginal homogeneity (do the categories' shares differ?).
- * Categories have no mean nor direction: the verdict is `different` or `no significant difference`.
- */
-function compareCategories(spec: MetricSpec, baseline: RunItems, subject: RunItems): RunComparisonMetric {
-  const pairs: [string, string][] = [];
-  for (const [id, b] of baseline.items) {
-    const bc = b.categories[spec.name];
-    const sc = subject.items.get(id)?.categories[spec.name];
-    if (bc !== undefined && sc !== undefined) pairs.push([bc, sc]);
-  }
-  const test = stuartMaxwellTest(pairs);
-  return {
-    ...metricHead(spec, baseline, subject),
-    n: pairs.length,
-    baselineMean: null,
-    mean: null,
-    difference: null,
-    ...testFields(test),
-    verdict: verdictOf(test, 0, spec.higherIsBetter),
-  };
+/** A metric's pairs as the tests take them: the count, the means of each side, and the test (null without one). */
+interface PairedFigures {
+  n: number;
+  baselineMean: number | null;
+  mean: number | null;
+  test: TestResult<RunComparisonMetric['test'] & TestName> | null;
 }
 
-const metricHead = (spec: MetricSpec, baseline: RunItems, subject: RunItems) => ({
-  kind: spec.kind,
-  name: spec.name,
-  dataType: spec.dataType,
-  higherIsBetter: spec.higherIsBetter,
-  baselineRunId: baseline.runId,
-  runId: subject.runId,
-});
-
-const testFields = (test: TestResult<RunComparisonMetric['test'] & TestName> | null) => ({
-  test: test?.test ?? null,
-  statistic: test?.statistic ?? null,
-  df: test?.df ?? null,
-  pValue: test?.pValue ?? null,
-});
+/** The subject run against the baseline on one metric, from its paired figures, with the verdict as the prompt comparison gives it. */
+function metricOf(spec: MetricSpec, baselineRunId: string, runId: string, figures: PairedFigures): RunComparisonMetric {
+  const categorical = spec.dataType === 'categorical';
+  const difference = !categorical && figures.baselineMean !== null && figures.mean !== null ? figures.mean - figures.baselineMean : null;
+  return {
+    kind: spec.kind,
+    name: spec.name,
+    dataType: spec.dataType,
+    higherIsBetter: spec.higherIsBetter,
+    baselineRunId,
+    runId,
+    n: figures.n,
+    baselineMean: categorical ? null : figures.baselineMean,
+    mean: categorical ? null : figures.mean,
+    difference,
+    test: figures.test?.test ?? null,
+    statistic: figures.test?.statistic ?? null,
+    df: figures.test?.df ?? null,
+    pValue: figures.test?.pValue ?? null,
+    verdict: verdictOf(figures.test, difference ?? 0, spec.higherIsBetter),
+  };
+}
 
 /**
  * The subject run against the baseline on one metric, over the items present in both with a
  * value in both: the paired difference of means (subject − baseline) with the paired t test
- * (numeric), McNemar's (boolean) or Stuart–Maxwell's (categorical), and the verdict as the
- * prompt comparison gives it.
+ * (numeric), McNemar's (boolean) or Stuart–Maxwell's of marginal homogeneity (categorical: do
+ * the categories' shares differ? Categories have no mean nor direction, so the verdict is
+ * `different` or `no significant difference`), and the verdict as the prompt comparison gives it.
  */
 export function compareMetric(spec: MetricSpec, baseline: RunItems, subject: RunItems): RunComparisonMetric {
-  if (spec.dataType === 'categorical') return compareCategories(spec, baseline, subject);
+  if (spec.dataType === 'categorical') {
+    const pairs: [string, string][] = [];
+    for (const [id, b] of baseline.items) {
+      const bc = b.categories[spec.name];
+      const sc = subject.items.get(id)?.categories[spec.name];
+      if (bc !== undefined && sc !== undefined) pairs.push([bc, sc]);
+    }
+    return metricOf(spec, baseline.runId, subject.runId, {
+      n: pairs.length,
+      baselineMean: null,
+      mean: null,
+      test: stuartMaxwellTest(pairs),
+    });
+  }
   const pairs: [number, number][] = [];
   for (const [id, b] of baseline.items) {
     const s = subject.items.get(id);
@@ -174,20 +181,64 @@ export function compareMetric(spec: MetricSpec, baseline: RunItems, subject: Run
     if (isNumber(bv) && isNumber(sv)) pairs.push(spec.dataType === 'boolean' ? [+asBoolean(bv), +asBoolean(sv)] : [bv, sv]);
   }
   const n = pairs.length;
-  const baselineMean = n > 0 ? figuresOf(pairs.map((p) => p[0])).mean : null;
-  const mean = n > 0 ? figuresOf(pairs.map((p) => p[1])).mean : null;
-  const difference = baselineMean !== null && mean !== null ? mean - baselineMean : null;
   const test =
     spec.dataType === 'boolean'
       ? mcNemarTest(pairs.filter(([b, s]) => b === 1 && s === 0).length, pairs.filter(([b, s]) => b === 0 && s === 1).length)
       : pairedTTest(pairs.map(([b, s]) => s - b));
-  return {
-    ...metricHead(spec, baseline, subject),
+  return metricOf(spec, baseline.runId, subject.runId, {
     n,
-    baselineMean,
-    mean,
-    difference,
-    ...testFields(test),
-    verdict: verdictOf(test, difference ?? 0, spec.higherIsBetter),
-  };
+    baselineMean: n > 0 ? figuresOf(pairs.map((p) => p[0])).mean : null,
+    mean: n > 0 ? figuresOf(pairs.map((p) => p[1])).mean : null,
+    test,
+  });
+}
+
+/**
+ * A metric's pairs summed by the engine (run-items-engine-table.ts): the count, the means of
+ * each side and of the differences with the differences' sample variance, the items true on
+ * each side (the mean ≥ ½), the discordant pairs, and the count of each (baseline category,
+ * subject category) transition.
+ */
+export interface PairSums {
+  n: number;
+  baselineMean: number;
+  mean: number;
+  differenceMean: number;
+  differenceVariance: number;
+  baselineTrue: number;
+  subjectTrue: number;
+  baselineOnly: number;
+  subjectOnly: number;
+  transitions: CategoryTransition[];
+}
+
+/** The subject run against the baseline on one metric from the engine's sums of its pairs (none: no pair), as `compareMetric` answers it. */
+export function compareMetricOfSums(
+  spec: MetricSpec,
+  baselineRunId: string,
+  runId: string,
+  sums: PairSums | undefined,
+): RunComparisonMetric {
+  if (spec.dataType === 'categorical') {
+    const transitions = sums?.transitions ?? [];
+    const n = transitions.reduce((total, t) => total + t.n, 0);
+    return metricOf(spec, baselineRunId, runId, { n, baselineMean: null, mean: null, test: stuartMaxwellTestOf(transitions) });
+  }
+  if (!sums || sums.n === 0) {
+    const test = spec.dataType === 'boolean' ? mcNemarTest(0, 0) : pairedTTestOf({ n: 0, mean: Number.NaN, variance: Number.NaN });
+    return metricOf(spec, baselineRunId, runId, { n: 0, baselineMean: null, mean: null, test });
+  }
+  if (spec.dataType === 'boolean')
+    return metricOf(spec, baselineRunId, runId, {
+      n: sums.n,
+      baselineMean: sums.baselineTrue / sums.n,
+      mean: sums.subjectTrue / sums.n,
+      test: mcNemarTest(sums.baselineOnly, sums.subjectOnly),
+    });
+  return metricOf(spec, baselineRunId, runId, {
+    n: sums.n,
+    baselineMean: sums.baselineMean,
+    mean: sums.mean,
+    test: pairedTTestOf({ n: sums.n, mean: sums.differenceMean, variance: sums.n > 1 ? sums.differenceVariance : Number.NaN }),
+  });
 }

@@ -3,7 +3,20 @@ import type { RunScores } from '../../contract/run-scores.js';
 import type { TraceFiguresReader } from '../../contract/trace-figures.js';
 import { validationError } from '../../http/errors.js';
 import { decodeItemCursor, encodeItemCursor } from '../model/item-cursor.js';
-import { compareMetric, itemFiguresOf, metricsOf, runFiguresOf } from '../model/run-figures.js';
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import type { RunComparisonMetric } from '../api/run-figure-schemas.js';
+import {
+  compareMetric,
+  compareMetricOfSums,
+  itemFiguresOf,
+  metricsOf,
+  runFiguresOf,
+  scoreNames,
+  type PairSums,
+} from '../model/run-figures.js';
+import { selectRunPairSums, type RunPairSums } from '../tables/run-items-engine-table.js';
+import { hasPendingEntries } from '../tables/run-items-outbox-table.js';
+import type { RunItemsMirror } from './run-items-mirror.js';
 import {
   selectAllRunItemFacts,
   selectComparedItemIds,
@@ -110,9 +123,73 @@ async function sideBySide(sql: Sql, runIds: string[], ids: string[], byId: Map<s
 }
 
 /**
+ * The engine's copy of the run items and what keeps it current: the comparison sums the pairs
+ * there (docs/decisions/106-run-items-for-sql.md).
+ */
+export interface ComparisonEngine {
+  clickhouse: ClickHouseClient;
+  mirror: RunItemsMirror;
+}
+
+/** Each run after the first against the first on every metric, from every item's figures read here (the direct computation). */
+export async function metricsOfItems(sql: Sql, readers: RunReaders, workspaceId: string, runIds: string[]): Promise<RunComparisonMetric[]> {
+  const perRun = await itemsWithFigures(readers, workspaceId, await Promise.all(runIds.map((runId) => selectAllRunItemFacts(sql, runId))));
+  const byId = perRun.map((items) => new Map(items.map((i) => [i.datasetItemId, i])));
+  const names = scoreNames(perRun.flat());
+  const specs = metricsOf(names, await readers.scores.higherIsBetter(workspaceId, [...names.keys()]));
+  return runIds
+    .slice(1)
+    .flatMap((runId, index) =>
+      specs.map((spec) => compareMetric(spec, { runId: runIds[0]!, items: byId[0]! }, { runId, items: byId[index + 1]! })),
+    );
+}
+
+/**
+ * The same metrics from the engine's sums of each metric's pairs, or null when the engine's copy
+ * may lag for these runs: the workspace's pending run item changes are sent first, and a change
+ * still pending after that (the engine's write failed, or another request is sending it) leaves
+ * the answer to the direct computation.
+ */
+export async function metricsInEngine(
+  sql: Sql,
+  engine: ComparisonEngine,
+  readers: RunReaders,
+  workspaceId: string,
+  runIds: string[],
+): Promise<RunComparisonMetric[] | null> {
+  try {
+    await engine.mirror.flush(workspaceId);
+  } catch {
+    return null;
+  }
+  if (await hasPendingEntries(sql, workspaceId, runIds)) return null;
+  const sumRows = await selectRunPairSums(engine.clickhouse, { workspaceId, baselineRunId: runIds[0]!, runIds });
+  const names = scoreNames(sumRows.filter((row) => row.kind === 'score').map((row) => ({ scoreTypes: { [row.name]: row.type } })));
+  const specs = metricsOf(names, await readers.scores.higherIsBetter(workspaceId, [...names.keys()]));
+  const sums = new Map(sumRows.map((row) => [`${row.run_id} ${row.kind} ${row.name}`, pairSumsOf(row)]));
+  return runIds
+    .slice(1)
+    .flatMap((runId) => specs.map((spec) => compareMetricOfSums(spec, runIds[0]!, runId, sums.get(`${runId} ${spec.kind} ${spec.name}`))));
+}
+
+const pairSumsOf = (row: RunPairSums): PairSums => ({
+  n: row.n,
+  baselineMean: row.baseline_mean,
+  mean: row.mean,
+  differenceMean: row.difference_mean,
+  differenceVariance: row.difference_variance,
+  baselineTrue: row.baseline_true,
+  subjectTrue: row.subject_true,
+  baselineOnly: row.baseline_only,
+  subjectOnly: row.subject_only,
+  transitions: row.transitions.map(([baseline, subject, n]) => ({ baseline, subject, n })),
+});
+
+/**
  * Runs of a dataset side by side: per metric, each run after the first against the first
- * over the items present in both (paired tests), and a page of the items any of them has, each
- * with every run's figures (null where a run has none).
+ * over the items present in both (paired tests; summed in the engine when it is given and
+ * current, else computed here over every item), and a page of the items any of them has,
+ * each with every run's figures (null where a run has none).
  */
 export async function compareRuns(
   sql: Sql,
@@ -121,30 +198,40 @@ export async function compareRuns(
   datasetId: string,
   runIds: string[],
   query: PageQuery,
+  engine?: ComparisonEngine,
 ) {
-  afterIdOf(query.cursor);
+  const afterId = afterIdOf(query.cursor);
   const runs = await comparedRuns(sql, workspaceId, datasetId, runIds);
-  const perRun = await itemsWithFigures(readers, workspaceId, await Promise.all(runIds.map((runId) => selectAllRunItemFacts(sql, runId))));
-  const byId = perRun.map((items) => new Map(items.map((i) => [i.datasetItemId, i])));
-  const specs = metricsOf(
-    perRun,
-    await readers.scores.higherIsBetter(workspaceId, [...new Set(perRun.flat().flatMap((i) => Object.keys(i.scores)))]),
-  );
-  const metrics = runIds
-    .slice(1)
-    .flatMap((runId, index) =>
-      specs.map((spec) => compareMetric(spec, { runId: runIds[0]!, items: byId[0]! }, { runId, items: byId[index + 1]! })),
-    );
-  const ids = [...new Set(perRun.flat().map((i) => i.datasetItemId))];
-  const { page, meta } = pageOf(ids, (id) => id, query);
-  return { data: { runs, metrics, items: await sideBySide(sql, runIds, page, byId) }, meta };
+  const metrics =
+    (engine && (await metricsInEngine(sql, engine, readers, workspaceId, runIds))) ??
+    (await metricsOfItems(sql, readers, workspaceId, runIds));
+  const { items, meta } = await sideBySidePage(sql, readers, workspaceId, runIds, query.limit, afterId);
+  return { data: { runs, metrics, items }, meta };
 }
 
 /**
- * The side by side view's page alone (no metrics): the page's dataset item ids first, then only
- * those items of each run, their traces' figures and scores, and their outputs; the same items
- * and order as `compareRuns` answers.
+ * A page of the side by side view: the page's dataset item ids first (those any of the runs
+ * has, in code unit order), then only those items of each run, their traces' figures and
+ * scores, and their outputs.
  */
+async function sideBySidePage(sql: Sql, readers: RunReaders, workspaceId: string, runIds: string[], limit: number, afterId?: string) {
+  const found = await selectComparedItemIds(sql, runIds, limit, afterId);
+  const hasMore = found.length > limit;
+  const ids = found.slice(0, limit);
+  const facts = await selectRunItemFactsOf(sql, runIds, ids);
+  const perRun = await itemsWithFigures(
+    readers,
+    workspaceId,
+    runIds.map((runId) => facts.filter((f) => f.runId === runId)),
+  );
+  const byId = perRun.map((items) => new Map(items.map((item) => [item.datasetItemId, item])));
+  return {
+    items: await sideBySide(sql, runIds, ids, byId),
+    meta: { pagination: { limit, hasMore, nextCursor: hasMore ? encodeItemCursor(ids.at(-1)!) : null } },
+  };
+}
+
+/** The side by side view's page alone (no metrics): the same items and order as `compareRuns` answers. */
 export async function compareRunItems(
   sql: Sql,
   readers: RunReaders,
@@ -155,18 +242,6 @@ export async function compareRunItems(
 ) {
   const afterId = afterIdOf(query.cursor);
   const runs = await comparedRuns(sql, workspaceId, datasetId, runIds);
-  const found = await selectComparedItemIds(sql, runIds, query.limit, afterId);
-  const hasMore = found.length > query.limit;
-  const ids = found.slice(0, query.limit);
-  const facts = await selectRunItemFactsOf(sql, runIds, ids);
-  const perRun = await itemsWithFigures(
-    readers,
-    workspaceId,
-    runIds.map((runId) => facts.filter((f) => f.runId === runId)),
-  );
-  const byId = perRun.map((items) => new Map(items.map((item) => [item.datasetItemId, item])));
-  return {
-    data: { runs, items: await sideBySide(sql, runIds, ids, byId) },
-    meta: { pagination: { limit: query.limit, hasMore, nextCursor: hasMore ? encodeItemCursor(ids.at(-1)!) : null } },
-  };
+  const { items, meta } = await sideBySidePage(sql, readers, workspaceId, runIds, query.limit, afterId);
+  return { data: { runs, items }, meta };
 }

@@ -50,3 +50,10 @@ export async function claimEntries(sql: Sql, workspaceId: string | undefined, li
 export async function deleteEntries(sql: Sql, ids: string[]): Promise<void> {
   if (ids.length > 0) await sql`delete from dataset_run_items_outbox where id = any(${ids}::bigint[])`;
 }
+
+/** Whether an entry of these runs is still to be sent (another flush may hold it): the engine's copy may lag for them. */
+export async function hasPendingEntries(sql: Sql, workspaceId: string, runIds: string[]): Promise<boolean> {
+  const [row] = await sql<{ pending: boolean }[]>`
+    select exists (select 1 from dataset_run_items_outbox where workspace_id = ${workspaceId} and run_id = any(${runIds}::uuid[])) as pending`;
+  return row?.pending ?? true;
+}
