@@ -108,9 +108,9 @@ const toolInputs = {
   },
   get_stats: {
     groupBy: z
-      .enum(['model', 'provider', 'kind', 'source', 'service', 'user', 'session', 'tag', 'name'])
+      .enum(['model', 'provider', 'kind', 'source', 'service', 'user', 'session', 'tag', 'name', 'score'])
       .optional()
-      .describe('Default model'),
+      .describe('Default model; score: the traces of each score name. Every group carries its score averages'),
     from: isoTime.optional(),
     to: isoTime.optional(),
     sessionId: z.string().optional(),

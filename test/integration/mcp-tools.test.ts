@@ -550,6 +550,15 @@ describe.each(Object.keys(transports))('over %s', (transportName) => {
       .slice(1)
       .map((line) => JSON.parse(line) as { key: string | null; spanCount: number; totalTokens: number });
     expect(groups.find((g) => g.key === 'gpt-4o')).toMatchObject({ spanCount: 1, totalTokens: 120 });
+    // By score name: the two traces annotated for helpfulness, with their mean (0.9 and 0.2).
+    const byScore = (await call('get_stats', { groupBy: 'score' })).text
+      .split('\n')
+      .slice(1)
+      .map((line) => JSON.parse(line) as { key: string | null; traceCount: number; scores: Record<string, { n: number; mean: number }> });
+    const helpfulness = byScore.find((g) => g.key === 'helpfulness')!;
+    expect(helpfulness.traceCount).toBe(2);
+    expect(helpfulness.scores.helpfulness!.n).toBe(2);
+    expect(helpfulness.scores.helpfulness!.mean).toBeCloseTo((0.9 + 0.2) / 2, 10);
     const bad = await call('get_stats', { from: ago(1), to: ago(60) });
     expect(bad.isError).toBe(true);
     expect(bad.text).toBe('VALIDATION_ERROR: Invalid request: querystring.from: must not be after to');
