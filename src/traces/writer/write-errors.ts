@@ -17,12 +17,14 @@ export function retryable(error: unknown): boolean {
 }
 
 /**
- * Engine errors that say "later", not "never": the store is busy or short of something.
+ * Engine errors that say "later", not "never": the store is busy or short of something, or one
+ * of its own parts is unreadable (CORRUPTED_DATA: a disk that filled while the engine wrote a
+ * part leaves one, e.g. an empty marks file), which is the store's fault, never the payload's.
  * A write failing alone with any other engine error is refused for its data (400), so a
  * client never retries a payload that cannot succeed.
  */
 const transientEngineErrors =
-  /MEMORY_LIMIT|TOO_MANY|TIMEOUT|NETWORK|SOCKET|UNAVAILABLE|ABORTED|READONLY|NOT_ENOUGH_SPACE|KEEPER|REPLICA|QUOTA/;
+  /MEMORY_LIMIT|TOO_MANY|TIMEOUT|NETWORK|SOCKET|UNAVAILABLE|ABORTED|READONLY|NOT_ENOUGH_SPACE|KEEPER|REPLICA|QUOTA|CORRUPTED_DATA/;
 
 /**
  * What the caller of a failed write hears when answered once stored: the engine's own error,
