@@ -19,6 +19,7 @@ const logDisk = path.join(root, 'log-disk');
 const storeDisk = path.join(root, 'store-disk');
 const logDir = path.join(logDisk, 'ingest-log');
 const apiKey = 'lpk_e2e_disk_full_key_0123456789abcd';
+const adminToken = 'e2e-disk-full-admin-token-0123456789';
 let service: ServiceProcess | undefined;
 const mounted: string[] = [];
 
@@ -86,10 +87,23 @@ describe('a full disk under the ingest log and the trace store', () => {
       LOUPE_DATA_DIR: root,
       LOUPE_INGEST_LOG_DIR: logDir,
       LOUPE_BOOTSTRAP_API_KEY: apiKey,
+      LOUPE_ADMIN_TOKEN: adminToken,
       LOG_LEVEL: 'info',
     });
     const base = service.baseUrl;
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+    // The reads below poll for up to 20 s: beyond the pro plan's 300 a minute, a loaded run heard
+    // 429 instead of the recovery it waits for. The organization's own limits are raised.
+    const me = await (await fetch(`${base}/api/me`, { headers })).json();
+    const raised = await fetch(`${base}/api/admin/organizations/${me.data.organizationId}`, {
+      method: 'PATCH',
+      headers: { 'x-admin-token': adminToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ plan: 'enterprise', rateLimitPerMinute: 1_000_000, rateLimitPerDay: 10_000_000 }),
+    });
+    expect(raised.status, await raised.text()).toBe(200);
+    // Past the pro plan's minute at once: the raised limits hold.
+    const burst = await Promise.all(Array.from({ length: 320 }, () => fetch(`${base}/api/me`, { headers }).then((res) => res.status)));
+    expect(burst.filter((status) => status !== 200)).toEqual([]);
     const ingest = (id: string) => fetch(`${base}/api/traces`, { method: 'POST', headers, body: JSON.stringify(trace(id)) });
     const read = (url: string, init: RequestInit = {}) => fetch(`${base}${url}`, { headers, ...init });
 
