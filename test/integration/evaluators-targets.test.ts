@@ -102,6 +102,8 @@ describe('evaluator targets and execution', () => {
     );
     const res = await post(ctx, tenant === who ? tenant : who, traces);
     expect(res.json().data.accepted).toBe(count);
+    // Answered once logged; the scan reads the store: the writes are applied first.
+    await ctx.writer.settled();
     return traces.map((t) => t.traceId);
   }
 
@@ -313,6 +315,7 @@ describe('evaluator targets and execution', () => {
     });
     const running = trace({ name, spans: [child] });
     expect((await post(ctx, tenant, [running])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
     // More finished traces after it than one page of a scan holds.
     const after = [];
     for (let i = 0; i < 3; i += 1) after.push(...(await newTraces(name, 50)));
@@ -326,6 +329,7 @@ describe('evaluator targets and execution', () => {
       durationMs: 10,
     });
     expect((await post(ctx, tenant, [{ ...running, spans: [root, child] }])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
     expect(await worker.scan()).toBe(1);
     const jobs = await jobsOf(ev.id);
     expect(new Set(jobs.map((j) => j.traceId))).toEqual(new Set([running.traceId, ...after]));
