@@ -389,19 +389,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       prefix: '/api/model-connections',
       deps: modelConnectionDepsFor(deps.sql, deps.config, deps.webhookGuard),
     });
-    await api.register(evaluatorRoutes, {
-      prefix: '/api/evaluators',
-      deps: {
-        sql: deps.sql,
-        prompts: evaluationPromptsOf(deps.sql),
-        traces: evaluationTracesOf(deps.clickhouse, queryLimitsOf(deps.config)),
-        runs: evaluationRunsOf(deps.sql),
-      },
-    });
-    await api.register(evaluatorPreviewRoutes, {
-      prefix: '/api/evaluators',
-      deps: evaluationDepsFor({ ...deps, writer, ingest, guard: deps.webhookGuard }),
-    });
+    // One set of evaluation dependencies serves the evaluators' routes and their preview.
+    const evaluation = evaluationDepsFor({ ...deps, writer, ingest, guard: deps.webhookGuard });
+    await api.register(evaluatorRoutes, { prefix: '/api/evaluators', deps: evaluation });
+    await api.register(evaluatorPreviewRoutes, { prefix: '/api/evaluators', deps: evaluation });
     await api.register(monitorRoutes, { prefix: '/api/monitors', sql: deps.sql });
     await api.register(sqlRoutes, { prefix: '/api/sql', clickhouse: deps.clickhouse, config: deps.config });
     // The MCP server's tools read through this app's own routes with the caller's credential;
