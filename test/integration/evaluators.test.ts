@@ -80,6 +80,8 @@ describe('evaluators', () => {
     });
     const res = await post(ctx, tenant, [t]);
     expect(res.json().data.accepted).toBe(1);
+    // Answered once logged; the scan reads the store: the write is applied first.
+    await ctx.writer.settled();
     return t.traceId;
   }
 
