@@ -210,7 +210,7 @@ async function expectEveryRead() {
       query_params: { ...part.values, all: allTraces, workspaceId },
       format: 'JSONEachRow',
     });
-    return ((await result.json()) as { trace_id: string }[]).map((r) => r.trace_id);
+    return (await result.json<{ trace_id: string }>()).map((r) => r.trace_id);
   };
   const expectedWhere = (match: (s: Live) => boolean) => [...new Set([...live.values()].filter(match).map((s) => s.traceId))].sort();
   for (const [min, max] of [
