@@ -167,8 +167,8 @@ const versionFigureRow = z.object({
 /**
  * Per version, score name, type and category (categorical only), the count, mean and sample
  * variance of the live scores on the prompt's spans or on their traces. A trace score counts once
- * per version however many of the version's spans its trace holds. The engine sums; the rows
- * never leave it.
+ * per version however many of the version's spans its trace holds. The prompt's spans are read
+ * once, the join's small side; the summary's rows stream through it and the engine sums them.
  */
 export const selectPromptScoreFigures = defineQuery({
   name: 'selectPromptScoreFigures',
@@ -185,12 +185,12 @@ export const selectPromptScoreFigures = defineQuery({
     return {
       values: { workspaceId, promptName, promptVersion, startAfter: startAfter ?? earliest, startBefore: startBefore ?? latest },
       query: `
-        WITH targets AS (SELECT DISTINCT trace_id, arrayJoin(['', span_id]) AS span_id, prompt_version FROM (${spansOf}))
         SELECT v.prompt_version AS version, s.name AS name, s.data_type AS data_type,
           if(s.data_type = 'categorical', s.string_value, '') AS category,
           count() AS n, avg(s.value) AS mean, if(n > 1, varSamp(s.value), NULL) AS variance
-        FROM ${liveScores("trace_id != '' AND trace_id IN (SELECT trace_id FROM targets)")} AS s
-        INNER JOIN targets AS v ON s.trace_id = v.trace_id AND s.span_id = v.span_id
+        FROM ${liveScores("trace_id != ''")} AS s
+        INNER JOIN (SELECT DISTINCT trace_id, arrayJoin(['', span_id]) AS span_id, prompt_version FROM (${spansOf})) AS v
+          ON s.trace_id = v.trace_id AND s.span_id = v.span_id
         GROUP BY version, name, data_type, category
         ORDER BY version, name, category`,
     };
