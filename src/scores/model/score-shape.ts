@@ -1,5 +1,6 @@
 import type { ScoreOnTarget } from '../../contract/trace-scores.js';
 import type { Score } from '../api/schemas.js';
+import type { TargetScoreRow } from '../tables/score-summary-table.js';
 import type { ScoreRow } from '../tables/scores-table.js';
 import { fromStoredTime } from './stored-time.js';
 
@@ -29,20 +30,19 @@ export function toScore(row: ScoreRow): Score {
   };
 }
 
-/** The slimmer shape a trace, a span or a list shows. */
-export function toScoreOnTarget(row: ScoreRow): ScoreOnTarget {
-  const score = toScore(row);
+/** The slimmer shape a trace, a span or a list shows (from the score summary's columns). */
+export function toScoreOnTarget(row: TargetScoreRow): ScoreOnTarget {
   return {
-    id: score.id,
-    name: score.name,
-    dataType: score.dataType,
-    value: score.value,
-    stringValue: score.stringValue,
-    comment: score.comment,
-    source: score.source,
-    authorId: score.authorId,
-    traceId: score.traceId,
-    spanId: score.spanId,
-    timestamp: score.timestamp,
+    id: row.id,
+    name: row.name,
+    dataType: row.data_type,
+    value: row.value,
+    stringValue: row.data_type === 'numeric' ? null : row.string_value,
+    comment: orNull(row.comment),
+    source: row.source,
+    authorId: orNull(row.author_id),
+    traceId: orNull(row.trace_id),
+    spanId: orNull(row.span_id),
+    timestamp: fromStoredTime(row.timestamp_text),
   };
 }

@@ -1,6 +1,6 @@
 import type { ScoreAnalytics, ScoreAnalyticsQuery } from '../api/analytics-schemas.js';
 import { toStoredTime } from '../model/stored-time.js';
-import { selectScoreNameFigures, selectScoresOverTime } from '../tables/scores-table.js';
+import { selectScoreNameFigures, selectScoresOverTime } from '../tables/score-summary-table.js';
 import type { ScoreStores } from './ingest.js';
 
 const week = 7 * 24 * 3600 * 1000;

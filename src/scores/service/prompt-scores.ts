@@ -13,7 +13,7 @@ import {
 } from '../../statistics/statistics.js';
 import { toStoredTime } from '../model/stored-time.js';
 import { selectScoreConfigsByName } from '../tables/configs-table.js';
-import { selectPromptScoreFigures } from '../tables/scores-table.js';
+import { selectPromptScoreFigures } from '../tables/score-summary-table.js';
 
 type FigureRow = Awaited<ReturnType<typeof selectPromptScoreFigures>>[number];
 type DataType = ScoreComparison['dataType'];

@@ -4,14 +4,13 @@ import { toScoreOnTarget } from '../model/score-shape.js';
 import type { VersionClock } from '../model/version-clock.js';
 import {
   selectAveragesOfGroups,
-  selectAveragesOfSessions,
   selectAveragesOfTraces,
   selectAveragesOfUsers,
   selectScoresOfTrace,
-  tombstoneScoresOfTrace,
   traceScoreCondition,
   traceScoreNames,
-} from '../tables/scores-table.js';
+} from '../tables/score-summary-table.js';
+import { selectAveragesOfSessions, tombstoneScoresOfTrace } from '../tables/scores-table.js';
 
 function byKey(rows: { key: string; name: string; n: number; mean: number }[]): Map<string, ScoreAverages> {
   const out = new Map<string, ScoreAverages>();

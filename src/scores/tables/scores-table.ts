@@ -25,9 +25,9 @@ export const scoreColumns =
   'id, name, data_type, value, string_value, comment, metadata, source, environment, trace_id, span_id, session_id, ' +
   'author_id, config_id, eval_trace_id, toString(timestamp) AS timestamp_text, toString(created_at) AS created_at_text';
 
-const workspaceId = z.string().min(1);
+export const workspaceId = z.string().min(1);
 /** An engine DateTime64(6) as text: 'YYYY-MM-DD hh:mm:ss.ffffff' (UTC). */
-const storedTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
+export const storedTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
 
 export const scoreRowSchema = z.object({
   id: z.string(),
@@ -222,31 +222,7 @@ export const selectScorePage = defineQuery({
   },
 });
 
-/** The live scores on the trace and its spans, oldest first. */
-export const selectScoresOfTrace = defineQuery({
-  name: 'selectScoresOfTrace',
-  params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
-  row: scoreRowSchema,
-  sql: (values) => ({
-    values,
-    query: `SELECT ${scoreColumns} FROM ${latestScores({ traceIds: values.traceIds })}
-      WHERE trace_id IN {traceIds:Array(String)} ORDER BY timestamp, id`,
-  }),
-});
-
-const averageRow = z.object({ key: z.string(), name: z.string(), n: z.coerce.number(), mean: z.number() });
-
-/** Per trace and score name, the count and mean of the live scores on the trace or its spans. */
-export const selectAveragesOfTraces = defineQuery({
-  name: 'selectAveragesOfTraces',
-  params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
-  row: averageRow,
-  sql: (values) => ({
-    values,
-    query: `SELECT trace_id AS key, name, count() AS n, avg(value) AS mean FROM ${latestScores({ traceIds: values.traceIds })}
-      WHERE trace_id IN {traceIds:Array(String)} GROUP BY key, name ORDER BY key, name`,
-  }),
-});
+export const averageRow = z.object({ key: z.string(), name: z.string(), n: z.coerce.number(), mean: z.number() });
 
 /**
  * Per session and score name, over the scores on the session and on its traces (their traces
@@ -272,49 +248,6 @@ export const selectAveragesOfSessions = defineQuery({
   }),
 });
 
-/** Per user and score name, over the scores on the user's traces. */
-export const selectAveragesOfUsers = defineQuery({
-  name: 'selectAveragesOfUsers',
-  params: z.object({ workspaceId, userIds: z.array(z.string()).min(1) }),
-  row: averageRow,
-  sql: (values) => ({
-    values,
-    query: `
-      WITH user_of AS (
-        SELECT trace_id, user_id FROM traces FINAL
-        WHERE workspace_id = {workspaceId:String} AND user_id IN {userIds:Array(String)} AND is_deleted = 0)
-      SELECT u.user_id AS key, s.name AS name, count() AS n, avg(s.value) AS mean
-      FROM ${latestScores({ traceQuery: 'SELECT trace_id FROM user_of' })} AS s INNER JOIN user_of AS u ON s.trace_id = u.trace_id
-      GROUP BY key, name ORDER BY key, name`,
-  }),
-});
-
-/**
- * Per group and score name, over the live scores on the groups' traces and their spans: `groups`
- * a subquery of `(key, trace_id)` rows from the trace stats (TraceScores.averagesOfGroups), the
- * scores read through the trace ids it names.
- */
-export const selectAveragesOfGroups = defineQuery({
-  name: 'selectAveragesOfGroups',
-  params: z.object({ workspaceId, groups: z.object({ sql: z.string(), values: z.record(z.string(), z.unknown()) }) }),
-  row: averageRow,
-  sql: ({ workspaceId, groups }) => ({
-    values: { ...groups.values, workspaceId },
-    query: `
-      WITH stat_groups AS (${groups.sql})
-      SELECT g.key AS key, s.name AS name, count() AS n, avg(s.value) AS mean
-      FROM ${latestScores({ traceQuery: 'SELECT trace_id FROM stat_groups', wide: true })} AS s
-      INNER JOIN stat_groups AS g ON s.trace_id = g.trace_id
-      GROUP BY key, name ORDER BY key, name`,
-  }),
-});
-
-/** The traces with live scores, once per score name (TraceScores.traceNames). */
-export const traceScoreNames = () => ({
-  sql: `SELECT DISTINCT trace_id, name AS key FROM ${latestScores({})} WHERE trace_id != ''`,
-  values: {},
-});
-
 /** Tombstones for the live scores matching the candidates (a trace's, or some ids), as one version. */
 async function tombstone(clickhouse: ClickHouseClient, candidates: Candidates, values: Record<string, unknown>) {
   await clickhouse.command({
@@ -338,156 +271,3 @@ export async function tombstoneScoresOfTrace(
 export async function tombstoneScore(clickhouse: ClickHouseClient, params: { workspaceId: string; id: string; version: string }) {
   await tombstone(clickhouse, { ids: [params.id] }, { ...params, ids: [params.id] });
 }
-
-/**
- * The condition on a column `trace_id` of the caller's statement: traces with a live score of
- * the name in the range or of the category (TraceScores.traceCondition). Parameters prefixed `score`.
- */
-export function traceScoreCondition(condition: {
-  name: string;
-  min?: number | undefined;
-  max?: number | undefined;
-  value?: string | undefined;
-}) {
-  const clauses = ['name = {scoreName:String}', "trace_id != ''"];
-  const values: Record<string, unknown> = { scoreName: condition.name };
-  if (condition.min !== undefined) {
-    clauses.push('value >= {scoreMin:Float64}');
-    values.scoreMin = condition.min;
-  }
-  if (condition.max !== undefined) {
-    clauses.push('value <= {scoreMax:Float64}');
-    values.scoreMax = condition.max;
-  }
-  if (condition.value !== undefined) {
-    clauses.push('string_value = {scoreValue:String}');
-    values.scoreValue = condition.value;
-  }
-  return { sql: `trace_id IN (SELECT trace_id FROM ${latestScores({ nameParam: 'scoreName' })} WHERE ${clauses.join(' AND ')})`, values };
-}
-
-/** The widest window DateTime64(6) holds, for a window that names no bound. */
-const earliest = '1900-01-01 00:00:00.000000';
-const latest = '2299-12-31 23:59:59.999999';
-
-/**
- * The spans of one prompt (and version, when named) starting strictly inside the window, with
- * their trace: each span's newest row (LIMIT 1 BY over a narrow column set, as the prompt
- * figures read them); tombstones are read beside the named rows so a deleted span drops out.
- */
-const promptSpans = (withVersion: boolean) => `
-  SELECT trace_id, span_id, prompt_version FROM (
-    SELECT trace_id, span_id, prompt_name, prompt_version, start_time, is_deleted FROM spans
-    WHERE workspace_id = {workspaceId:String} AND (prompt_name = {promptName:String} OR is_deleted = 1)
-    ORDER BY version DESC LIMIT 1 BY trace_id, span_id)
-  WHERE is_deleted = 0 AND prompt_name = {promptName:String} ${withVersion ? 'AND prompt_version = {promptVersion:String}' : ''}
-    AND start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}`;
-
-const versionFigureRow = z.object({
-  version: z.string(),
-  name: z.string(),
-  data_type: z.enum(['numeric', 'categorical', 'boolean']),
-  category: z.string(),
-  n: z.coerce.number(),
-  mean: z.number(),
-  /** Sample variance; null with one score. */
-  variance: z.number().nullable(),
-});
-
-/**
- * Per version, score name, type and category (categorical only), the count, mean and sample
- * variance of the live scores on the prompt's spans or on their traces. A trace score counts once
- * per version however many of the version's spans its trace holds.
- */
-export const selectPromptScoreFigures = defineQuery({
-  name: 'selectPromptScoreFigures',
-  params: z.object({
-    workspaceId,
-    promptName: z.string(),
-    promptVersion: z.string().optional(),
-    startAfter: storedTime.optional(),
-    startBefore: storedTime.optional(),
-  }),
-  row: versionFigureRow,
-  sql: ({ workspaceId, promptName, promptVersion, startAfter, startBefore }) => {
-    const spansOf = promptSpans(promptVersion !== undefined);
-    return {
-      values: { workspaceId, promptName, promptVersion, startAfter: startAfter ?? earliest, startBefore: startBefore ?? latest },
-      query: `
-        WITH prompt_spans AS (${spansOf})
-        SELECT v.prompt_version AS version, s.name AS name, s.data_type AS data_type,
-          if(s.data_type = 'categorical', s.string_value, '') AS category,
-          count() AS n, avg(s.value) AS mean, if(n > 1, varSamp(s.value), NULL) AS variance
-        FROM ${latestScores({ traceQuery: 'SELECT trace_id FROM prompt_spans', wide: true })} AS s
-        INNER JOIN (SELECT DISTINCT trace_id, arrayJoin(['', span_id]) AS span_id, prompt_version FROM prompt_spans) AS v
-          ON s.trace_id = v.trace_id AND s.span_id = v.span_id
-        GROUP BY version, name, data_type, category
-        ORDER BY version, name, category`,
-    };
-  },
-});
-
-const nameFigureRow = z.object({
-  name: z.string(),
-  data_type: z.enum(['numeric', 'categorical', 'boolean']),
-  label: z.string(),
-  n: z.coerce.number(),
-  mean: z.number(),
-  p50: z.number().nullable(),
-});
-
-/**
- * Per score name (and label, for categorical and boolean scores) of the live scores given in the
- * window: the count, the mean and the exact median (numeric).
- */
-export const selectScoreNameFigures = defineQuery({
-  name: 'selectScoreNameFigures',
-  params: z.object({ workspaceId, from: storedTime, to: storedTime, name: z.string().optional() }),
-  row: nameFigureRow,
-  sql: ({ workspaceId, from, to, name }) => ({
-    values: { workspaceId, from, to, name },
-    query: `
-      SELECT name, data_type, if(data_type = 'numeric', '', string_value) AS label, count() AS n, avg(value) AS mean,
-        if(data_type = 'numeric', quantileExactInclusive(0.5)(value), NULL) AS p50
-      FROM ${latestScores(name === undefined ? {} : { nameParam: 'name' })}
-      WHERE timestamp >= {from:DateTime64(6, 'UTC')} AND timestamp < {to:DateTime64(6, 'UTC')} ${name === undefined ? '' : 'AND name = {name:String}'}
-      GROUP BY name, data_type, label ORDER BY name, label`,
-  }),
-});
-
-/** Per score name and hour or day (UTC; the bucket's start as ISO 8601) of the window: the count and mean of the live scores given then. */
-export const selectScoresOverTime = defineQuery({
-  name: 'selectScoresOverTime',
-  params: z.object({ workspaceId, from: storedTime, to: storedTime, name: z.string().optional(), interval: z.enum(['hour', 'day']) }),
-  row: z.object({ name: z.string(), bucket: z.string(), n: z.coerce.number(), mean: z.number() }),
-  sql: ({ workspaceId, from, to, name, interval }) => ({
-    values: { workspaceId, from, to, name },
-    query: `
-      SELECT name, formatDateTime(${interval === 'hour' ? 'toStartOfHour' : 'toStartOfDay'}(timestamp), '%Y-%m-%dT%H:%i:%S.000Z', 'UTC') AS bucket, count() AS n, avg(value) AS mean
-      FROM ${latestScores(name === undefined ? {} : { nameParam: 'name' })}
-      WHERE timestamp >= {from:DateTime64(6, 'UTC')} AND timestamp < {to:DateTime64(6, 'UTC')} ${name === undefined ? '' : 'AND name = {name:String}'}
-      GROUP BY name, bucket ORDER BY name, bucket`,
-  }),
-});
-
-/** Per trace and score name, the data type, count and mean of the live scores on the trace or its spans (run items' scores). */
-export const selectScoreValuesOfTraces = defineQuery({
-  name: 'selectScoreValuesOfTraces',
-  params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
-  row: z.object({
-    trace_id: z.string(),
-    name: z.string(),
-    data_type: z.enum(['numeric', 'categorical', 'boolean']),
-    n: z.coerce.number(),
-    mean: z.number(),
-    /** The scores' string values (categories, `true`/`false`, '' for numeric): the alias `data_type` is the aggregate here. */
-    labels: z.array(z.string()),
-  }),
-  sql: (values) => ({
-    values,
-    query: `SELECT trace_id, name, any(data_type) AS data_type, count() AS n, avg(value) AS mean,
-        groupArray(string_value) AS labels
-      FROM ${latestScores({ traceIds: values.traceIds })}
-      WHERE trace_id IN {traceIds:Array(String)} GROUP BY trace_id, name ORDER BY trace_id, name`,
-  }),
-});
