@@ -295,7 +295,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ingestTrouble: () => writer.trouble(),
   });
   if (deps.postgresOutage) registerOutageGate(app, deps.postgresOutage);
-  const retentionDeps = { sql: deps.sql, clickhouse: deps.clickhouse, deploymentDays: deps.config.LOUPE_RETENTION_DAYS };
+  const retentionDeps = {
+    sql: deps.sql,
+    clickhouse: deps.clickhouse,
+    deploymentDays: deps.config.LOUPE_RETENTION_DAYS,
+    target: { cluster: deps.config.CLICKHOUSE_CLUSTER },
+  };
   if (deps.config.LOUPE_ADMIN_TOKEN) {
     await app.register(adminRoutes, {
       prefix: '/api/admin',

@@ -89,7 +89,9 @@ export async function migrate(config: Config, stores: Stores) {
 export async function prepareStores(config: Config, stores: Stores) {
   const applied = await migrate(config, stores);
   // The trace store's copy of the retention settings, with this start's LOUPE_RETENTION_DAYS.
-  await startRetention(stores.postgres.sql, stores.clickhouse.client, config.LOUPE_RETENTION_DAYS ?? null);
+  await startRetention(stores.postgres.sql, stores.clickhouse.client, config.LOUPE_RETENTION_DAYS ?? null, {
+    cluster: config.CLICKHOUSE_CLUSTER,
+  });
   const first: BootstrapResult = await withMigrationLock(stores.postgres.sql, (tx) =>
     bootstrap(tx, { apiKey: config.LOUPE_BOOTSTRAP_API_KEY, plan: config.LOUPE_BOOTSTRAP_PLAN }),
   );

@@ -50,7 +50,12 @@ interface EngineSettingRow {
  * rows inserted from now on get the new expiry. Another instance's dictionary reloads within a
  * minute (its LIFETIME).
  */
-export async function syncRetentionSettings(sql: Sql, clickhouse: ClickHouseClient, deploymentDays: number | null): Promise<void> {
+export async function syncRetentionSettings(
+  sql: Sql,
+  clickhouse: ClickHouseClient,
+  deploymentDays: number | null,
+  target: RetentionTarget = {},
+): Promise<void> {
   const settings = await listRetentionSettings(sql);
   const generation = Date.now();
   const deployment = deploymentDays ?? 0;
@@ -69,8 +74,45 @@ export async function syncRetentionSettings(sql: Sql, clickhouse: ClickHouseClie
     }
   }
   await clickhouse.insert({ table: 'retention_settings', values: rows, format: 'JSONEachRow' });
-  await clickhouse.command({ query: 'SYSTEM RELOAD DICTIONARY retention_days' });
+  await clickhouse.command({ query: reloadRetentionDays(target) });
 }
+
+/**
+ * Where the statements of retention go: on one node the tables by their names; on a cluster
+ * (CLICKHOUSE_CLUSTER, src/stores/clickhouse-ddl.ts) the rows live in the replicated
+ * `<name>_local` tables behind the Distributed ones, which take no mutation, so the UPDATE
+ * and MATERIALIZE TTL name those `ON CLUSTER` (the engine runs an ALTER of a replicated table
+ * once a shard; its replicas follow), and every node reloads its copy of the dictionary.
+ */
+export interface RetentionTarget {
+  cluster?: string | undefined;
+}
+
+/** The statements that recompute `expires_at` of existing rows, table by table (see applyRetention). */
+export function retentionMutations(
+  target: RetentionTarget,
+  options: { workspaceId?: string | undefined; wait: boolean },
+): Array<{ table: string; statements: string[] }> {
+  const where = options.workspaceId === undefined ? '1 = 1' : 'workspace_id = {workspaceId:String}';
+  const onCluster = target.cluster ? ` ON CLUSTER ${target.cluster}` : '';
+  return retainedTables.map(({ table, expiresAt }) => {
+    const stored = `${target.cluster ? `${table}_local` : table}${onCluster}`;
+    return {
+      table,
+      statements: [
+        // The statement's own SETTINGS: the embedded engine would keep a client setting for the session.
+        `ALTER TABLE ${stored} UPDATE expires_at = ${expiresAt} WHERE ${where} SETTINGS mutations_sync = ${options.wait ? 2 : 0}`,
+        // Parts the UPDATE did not touch keep their TTL; this drops their rows that expired by
+        // the passing of time since their last merge.
+        ...(options.wait ? [`ALTER TABLE ${stored} MATERIALIZE TTL SETTINGS mutations_sync = 2`] : []),
+      ],
+    };
+  });
+}
+
+/** Reloads the dictionary `retention_days` (on a cluster, on every node). */
+export const reloadRetentionDays = (target: RetentionTarget) =>
+  `SYSTEM RELOAD DICTIONARY retention_days${target.cluster ? ` ON CLUSTER ${target.cluster}` : ''}`;
 
 /**
  * Recomputes `expires_at` of existing rows (one workspace's, or all) from the current
@@ -80,34 +122,32 @@ export async function syncRetentionSettings(sql: Sql, clickhouse: ClickHouseClie
  */
 export async function applyRetention(
   clickhouse: ClickHouseClient,
-  options: { workspaceId?: string | undefined; wait: boolean },
+  options: { workspaceId?: string | undefined; wait: boolean; target?: RetentionTarget },
 ): Promise<string[]> {
-  const where = options.workspaceId === undefined ? '1 = 1' : 'workspace_id = {workspaceId:String}';
-  for (const { table, expiresAt } of retainedTables) {
-    await clickhouse.command({
-      // The statement's own SETTINGS: the embedded engine would keep a client setting for the session.
-      query: `ALTER TABLE ${table} UPDATE expires_at = ${expiresAt} WHERE ${where} SETTINGS mutations_sync = ${options.wait ? 2 : 0}`,
-      query_params: options.workspaceId === undefined ? {} : { workspaceId: options.workspaceId },
-    });
-    // Parts the UPDATE did not touch keep their TTL; this drops their rows that expired by
-    // the passing of time since their last merge.
-    if (options.wait) {
-      await clickhouse.command({ query: `ALTER TABLE ${table} MATERIALIZE TTL SETTINGS mutations_sync = 2` });
+  const tables = retentionMutations(options.target ?? {}, options);
+  for (const { statements } of tables) {
+    for (const query of statements) {
+      await clickhouse.command({ query, query_params: options.workspaceId === undefined ? {} : { workspaceId: options.workspaceId } });
     }
   }
-  return retainedTables.map((t) => t.table);
+  return tables.map((t) => t.table);
 }
 
 /**
  * At start: copies the settings with this start's deployment default; when that default
  * changed since the last start, existing rows are brought in step by a background mutation.
  */
-export async function startRetention(sql: Sql, clickhouse: ClickHouseClient, deploymentDays: number | null): Promise<void> {
+export async function startRetention(
+  sql: Sql,
+  clickhouse: ClickHouseClient,
+  deploymentDays: number | null,
+  target: RetentionTarget = {},
+): Promise<void> {
   const result = await clickhouse.query({
     query: "SELECT days FROM retention_settings_current WHERE workspace_id = '' AND environment = ''",
     format: 'JSONEachRow',
   });
   const [previous] = await result.json<{ days: number }>();
-  await syncRetentionSettings(sql, clickhouse, deploymentDays);
-  if (previous === undefined || Number(previous.days) !== (deploymentDays ?? 0)) await applyRetention(clickhouse, { wait: false });
+  await syncRetentionSettings(sql, clickhouse, deploymentDays, target);
+  if (previous === undefined || Number(previous.days) !== (deploymentDays ?? 0)) await applyRetention(clickhouse, { wait: false, target });
 }

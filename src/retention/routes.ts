@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { Sql } from '../stores/postgres.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
-import { applyRetention, syncRetentionSettings } from './engine-retention.js';
+import { applyRetention, syncRetentionSettings, type RetentionTarget } from './engine-retention.js';
 import { getRetention, setRetention } from './settings-sql.js';
 import { dailyCounts, estimatedStorage, oldestDataAt, usageDays } from './usage-sql.js';
 import { appliedSchema, applyRetentionBody, retentionSchema, setRetentionBody, usageSchema, workspaceParams } from './schemas.js';
@@ -12,13 +12,15 @@ interface RetentionDeps {
   clickhouse: ClickHouseClient;
   /** LOUPE_RETENTION_DAYS; undefined keeps data forever. */
   deploymentDays: number | undefined;
+  /** CLICKHOUSE_CLUSTER: the mutations name the cluster's `_local` tables. */
+  target: RetentionTarget;
 }
 
 const adminErrors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 404: errorEnvelopeSchema, 429: errorEnvelopeSchema };
 const security = [{ adminToken: [] }];
 
 /** Under /api/admin (the admin token's hook is the enclosing plugin's). */
-export const retentionAdminRoutes: FastifyPluginAsyncZod<RetentionDeps> = async (app, { sql, clickhouse, deploymentDays }) => {
+export const retentionAdminRoutes: FastifyPluginAsyncZod<RetentionDeps> = async (app, { sql, clickhouse, deploymentDays, target }) => {
   const deployment = deploymentDays ?? null;
 
   app.get('/workspaces/:workspaceId/retention', {
@@ -39,8 +41,8 @@ export const retentionAdminRoutes: FastifyPluginAsyncZod<RetentionDeps> = async 
     },
     handler: async (request, reply) => {
       const retention = await setRetention(sql, request.params.workspaceId, request.body, deployment);
-      await syncRetentionSettings(sql, clickhouse, deployment);
-      await applyRetention(clickhouse, { workspaceId: request.params.workspaceId, wait: false });
+      await syncRetentionSettings(sql, clickhouse, deployment, target);
+      await applyRetention(clickhouse, { workspaceId: request.params.workspaceId, wait: false, target });
       return sendData(request, reply, retention);
     },
   });
@@ -49,8 +51,8 @@ export const retentionAdminRoutes: FastifyPluginAsyncZod<RetentionDeps> = async 
     schema: { tags: ['admin'], security, body: applyRetentionBody, response: { 200: envelope(appliedSchema), ...adminErrors } },
     handler: async (request, reply) => {
       const workspaceId = request.body?.workspaceId;
-      await syncRetentionSettings(sql, clickhouse, deployment);
-      const tables = await applyRetention(clickhouse, { workspaceId, wait: true });
+      await syncRetentionSettings(sql, clickhouse, deployment, target);
+      const tables = await applyRetention(clickhouse, { workspaceId, wait: true, target });
       return sendData(request, reply, { tables, workspaceId: workspaceId ?? null });
     },
   });
@@ -59,7 +61,7 @@ export const retentionAdminRoutes: FastifyPluginAsyncZod<RetentionDeps> = async 
 const errors = { 401: errorEnvelopeSchema, 403: errorEnvelopeSchema };
 
 /** The caller's workspace: its retention (read only) and its usage. */
-export const retentionRoutes: FastifyPluginAsyncZod<RetentionDeps> = async (app, { sql, clickhouse, deploymentDays }) => {
+export const retentionRoutes: FastifyPluginAsyncZod<RetentionDeps> = async (app, { sql, clickhouse, deploymentDays, target }) => {
   const deployment = deploymentDays ?? null;
 
   app.get('/retention', {
@@ -74,7 +76,7 @@ export const retentionRoutes: FastifyPluginAsyncZod<RetentionDeps> = async (app,
       const workspaceId = request.auth.workspaceId;
       const [days, storage, oldest, retention] = await Promise.all([
         dailyCounts(clickhouse, workspaceId),
-        estimatedStorage(clickhouse, workspaceId),
+        estimatedStorage(clickhouse, workspaceId, target),
         oldestDataAt(clickhouse, workspaceId),
         getRetention(sql, workspaceId, deployment),
       ]);

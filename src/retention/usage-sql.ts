@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { retainedTables } from './engine-retention.js';
+import { retainedTables, type RetentionTarget } from './engine-retention.js';
 
 /** Days of daily counts in GET /api/usage, today included. */
 export const usageDays = 30;
@@ -36,21 +36,25 @@ export async function dailyCounts(clickhouse: ClickHouseClient, workspaceId: str
  * Bytes on disk of the trace tables, per table from the engine's parts, and the workspace's
  * share of each table's stored rows (every version and tombstone, as the parts count them).
  * The parts are shared by all workspaces, so a workspace's bytes are an estimate: each table's
- * bytes times the workspace's share of its rows.
+ * bytes times the workspace's share of its rows. On a cluster the parts are those of the
+ * `_local` tables on one replica of every shard (the table function `cluster`), against the
+ * rows counted through the Distributed tables.
  */
-export async function estimatedStorage(clickhouse: ClickHouseClient, workspaceId: string) {
+export async function estimatedStorage(clickhouse: ClickHouseClient, workspaceId: string, target: RetentionTarget = {}) {
   const tables = retainedTables.map((t) => t.table);
+  const parts = target.cluster ? `cluster('${target.cluster}', system.parts)` : 'system.parts';
+  const suffix = target.cluster ? '_local' : '';
   const perTable = await rowsOf(
     clickhouse,
     storageRow,
-    `SELECT table, sum(bytes_on_disk) AS bytes, sum(rows) AS rows, 0 AS workspace_rows FROM system.parts
+    `SELECT table, sum(bytes_on_disk) AS bytes, sum(rows) AS rows, 0 AS workspace_rows FROM ${parts}
      WHERE database = currentDatabase() AND active AND table IN {tables:Array(String)} GROUP BY table`,
-    { tables },
+    { tables: tables.map((t) => `${t}${suffix}`) },
   );
   let bytesOnDisk = 0;
   let rows = 0;
   for (const table of tables) {
-    const part = perTable.find((p) => p.table === table);
+    const part = perTable.find((p) => p.table === `${table}${suffix}`);
     if (!part || part.rows === 0) continue;
     const [own] = await rowsOf(
       clickhouse,

@@ -284,4 +284,24 @@ describe('operations in the web console', () => {
     await poll(() => page.locator('tr[data-episode]').count()).toBe(1);
     expect(await page.locator('tr[data-episode] [data-state]').count()).toBe(0);
   });
+
+  it("offers the workspace's score names for a score monitor, and takes a name not seen yet", async () => {
+    await page.getByRole('link', { name: 'Monitors' }).first().click();
+    await page.waitForURL(/\/monitors$/);
+    await page.getByRole('button', { name: 'New monitor' }).click();
+    const form = page.getByRole('form', { name: 'New monitor' });
+    await form.getByLabel('Metric').selectOption('score_mean');
+    // The evaluator above scored under `correctness`: the picker offers it.
+    await poll(() =>
+      form.locator('datalist#monitor-score-names option').evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value)),
+    ).toContain('correctness');
+    expect(await form.getByLabel('Score name').getAttribute('list')).toBe('monitor-score-names');
+    await form.getByLabel('Name', { exact: true }).fill('tone watch');
+    await form.getByLabel('Score name').fill('tone-not-sent-yet');
+    await form.getByLabel('Threshold value').fill('0.5');
+    await form.getByRole('button', { name: 'Create monitor' }).click();
+    await page.waitForURL(/\/monitors\/[0-9a-f-]{36}$/);
+    const monitors = (await service.call('GET', '/api/monitors')).body.data as Array<{ name: string; scoreName?: string }>;
+    expect(monitors.find((m) => m.name === 'tone watch')).toMatchObject({ metric: 'score_mean', scoreName: 'tone-not-sent-yet' });
+  });
 });

@@ -10,6 +10,8 @@ import { Loaded } from '../components/Loaded';
 import { formatInt, formatPercent, formatRelative, formatTime, formatUsd } from '../lib/format';
 import { formText } from '../lib/form';
 import { pathSegment } from '../lib/paths';
+import { scoreNameChoices, scoreNamesLookbackMs } from '../lib/score-names';
+import { useScoreConfigs } from './Scores';
 
 const monitorPath = (id: string) => `/monitors/${pathSegment(id)}`;
 
@@ -53,9 +55,23 @@ const StateBadge = ({ state }: { state: Monitor['state'] }) => (
   </span>
 );
 
+/** The workspace's score names for the form's picker (score-names.ts), read once the metric is a score's. */
+function useScoreNames(enabled: boolean, current: string | undefined): string[] {
+  const configs = useScoreConfigs();
+  const [from] = useState(() => new Date(Date.now() - scoreNamesLookbackMs).toISOString());
+  const seen = useQuery({
+    queryKey: ['score-analytics-names', from],
+    queryFn: () => call(api.GET('/api/scores/analytics', { params: { query: { from, interval: 'day' } } })),
+    select: (body) => body.data.scores,
+    enabled,
+  });
+  return scoreNameChoices(configs.data, seen.data, current);
+}
+
 function MonitorForm({ monitor, onSaved }: { monitor?: Monitor; onSaved: (saved: Monitor) => void }) {
   const [metric, setMetric] = useState<Monitor['metric']>(monitor?.metric ?? 'cost');
   const [kind, setKind] = useState<Monitor['condition']['kind']>(monitor?.condition.kind ?? 'threshold');
+  const scoreNames = useScoreNames(metric === 'score_mean', monitor?.scoreName ?? undefined);
   const save = useMutation({
     mutationFn: (body: NewMonitor) =>
       monitor
@@ -102,7 +118,12 @@ function MonitorForm({ monitor, onSaved }: { monitor?: Monitor; onSaved: (saved:
         {metric === 'score_mean' && (
           <label className="field">
             <span>Score name</span>
-            <input name="scoreName" required maxLength={200} defaultValue={monitor?.scoreName ?? ''} />
+            <input name="scoreName" list="monitor-score-names" required maxLength={200} defaultValue={monitor?.scoreName ?? ''} />
+            <datalist id="monitor-score-names">
+              {scoreNames.map((name) => (
+                <option key={name} value={name} />
+              ))}
+            </datalist>
           </label>
         )}
         <label className="field">
