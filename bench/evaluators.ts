@@ -11,6 +11,8 @@
  *    `--seconds` of ingest (batches of 20 traces of 10 spans, 4 at once), one phase with the
  *    worker stopped and its evaluators paused, one with a judge of every new trace running
  *    (delay 0, the worker polling every 2 s as the service does), alternated; traces per second of each.
+ *    The workers are made as the service makes its own: over the app's ingest, rate limiter and
+ *    measure of external ingest, which they yield to (src/evaluators/service/ingest-yield.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -136,7 +138,7 @@ export async function run(args: string[]): Promise<void> {
     }
     console.log('jobs queued');
     const worker = evaluatorWorkerFor(
-      { config, sql, clickhouse: stores.clickhouse.client, writer },
+      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest, shared: app.evaluation },
       { concurrency, perWorkspaceConcurrency: concurrency },
     );
     const cpu = process.cpuUsage();
@@ -158,7 +160,7 @@ export async function run(args: string[]): Promise<void> {
     const live = await judge('live');
     await call('POST', `/api/evaluators/${live.id}/pause`);
     const liveWorker = evaluatorWorkerFor(
-      { config, sql, clickhouse: stores.clickhouse.client, writer },
+      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest, shared: app.evaluation },
       { concurrency, perWorkspaceConcurrency: concurrency },
     );
     let batch = 0;
