@@ -7,7 +7,7 @@ import {
   advanceScannedFrom,
   type StoredEvaluator,
 } from '../tables/evaluators-table.js';
-import { claimDueJob, deferJob, markJobsDone, markJobFailed, type ClaimedJob, type JobDone } from '../tables/jobs-table.js';
+import { claimDueJob, deferJob, markJobDone, markJobFailed, type ClaimedJob } from '../tables/jobs-table.js';
 import type { EvaluationTarget } from '../../contract/evaluation-targets.js';
 import { evaluateTarget, scoreValueOf, type EvaluateDeps, type EvaluationOutcome } from './evaluate.js';
 import { findTargets, justBefore, queueTargets, type TargetSources } from './targets.js';
@@ -101,12 +101,6 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     return traceIds.map((id) => found.get(id));
   });
   const readTrace = (workspaceId: string, traceId: string) => readTraceOf(workspaceId, traceId);
-  // And their ends written together: one statement for the jobs that finish while one is under way.
-  const finishJob = groupCommit(async (_key, done: { job: ClaimedJob; outcome: JobDone }[]) => {
-    await markJobsDone(sql, done);
-    return done.map(() => undefined);
-  });
-  const markJobDone = (job: ClaimedJob, outcome: JobDone) => finishJob('', { job, outcome });
   // What every job of an evaluator reads alike, read once for the jobs of a few seconds: its
   // version's definition, its connection and key (a new key is used within seconds), its prompt.
   const evaluatorOf = shortCache<StoredEvaluator | undefined>(60_000, now);
@@ -190,14 +184,14 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
         ? await evaluatorOf(`${job.evaluatorId}/${job.evaluatorVersion}`, () => selectEvaluator(sql, job.workspaceId, job.evaluatorId))
         : undefined;
     if (!evaluator || evaluator.version !== job.evaluatorVersion) {
-      await markJobDone(job, { status: 'skipped', scoreId: null, note: 'the evaluator changed before the job ran' });
+      await markJobDone(sql, job, { status: 'skipped', scoreId: null, note: 'the evaluator changed before the job ran' });
       return;
     }
     const target = await readTarget(job);
     if (!target) {
       // A run item's trace may be recorded before its spans are stored: waited for like a transient failure.
       if (job.runId !== null) await fail(job, { transient: true, error: 'the trace of the run item is not stored (yet)' });
-      else await markJobDone(job, { status: 'skipped', scoreId: null, note: 'the target is gone' });
+      else await markJobDone(sql, job, { status: 'skipped', scoreId: null, note: 'the target is gone' });
       return;
     }
     let outcome: EvaluationOutcome;
@@ -230,7 +224,7 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       },
     });
     if ('error' in stored) await fail(job, { transient: false, error: `the score was refused: ${stored.error}`, ...outcome });
-    else await markJobDone(job, { status: 'succeeded', scoreId: stored.id, note: null, judgeTraceId: outcome.judgeTraceId });
+    else await markJobDone(sql, job, { status: 'succeeded', scoreId: stored.id, note: null, judgeTraceId: outcome.judgeTraceId });
   }
 
   /** A failed attempt: retried with a doubling wait while transient and attempts are left, else failed for good. */

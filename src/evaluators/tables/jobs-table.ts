@@ -83,32 +83,15 @@ export async function claimDueJob(sql: Sql, busy: string[], leaseMs: number): Pr
 
 type Claimed = Pick<ClaimedJob, 'id' | 'claim'>;
 
-export interface JobDone {
-  status: 'succeeded' | 'skipped';
-  scoreId: string | null;
-  note: string | null;
-  judgeTraceId?: string | undefined;
-}
-
-/**
- * Finishes many claimed jobs in one statement (the worker's lanes finish theirs together: group
- * commit); a job whose claim was taken over since is left alone.
- */
-export async function markJobsDone(sql: Sql, jobs: { job: Claimed; outcome: JobDone }[]): Promise<void> {
-  if (jobs.length === 0) return;
-  const rows = jobs.map(({ job, outcome }) => ({
-    id: job.id,
-    claim: job.claim,
-    status: outcome.status,
-    score_id: outcome.scoreId,
-    note: outcome.note,
-    judge_trace_id: outcome.judgeTraceId ?? null,
-  }));
+export async function markJobDone(
+  sql: Sql,
+  job: Claimed,
+  outcome: { status: 'succeeded' | 'skipped'; scoreId: string | null; note: string | null; judgeTraceId?: string | undefined },
+): Promise<void> {
   await sql`
-    update evaluator_jobs j set status = t.status, score_id = t.score_id, last_error = t.note, finished_at = now(),
-      judge_trace_id = coalesce(t.judge_trace_id, j.judge_trace_id), claim = null
-    from jsonb_to_recordset(${sql.json(rows)}::jsonb) as t(id uuid, claim uuid, status text, score_id text, note text, judge_trace_id text)
-    where j.id = t.id and j.claim = t.claim`;
+    update evaluator_jobs set status = ${outcome.status}, score_id = ${outcome.scoreId}, last_error = ${outcome.note},
+      finished_at = now(), judge_trace_id = coalesce(${outcome.judgeTraceId ?? null}, judge_trace_id), claim = null
+    where id = ${job.id} and claim = ${job.claim}`;
 }
 
 /** A failed attempt: retried after `retryAfterMs`, or failed for good when it is null. */
