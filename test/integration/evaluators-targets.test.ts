@@ -82,9 +82,9 @@ describe('evaluator targets and execution', () => {
   }
 
   /** Finished traces named `name`, started now, each asking `question`. */
-  async function newTraces(name: string, count: number, question = 'What is 2 + 2?', who: Tenant = tenant, extra: object = {}) {
+  function finishedTraces(name: string, count: number, question = 'What is 2 + 2?', extra: object = {}) {
     const now = Date.now();
-    const traces = Array.from({ length: count }, () =>
+    return Array.from({ length: count }, () =>
       trace({
         name,
         ...extra,
@@ -100,6 +100,11 @@ describe('evaluator targets and execution', () => {
         ],
       }),
     );
+  }
+
+  /** Finished traces named `name`, sent and applied. */
+  async function newTraces(name: string, count: number, question = 'What is 2 + 2?', who: Tenant = tenant, extra: object = {}) {
+    const traces = finishedTraces(name, count, question, extra);
     const res = await post(ctx, tenant === who ? tenant : who, traces);
     expect(res.json().data.accepted).toBe(count);
     // Answered once logged; the scan reads the store: the writes are applied first.
@@ -413,22 +418,7 @@ describe('evaluator targets and execution', () => {
     // traces: one page of the jobs list), while the worker runs.
     const ingest = (async () => {
       while (ingesting && sent.length < 480) {
-        const at = Date.now();
-        const batch = Array.from({ length: 3 }, () =>
-          trace({
-            name,
-            spans: [
-              span({
-                kind: 'agent',
-                startTime: new Date(at).toISOString(),
-                endTime: new Date(at + 1).toISOString(),
-                durationMs: 1,
-                input: { text: 'What is 2 + 2?' },
-                output: { text: '4' },
-              }),
-            ],
-          }),
-        );
+        const batch = finishedTraces(name, 3);
         expect((await post(ctx, tenant, batch)).json().data.accepted).toBe(3);
         sent.push(...batch.map((t) => t.traceId));
         await new Promise((resolve) => setTimeout(resolve, 10));
