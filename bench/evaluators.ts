@@ -11,6 +11,10 @@
  *    `--seconds` of ingest (batches of 20 traces of 10 spans, 4 at once), one phase with the
  *    worker stopped and its evaluators paused, one with a judge of every new trace running
  *    (delay 0, the worker polling every 2 s as the service does), alternated; traces per second of each.
+ *    The workers are made as the service makes its own: over the app's ingest, rate limiter and
+ *    measure of external ingest, which they yield to (src/evaluators/service/ingest-yield.ts). A
+ *    third phase of each round runs a worker that hears no ingest (full speed, as before it
+ *    yielded): the same run's comparison.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -136,7 +140,7 @@ export async function run(args: string[]): Promise<void> {
     }
     console.log('jobs queued');
     const worker = evaluatorWorkerFor(
-      { config, sql, clickhouse: stores.clickhouse.client, writer },
+      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest, shared: app.evaluation },
       { concurrency, perWorkspaceConcurrency: concurrency },
     );
     const cpu = process.cpuUsage();
@@ -158,7 +162,7 @@ export async function run(args: string[]): Promise<void> {
     const live = await judge('live');
     await call('POST', `/api/evaluators/${live.id}/pause`);
     const liveWorker = evaluatorWorkerFor(
-      { config, sql, clickhouse: stores.clickhouse.client, writer },
+      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest, shared: app.evaluation },
       { concurrency, perWorkspaceConcurrency: concurrency },
     );
     let batch = 0;
@@ -178,23 +182,41 @@ export async function run(args: string[]): Promise<void> {
       await Promise.all(Array.from({ length: 4 }, lane));
       return traces / ((performance.now() - t0) / 1000);
     };
-    const rates = { without: [] as number[], with: [] as number[] };
-    const judgedBefore = fake.calls();
+    // The worker as it was before it yielded, for the same run's comparison: it hears no ingest.
+    const fullSpeedWorker = evaluatorWorkerFor(
+      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest },
+      { concurrency, perWorkspaceConcurrency: concurrency },
+    );
+    const rates = { without: [] as number[], with: [] as number[], fullSpeed: [] as number[] };
+    const judged = { with: 0, fullSpeed: 0 };
+    const withWorker = async (worker: typeof liveWorker) => {
+      await call('POST', `/api/evaluators/${live.id}/resume`);
+      const before = fake.calls();
+      worker.start();
+      const rate = await ingestFor(seconds * 1000);
+      await worker.stop();
+      await call('POST', `/api/evaluators/${live.id}/pause`);
+      return { rate, judged: fake.calls() - before };
+    };
     for (let p = 0; p < phases; p += 1) {
       rates.without.push(await ingestFor(seconds * 1000));
-      await call('POST', `/api/evaluators/${live.id}/resume`);
-      liveWorker.start();
-      rates.with.push(await ingestFor(seconds * 1000));
-      await liveWorker.stop();
-      await call('POST', `/api/evaluators/${live.id}/pause`);
+      const yielding = await withWorker(liveWorker);
+      rates.with.push(yielding.rate);
+      judged.with += yielding.judged;
+      const fullSpeed = await withWorker(fullSpeedWorker);
+      rates.fullSpeed.push(fullSpeed.rate);
+      judged.fullSpeed += fullSpeed.judged;
       console.log(
-        `phase ${p + 1}: ingest ${rates.without.at(-1)!.toFixed(0)} traces/s without an evaluator, ${rates.with.at(-1)!.toFixed(0)} traces/s with one`,
+        `phase ${p + 1}: ingest ${rates.without.at(-1)!.toFixed(0)} traces/s without an evaluator, ${rates.with.at(-1)!.toFixed(0)} traces/s ` +
+          `with one yielding (${yielding.judged} judged), ${rates.fullSpeed.at(-1)!.toFixed(0)} traces/s with one at full speed (${fullSpeed.judged} judged)`,
       );
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const share = (xs: number[]) => ((mean(xs) / mean(rates.without)) * 100).toFixed(0);
     console.log(
-      `ingest with an evaluator: ${mean(rates.with).toFixed(0)} traces/s = ${((mean(rates.with) / mean(rates.without)) * 100).toFixed(0)}% ` +
-        `of ${mean(rates.without).toFixed(0)} traces/s without (same run); ${fake.calls() - judgedBefore} traces judged meanwhile`,
+      `ingest with an evaluator: ${mean(rates.with).toFixed(0)} traces/s = ${share(rates.with)}% ` +
+        `of ${mean(rates.without).toFixed(0)} traces/s without (same run), ${judged.with} traces judged meanwhile; ` +
+        `with one not yielding: ${mean(rates.fullSpeed).toFixed(0)} traces/s = ${share(rates.fullSpeed)}%, ${judged.fullSpeed} judged`,
     );
     await app.close();
     await writer.close();

@@ -51,10 +51,14 @@ import { spanContentReader } from './traces/query/span-content.js';
 import { evaluationTracesOf } from './traces/query/evaluation-targets.js';
 import { queryLimitsOf } from './traces/model/query-limits.js';
 import { evaluationPromptsOf } from './prompts/evaluation-prompts.js';
-import type { EvaluationScore, RecordEvaluationScore } from './contract/evaluation-scores.js';
+import type { CheckEvaluationScore, EvaluationScore, RecordEvaluationScore } from './contract/evaluation-scores.js';
+import { isIssue, resolveScoreValue } from './scores/model/score-rules.js';
+import { selectScoreConfigsByName } from './scores/tables/configs-table.js';
 import type { RecordJudgeTrace } from './contract/judge-traces.js';
 import { evaluationRunsOf } from './datasets/service/evaluation-runs.js';
 import { createConnectionRateLimiter, type ConnectionRateLimiter } from './evaluators/service/rate-limiter.js';
+import type { IngestActivity } from './contract/ingest-activity.js';
+import { createIngestActivity } from './traces/ingest/ingest-activity.js';
 import { EVALUATOR_TRACE_SOURCE } from './evaluators/service/targets.js';
 import { evaluatorRoutes, modelConnectionRoutes } from './evaluators/api/routes.js';
 import { evaluatorPreviewRoutes, type PreviewDeps } from './evaluators/api/preview.js';
@@ -74,6 +78,8 @@ declare module 'fastify' {
     recordOtelScores: RecordOtelScores;
     /** Stores traces (the writer, the pricing of ingest, its turns): the OTLP/gRPC listener's too (server.ts). */
     traceIngest: TraceIngest;
+    /** What the evaluators' preview shares with the process's worker (server.ts). */
+    evaluation: EvaluationShared;
   }
 }
 
@@ -154,12 +160,25 @@ export function evaluationScoreRecorder(stores: ScoreStores): RecordEvaluationSc
     return scores.map((_, index) => {
       const id = result.ids[index];
       if (id) return { id };
-      const errors = result.errors.filter((e) => e.index === index).map((e) => `${e.path} ${e.message}`);
+      // Named by the score's field, not its place in the batch: the preview words it alike.
+      const errors = result.errors.filter((e) => e.index === index).map((e) => refusal(e.path.slice(`scores.${index}.`.length), e.message));
       return { error: errors.join('; ') || 'refused' };
     });
   });
   return (workspaceId, evaluatorId, score) => record(`${workspaceId}/${evaluatorId}`, score);
 }
+
+const refusal = (field: string, message: string) => `${field} ${message}`;
+
+/** The preview's check of a score against its config, by the scores feature's own rule (as its ingest checks the worker's). */
+export const evaluationScoreChecker =
+  (sql: Sql): CheckEvaluationScore =>
+  async (workspaceId, score) => {
+    const configs = await selectScoreConfigsByName(sql, workspaceId, [score.name]);
+    const resolved = resolveScoreValue({ ...score, source: 'eval' }, configs.get(score.name));
+    if (isIssue(resolved)) return { error: refusal(resolved.field, resolved.message) };
+    return { value: resolved.value, stringValue: resolved.stringValue };
+  };
 
 /**
  * A judge call as a trace of its workspace (source `evaluator`), through the traces' ingest: one
@@ -204,12 +223,37 @@ export const judgeTraceRecorder =
       throw new Error(`the judge's trace was refused: ${result.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
   };
 
+/**
+ * One of each per process, made by the app and handed to its preview and to the worker beside
+ * it (server.ts): the count of each model connection's calls (a preview counts against the
+ * worker's limit), and the rate of external ingest, which the worker yields to.
+ */
+export interface EvaluationShared {
+  limiter: ConnectionRateLimiter;
+  ingestActivity: IngestActivity;
+}
+
+export const evaluationSharedOf = (): EvaluationShared => ({
+  limiter: createConnectionRateLimiter(),
+  ingestActivity: createIngestActivity(),
+});
+
+interface EvaluationStores {
+  config: Config;
+  sql: Sql;
+  clickhouse: ClickHouseClient;
+  writer: WriteBatcher;
+  ingest?: TraceIngest;
+  guard?: TargetGuard;
+  /** The app's (`app.evaluation`); without it, a worker of its own that never yields. */
+  shared?: EvaluationShared;
+}
+
 /** What evaluating a target needs over this service's stores: the worker's and the preview's. */
-export function evaluationDepsFor(
-  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; writer: WriteBatcher; ingest?: TraceIngest; guard?: TargetGuard },
-  limiter: ConnectionRateLimiter = createConnectionRateLimiter(),
-): PreviewDeps {
+export function evaluationDepsFor(deps: EvaluationStores): PreviewDeps {
   const connections = modelConnectionDepsFor(deps.sql, deps.config, deps.guard);
+  // The judges' own traces are not external ingest: stored through a copy that notes nothing.
+  const { activity: _external, ...judgeIngest } = deps.ingest ?? traceIngestOf(deps.writer);
   return {
     sql: deps.sql,
     connections,
@@ -219,18 +263,17 @@ export function evaluationDepsFor(
     traces: evaluationTracesOf(deps.clickhouse, queryLimitsOf(deps.config)),
     runs: evaluationRunsOf(deps.sql),
     // The app's ingest prices the judge's span by the workspace's prices; without it, the built-in table.
-    recordJudgeTrace: judgeTraceRecorder(deps.ingest ?? traceIngestOf(deps.writer)),
-    limiter,
+    recordJudgeTrace: judgeTraceRecorder(judgeIngest),
+    checkScore: evaluationScoreChecker(deps.sql),
+    limiter: deps.shared?.limiter ?? createConnectionRateLimiter(),
   };
 }
 
 /** The evaluators' worker over this service's stores: one per replica (server.ts), or made by a test. */
-export function evaluatorWorkerFor(
-  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; writer: WriteBatcher; ingest?: TraceIngest; guard?: TargetGuard },
-  options: Partial<EvaluatorWorkerOptions> = {},
-): EvaluatorWorker {
+export function evaluatorWorkerFor(deps: EvaluationStores, options: Partial<EvaluatorWorkerOptions> = {}): EvaluatorWorker {
   return createEvaluatorWorker({
     ...evaluationDepsFor(deps),
+    ...(deps.shared && { ingestActivity: deps.shared.ingestActivity }),
     recordScore: evaluationScoreRecorder({ clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() }),
     ...options,
   });
@@ -313,7 +356,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Ingest (native and OTLP) prices spans with the workspace's prices, kept in memory.
   const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
-  const ingest = traceIngestOf(writer, { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook });
+  // One rate limiter of model calls and one measure of external ingest for the process.
+  const evaluationShared = evaluationSharedOf();
+  app.decorate('evaluation', evaluationShared);
+  const ingest = traceIngestOf(
+    writer,
+    { enabled: deps.config.LOUPE_COST_AT_INGEST, book: priceBook },
+    undefined,
+    evaluationShared.ingestActivity,
+  );
   // OTLP/gRPC (started by server.ts beside the app) stores through the same ingest.
   app.decorate('traceIngest', ingest);
   const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
@@ -395,7 +446,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps: modelConnectionDepsFor(deps.sql, deps.config, deps.webhookGuard),
     });
     // One set of evaluation dependencies serves the evaluators' routes and their preview.
-    const evaluation = evaluationDepsFor({ ...deps, writer, ingest, guard: deps.webhookGuard });
+    const evaluation = evaluationDepsFor({ ...deps, writer, ingest, guard: deps.webhookGuard, shared: evaluationShared });
     await api.register(evaluatorRoutes, { prefix: '/api/evaluators', deps: evaluation });
     await api.register(evaluatorPreviewRoutes, { prefix: '/api/evaluators', deps: evaluation });
     await api.register(monitorRoutes, { prefix: '/api/monitors', sql: deps.sql });

@@ -176,7 +176,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const worker = webhooks;
     // Every replica runs one too: jobs are claimed row by row, and a target's key is unique.
     evaluations = evaluatorWorkerFor(
-      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest, guard: webhookGuard },
+      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest, guard: webhookGuard, shared: app.evaluation },
       { log },
     );
     evaluations.start();

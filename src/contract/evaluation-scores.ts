@@ -23,3 +23,13 @@ export type RecordEvaluationScore = (
   evaluatorId: string,
   score: EvaluationScore,
 ) => Promise<{ id: string } | { error: string }>;
+
+/**
+ * Checks a score as its store would (the config of its name: data type, bounds, categories)
+ * without storing it: the preview answers what the worker's score would be, or the same refusal
+ * (`error`, worded as `RecordEvaluationScore` words it).
+ */
+export type CheckEvaluationScore = (
+  workspaceId: string,
+  score: Pick<EvaluationScore, 'name' | 'dataType' | 'value'>,
+) => Promise<{ value: number; stringValue: string } | { error: string }>;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluatorWorkerFor } from '../../src/app.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { startFakeProvider, type FakeProvider } from '../support/fake-model-provider.js';
 import { post, trace, span, uniqueId } from './traces-fixtures.js';
@@ -120,6 +121,67 @@ describe('evaluator preview', () => {
     const bad = await call('/api/evaluators/preview', { ...judge(), traceId: '' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.details.issues[0].path).toBe('body.traceId');
+  });
+
+  it("applies the score config's bounds and type as the worker's store does: the same refusal, the same value", async () => {
+    const scoreName = uniqueId('bounded');
+    const config = await call('/api/score-configs', { name: scoreName, dataType: 'numeric', min: 0, max: 1 });
+    expect(config.statusCode, config.body).toBe(201);
+    const categorical = uniqueId('graded');
+    expect(
+      (await call('/api/score-configs', { name: categorical, dataType: 'categorical', categories: [{ label: 'good', value: 1 }] }))
+        .statusCode,
+    ).toBe(201);
+    const bounded = (name: string) => ({ ...judge(), score: { name, dataType: 'numeric' } });
+
+    // The preview's refusals.
+    fake.answer = { value: 5, reasoning: 'too generous' };
+    const over = await call('/api/evaluators/preview', { ...bounded(scoreName), traceId });
+    expect(over.statusCode).toBe(400);
+    expect(over.json().error).toMatchObject({ code: 'VALIDATION_ERROR' });
+    const overReason = over.json().error.details.issues[0] as { path: string; message: string };
+    expect(overReason).toEqual({ path: 'score', message: 'the score would be refused: value must be at most 1 (config)' });
+    fake.answer = { value: 0.5, reasoning: 'half right' };
+    const wrongType = await call('/api/evaluators/preview', { ...bounded(categorical), traceId });
+    expect(wrongType.statusCode).toBe(400);
+    const typeReason = wrongType.json().error.details.issues[0].message as string;
+    expect(typeReason).toContain('says categorical, not numeric');
+    const within = await call('/api/evaluators/preview', { ...bounded(scoreName), traceId });
+    expect(within.statusCode).toBe(200);
+    expect(within.json().data).toMatchObject({ name: scoreName, value: 0.5, stringValue: null });
+
+    // The worker on the same trace and answers: its jobs fail with the same reasons, or store the same value.
+    const worker = evaluatorWorkerFor(ctx, { retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 } });
+    const jobOf = async (name: string, answer: unknown) => {
+      const created = await call('/api/evaluators', { ...bounded(name), name: uniqueId('ev') });
+      expect(created.statusCode, created.body).toBe(201);
+      const id = created.json().data.id as string;
+      // The trace started in 2025 (traces-fixtures.ts).
+      const backfill = await call(`/api/evaluators/${id}/backfill`, {
+        from: '2025-01-01T00:00:00.000Z',
+        to: '2025-01-02T00:00:00.000Z',
+        maxJobs: 1000,
+      });
+      expect(backfill.statusCode, backfill.body).toBe(200);
+      expect(backfill.json().data.queued).toBe(1);
+      fake.answer = answer;
+      await worker.runOnce();
+      const jobs = (await ctx.app.inject({ method: 'GET', url: `/api/evaluators/${id}/jobs`, headers: tenant.headers })).json().data as {
+        traceId: string;
+        status: string;
+        error: string | null;
+        scoreId: string | null;
+      }[];
+      return jobs.find((j) => j.traceId === traceId)!;
+    };
+    const refused = await jobOf(scoreName, { value: 5, reasoning: 'too generous' });
+    expect(refused).toMatchObject({ status: 'failed', error: overReason.message.replace('would be', 'was') });
+    const refusedType = await jobOf(categorical, { value: 0.5, reasoning: 'half right' });
+    expect(refusedType).toMatchObject({ status: 'failed', error: typeReason.replace('would be', 'was') });
+    const stored = await jobOf(scoreName, { value: 0.5, reasoning: 'half right' });
+    expect(stored.status).toBe('succeeded');
+    const scores = (await ctx.app.inject({ method: 'GET', url: `/api/scores?traceId=${traceId}`, headers: tenant.headers })).json().data;
+    expect(scores).toEqual([expect.objectContaining({ id: stored.scoreId, name: scoreName, value: 0.5 })]);
   });
 
   it("another workspace's trace is not found, and its connection cannot be used", async () => {

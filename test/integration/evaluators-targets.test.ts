@@ -82,9 +82,9 @@ describe('evaluator targets and execution', () => {
   }
 
   /** Finished traces named `name`, started now, each asking `question`. */
-  async function newTraces(name: string, count: number, question = 'What is 2 + 2?', who: Tenant = tenant, extra: object = {}) {
+  function finishedTraces(name: string, count: number, question = 'What is 2 + 2?', extra: object = {}) {
     const now = Date.now();
-    const traces = Array.from({ length: count }, () =>
+    return Array.from({ length: count }, () =>
       trace({
         name,
         ...extra,
@@ -100,6 +100,11 @@ describe('evaluator targets and execution', () => {
         ],
       }),
     );
+  }
+
+  /** Finished traces named `name`, sent and applied. */
+  async function newTraces(name: string, count: number, question = 'What is 2 + 2?', who: Tenant = tenant, extra: object = {}) {
+    const traces = finishedTraces(name, count, question, extra);
     const res = await post(ctx, tenant === who ? tenant : who, traces);
     expect(res.json().data.accepted).toBe(count);
     // Answered once logged; the scan reads the store: the writes are applied first.
@@ -333,6 +338,8 @@ describe('evaluator targets and execution', () => {
     expect(await worker.scan()).toBe(1);
     const jobs = await jobsOf(ev.id);
     expect(new Set(jobs.map((j) => j.traceId))).toEqual(new Set([running.traceId, ...after]));
+    // Its 151 jobs are left unrun: paused, they are not claimed by the workers of the tests after it.
+    expect((await call('POST', `/api/evaluators/${ev.id}/pause`)).statusCode).toBe(200);
   });
 
   it("a connection's requests per minute hold across the workers of one process", async () => {
@@ -365,6 +372,80 @@ describe('evaluator targets and execution', () => {
     jobs = await jobsOf(ev.id);
     expect(jobs.map((j) => j.status)).toEqual(Array(5).fill('succeeded'));
     expect(requestsAsking(marker)).toBe(5);
+  });
+
+  it("a preview counts against the worker's requests per minute: one limiter per process", async () => {
+    // The worker as the service makes it: over the app's ingest, limiter and ingest measure.
+    const shared = evaluatorWorkerFor({ ...ctx, ingest: ctx.app.traceIngest, shared: ctx.app.evaluation }, { retry: noRetryWait });
+    const conn = await connection(tenant, { requestsPerMinute: 2 });
+    const name = uniqueId('previewed');
+    const marker = uniqueId('previewed-question');
+    const ev = await judge({ filters: { name } }, { connectionId: conn.id });
+    const definition = (await call('GET', `/api/evaluators/${ev.id}`)).json().data as Record<string, unknown>;
+    const [traceId] = await newTraces(name, 2, marker);
+    const preview = () =>
+      call('POST', '/api/evaluators/preview', {
+        name: 'preview',
+        type: 'llm_judge',
+        judge: definition.judge,
+        score: definition.score,
+        traceId,
+      });
+    expect((await preview()).statusCode).toBe(200);
+    expect(await shared.scan()).toBe(2);
+    await shared.runOnce();
+    // The preview took one of the minute's two calls: one job ran, the other waits, no attempt counted.
+    expect(requestsAsking(marker)).toBe(2);
+    const jobs = await jobsOf(ev.id);
+    expect(jobs.map((j) => j.status).sort()).toEqual(['pending', 'succeeded']);
+    expect(jobs.find((j) => j.status === 'pending')!.attempts).toBe(0);
+    // And the worker's call counts against the preview.
+    const limited = await preview();
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error.code).toBe('RATE_LIMITED');
+    expect(requestsAsking(marker)).toBe(2);
+  });
+
+  it('while external ingest is busy the worker yields to it, its jobs still complete, and no target is lost', async () => {
+    const name = uniqueId('beside-ingest');
+    const ev = await judge({ filters: { name } });
+    const worker = evaluatorWorkerFor(
+      { ...ctx, ingest: ctx.app.traceIngest, shared: ctx.app.evaluation },
+      { retry: noRetryWait, pollIntervalMs: 50, yieldTo: { busyAt: 1, share: 0.2, burst: 4, maxRestMs: 300, busyScanPages: 1 } },
+    );
+    const sent: string[] = [];
+    let ingesting = true;
+    let ingestEnded = false;
+    // Clients send traces the evaluator takes, a request every few milliseconds (at most 480
+    // traces: one page of the jobs list), while the worker runs.
+    const ingest = (async () => {
+      while (ingesting && sent.length < 480) {
+        const batch = finishedTraces(name, 3);
+        expect((await post(ctx, tenant, batch)).json().data.accepted).toBe(3);
+        sent.push(...batch.map((t) => t.traceId));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      ingestEnded = true;
+    })();
+    const succeeded = async () => (await jobsOf(ev.id)).filter((j) => j.status === 'succeeded').length;
+    try {
+      await until(async () => ctx.app.evaluation.ingestActivity.recentRequests() >= 1);
+      worker.start();
+      // Judged while ingest goes on.
+      await until(async () => (await succeeded()) >= 10);
+      expect(ingestEnded).toBe(false);
+      expect(ctx.app.evaluation.ingestActivity.recentRequests()).toBeGreaterThanOrEqual(1);
+    } finally {
+      ingesting = false;
+      await ingest;
+    }
+    // Ingest over: the worker runs at full speed and catches up; every trace sent is judged once.
+    await ctx.writer.settled();
+    await until(async () => (await succeeded()) === sent.length, 120_000);
+    await worker.stop();
+    const jobs = await jobsOf(ev.id);
+    expect(jobs.map((j) => j.traceId).sort()).toEqual([...sent].sort());
+    expect(jobs.every((j) => j.status === 'succeeded' && j.attempts === 1)).toBe(true);
   });
 
   it('a service stopped mid-way and started again: every target scored once for the evaluator version', async () => {

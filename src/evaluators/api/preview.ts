@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { EvaluationTarget, EvaluationTraces } from '../../contract/evaluation-targets.js';
+import type { CheckEvaluationScore } from '../../contract/evaluation-scores.js';
 import { templateVariables } from '../../contract/index.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
 import { AppError, notFound, validationError } from '../../http/errors.js';
 import type { StoredEvaluator } from '../tables/evaluators-table.js';
 import { readTargetField } from '../model/target-fields.js';
-import { evaluateTarget, type EvaluateDeps } from '../service/evaluate.js';
+import { evaluateTarget, scoreValueOf, type EvaluateDeps } from '../service/evaluate.js';
 import { checkReferences, type EvaluatorDeps } from '../service/evaluators.js';
 import { createEvaluatorBody, type CreateEvaluator } from './schemas.js';
 
@@ -36,6 +37,8 @@ type EvaluatorPreview = z.infer<typeof evaluatorPreviewSchema>;
 
 export interface PreviewDeps extends EvaluateDeps, EvaluatorDeps {
   traces: EvaluationTraces;
+  /** The score checked against its config as the store checks the worker's. */
+  checkScore: CheckEvaluationScore;
 }
 
 /** The judge prompt's variables the mapping leaves out, and mapped fields the target lacks. */
@@ -85,16 +88,21 @@ async function previewEvaluator(deps: PreviewDeps, workspaceId: string, body: Pr
   }
   if (!outcome.ok)
     throw new AppError('MODEL_ERROR', `The evaluation failed: ${outcome.error}`, { transient: outcome.transient, reason: outcome.error });
-  if (body.score.dataType === 'boolean' && typeof outcome.value === 'number' && outcome.value !== 0 && outcome.value !== 1) {
-    const message = `the check gives ${outcome.value}; a boolean score takes true, false, 1 or 0`;
-    throw validationError(`score.dataType ${message}`, [{ path: 'score.dataType', message }]);
+  // The worker's score as its store would take it, or the refusal that would fail its job.
+  const checked = await deps.checkScore(workspaceId, {
+    name: body.score.name,
+    dataType: body.score.dataType,
+    value: scoreValueOf(body.score.dataType, outcome.value),
+  });
+  if ('error' in checked) {
+    const message = `the score would be refused: ${checked.error}`;
+    throw validationError(`score ${message}`, [{ path: 'score', message }]);
   }
-  const truth = typeof outcome.value === 'boolean' ? outcome.value : outcome.value === 1;
   return {
     name: body.score.name,
     dataType: body.score.dataType,
-    value: body.score.dataType === 'boolean' ? Number(truth) : Number(outcome.value),
-    stringValue: body.score.dataType === 'boolean' ? String(truth) : null,
+    value: checked.value,
+    stringValue: body.score.dataType === 'boolean' ? checked.stringValue : null,
     comment: outcome.comment.slice(0, 4000),
   };
 }

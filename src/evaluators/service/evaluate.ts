@@ -33,6 +33,10 @@ export function isSampled(evaluatorId: string, traceId: string, rate: number): b
   return head / 0x1_0000_0000 < rate;
 }
 
+/** The value a score of this data type is given: a numeric score of a check's verdict is 1 or 0. */
+export const scoreValueOf = (dataType: 'numeric' | 'boolean', value: number | boolean) =>
+  dataType === 'numeric' && typeof value === 'boolean' ? Number(value) : value;
+
 export interface EvaluateDeps {
   connections: ConnectionDeps;
   prompts: EvaluationPrompts;

@@ -9,7 +9,7 @@ import {
 } from '../tables/evaluators-table.js';
 import { claimDueJob, deferJob, markJobDone, markJobFailed, type ClaimedJob } from '../tables/jobs-table.js';
 import type { EvaluationTarget } from '../../contract/evaluation-targets.js';
-import { evaluateTarget, type EvaluateDeps, type EvaluationOutcome } from './evaluate.js';
+import { evaluateTarget, scoreValueOf, type EvaluateDeps, type EvaluationOutcome } from './evaluate.js';
 import { findTargets, justBefore, queueTargets, type TargetSources } from './targets.js';
 import { createQueueWorkerLoop } from '../../stores/queue-worker.js';
 import { groupCommit } from '../../stores/group-commit.js';
@@ -17,6 +17,8 @@ import type { EvaluationPrompt } from '../../contract/evaluation-prompts.js';
 import type { ModelConnection } from '../api/schemas.js';
 import { openConnection } from './connections.js';
 import { shortCache } from './short-cache.js';
+import type { IngestActivity } from '../../contract/ingest-activity.js';
+import { createIngestYield, defaultIngestYield, type IngestYieldOptions } from './ingest-yield.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; after the last transient failure the job is `failed`. */
@@ -55,6 +57,9 @@ export interface EvaluatorWorkerOptions extends EvaluateDeps, TargetSources {
   now?: () => number;
   /** How long a claimed job is held before another worker may take it (its worker is taken as dead). */
   leaseMs?: number;
+  /** The process's external trace ingest, which the worker yields to while it is busy (`ingest-yield.ts`); absent: never. */
+  ingestActivity?: IngestActivity;
+  yieldTo?: IngestYieldOptions;
 }
 
 export interface EvaluatorWorker {
@@ -87,6 +92,9 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   // A lease outlasts the slowest job: a provider call's bound, twice over, and a minute for the stores.
   const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 60_000;
   const inFlight = new Map<string, number>();
+  const pace = options.ingestActivity && createIngestYield(options.ingestActivity, options.yieldTo ?? defaultIngestYield, now);
+  /** Set while the worker stops: a lane waiting for its turn takes no job. */
+  let stopping = false;
   // The traces of the jobs running at once are read together: one round trip for many jobs.
   const readTraceOf = groupCommit(async (workspaceId, traceIds: string[]) => {
     const found = await options.traces.readTraces(workspaceId, [...new Set(traceIds)]);
@@ -117,8 +125,9 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     let waitingFrom: string | undefined;
     let lastSeen: string | undefined;
     // Pages until the window ends, at most SCAN_PAGES a round: a busy workspace's new targets
-    // are queued as fast as they come, never one page a round.
-    for (let pages = 0; pages < SCAN_PAGES; pages += 1) {
+    // are queued as fast as they come, never one page a round (unless ingest is busy: it yields).
+    const maxPages = pace?.scanPages(SCAN_PAGES) ?? SCAN_PAGES;
+    for (let pages = 0; pages < maxPages; pages += 1) {
       const page = await findTargets(
         options,
         evaluator,
@@ -197,7 +206,7 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       else await fail(job, outcome);
       return;
     }
-    const value = evaluator.score.dataType === 'numeric' && typeof outcome.value === 'boolean' ? Number(outcome.value) : outcome.value;
+    const value = scoreValueOf(evaluator.score.dataType, outcome.value);
     const stored = await options.recordScore(job.workspaceId, evaluator.id, {
       id: job.id,
       name: evaluator.score.name,
@@ -226,6 +235,20 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
 
   /** Claims and runs one due job of a workspace with a free lane; false when none is due. */
   async function runOne(): Promise<boolean> {
+    if (!pace) return claimAndRun();
+    // While ingest is busy the lane waits for its burst (a short sleep: stopping is heard soon).
+    for (let wait = pace.admit(); wait > 0; wait = pace.admit()) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 250)));
+      if (stopping) return false;
+    }
+    try {
+      return await claimAndRun();
+    } finally {
+      pace.finished();
+    }
+  }
+
+  async function claimAndRun(): Promise<boolean> {
     const busy = [...inFlight].filter(([, n]) => n >= perWorkspace).map(([w]) => w);
     const job = await claimDueJob(sql, busy, leaseMs);
     if (!job) return false;
@@ -248,5 +271,17 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     onRoundError: (error, failedRounds) => options.log?.error({ err: error, failedRounds }, 'evaluator round failed'),
     onRecovered: (failedRounds) => options.log?.warn({ failedRounds }, 'evaluator rounds succeed again'),
   });
-  return { ...worker, scan };
+  return {
+    ...worker,
+    start() {
+      stopping = false;
+      worker.start();
+    },
+    async stop() {
+      stopping = true;
+      await worker.stop();
+      stopping = false;
+    },
+    scan,
+  };
 }

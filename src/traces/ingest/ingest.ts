@@ -5,6 +5,7 @@ import { spanPricerFor, type IngestPricing } from '../cost/pricing.js';
 import { toSpanRows } from './rows.js';
 import { type SpanRow } from '../tables/span-rows.js';
 import type { WriteBatcher } from '../writer/write-batcher.js';
+import type { IngestActivity } from '../../contract/ingest-activity.js';
 import { limits, traceSchema, type IngestResult, type Trace } from '../model/schemas.js';
 
 /**
@@ -17,11 +18,21 @@ export interface TraceIngest {
   writer: WriteBatcher;
   pricing: IngestPricing;
   turns: Turns;
+  /**
+   * Hears every request stored through this ingest: the app's external ingest notes it (what
+   * the evaluators' worker yields to); the judges' own traces go through a copy without it.
+   */
+  activity?: IngestActivity;
 }
 
 /** The ingest of an app; without pricing given, generation spans are priced by the built-in table. */
-export function traceIngestOf(writer: WriteBatcher, pricing: IngestPricing = { enabled: true }, turns = new Turns()): TraceIngest {
-  return { writer, pricing, turns };
+export function traceIngestOf(
+  writer: WriteBatcher,
+  pricing: IngestPricing = { enabled: true },
+  turns = new Turns(),
+  activity?: IngestActivity,
+): TraceIngest {
+  return { writer, pricing, turns, ...(activity && { activity }) };
 }
 
 /**
@@ -59,14 +70,19 @@ export async function ingestTraces(ingest: TraceIngest, workspaceId: string, tra
  * over many calls. Generation spans without a cost are priced on the way (cost/pricing.ts).
  * Resolves once the traces are readable.
  */
-export async function storeTraces({ writer, pricing, turns }: TraceIngest, workspaceId: string, traces: Trace[]): Promise<void> {
+export async function storeTraces({ writer, pricing, turns, activity }: TraceIngest, workspaceId: string, traces: Trace[]): Promise<void> {
   if (traces.length === 0) return;
-  const price = await spanPricerFor(pricing, workspaceId);
-  // Rows a trace at a time, in the thread's ingest turns like the validation before them.
-  const rows: SpanRow[] = [];
-  for (const trace of traces) {
-    await turns.pause();
-    for (const row of toSpanRows(workspaceId, [trace], price)) rows.push(row);
+  const ended = activity?.begin();
+  try {
+    const price = await spanPricerFor(pricing, workspaceId);
+    // Rows a trace at a time, in the thread's ingest turns like the validation before them.
+    const rows: SpanRow[] = [];
+    for (const trace of traces) {
+      await turns.pause();
+      for (const row of toSpanRows(workspaceId, [trace], price)) rows.push(row);
+    }
+    await writer.write(workspaceId, rows, [...new Set(traces.map((t) => t.traceId))]);
+  } finally {
+    ended?.();
   }
-  await writer.write(workspaceId, rows, [...new Set(traces.map((t) => t.traceId))]);
 }
