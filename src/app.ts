@@ -62,6 +62,9 @@ import type { ConnectionDeps } from './evaluators/service/connections.js';
 import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
 import type { ScoreStores } from './scores/service/ingest.js';
+import { scoreTarget } from './scores/service/score-writes.js';
+import type { ScoreRowToInsert } from './scores/tables/scores-table.js';
+import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
 import { groupCommit } from './stores/group-commit.js';
 import { monitorRoutes } from './monitors/api/routes.js';
 import { traceFiguresReader } from './traces/query/trace-figures.js';
@@ -94,6 +97,11 @@ export interface AppDeps {
    * the app makes its own, so two apps never share one.
    */
   writer?: WriteBatcher;
+  /**
+   * The writer of scores, the trace writer's machinery over the scores' table, its own log
+   * beside the trace writer's (server.ts); without it the app makes its own, answering once stored.
+   */
+  scoreWriter?: ScoreWriter;
   /** A pino logger to use; without it one is made at LOG_LEVEL. */
   log?: FastifyBaseLogger;
   /** OAuth bearer verification; absent when OAuth is not configured. */
@@ -226,15 +234,37 @@ export function evaluationDepsFor(
 
 /** The evaluators' worker over this service's stores: one per replica (server.ts), or made by a test. */
 export function evaluatorWorkerFor(
-  deps: { config: Config; sql: Sql; clickhouse: ClickHouseClient; writer: WriteBatcher; ingest?: TraceIngest; guard?: TargetGuard },
+  deps: {
+    config: Config;
+    sql: Sql;
+    clickhouse: ClickHouseClient;
+    writer: WriteBatcher;
+    scoreWriter?: ScoreWriter;
+    ingest?: TraceIngest;
+    guard?: TargetGuard;
+  },
   options: Partial<EvaluatorWorkerOptions> = {},
 ): EvaluatorWorker {
   return createEvaluatorWorker({
     ...evaluationDepsFor(deps),
-    recordScore: evaluationScoreRecorder({ clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() }),
+    recordScore: evaluationScoreRecorder({
+      clickhouse: deps.clickhouse,
+      sql: deps.sql,
+      clock: new VersionClock(),
+      writes: deps.scoreWriter ?? newScoreWriter(deps.clickhouse),
+    }),
     ...options,
   });
 }
+
+/** The score writer: the ingest writer's batching, log and retries over the scores' table (docs/decisions/108-score-ingest-through-the-write-path.md). */
+export type ScoreWriter = WriteBatcher<ScoreRowToInsert, ScoreRowToInsert>;
+
+/** A score writer over `clickhouse`; with `options.log`, answered once logged. */
+export const newScoreWriter = (
+  clickhouse: ClickHouseClient,
+  options: Omit<WriteBatcherOptions<ScoreRowToInsert, ScoreRowToInsert>, 'target'> = {},
+): ScoreWriter => new WriteBatcher(clickhouse, { ...options, target: scoreTarget });
 
 /** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
 export const maxPathParamLength = 512;
@@ -288,11 +318,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   const writer = deps.writer ?? new WriteBatcher(deps.clickhouse);
+  // Scores are answered once the score writer has them (logged), and read once it applied them.
+  const scoreWriter = deps.scoreWriter ?? newScoreWriter(deps.clickhouse);
   await app.register(healthRoutes, {
     sql: deps.sql,
     clickhouse: deps.clickhouse,
     outage: deps.postgresOutage,
-    ingestTrouble: () => writer.trouble(),
+    ingestTrouble: () => [writer.trouble(), scoreWriter.trouble()].filter(Boolean).join('; ') || undefined,
   });
   if (deps.postgresOutage) registerOutageGate(app, deps.postgresOutage);
   const retentionDeps = { sql: deps.sql, clickhouse: deps.clickhouse, deploymentDays: deps.config.LOUPE_RETENTION_DAYS };
@@ -313,8 +345,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('traceIngest', ingest);
   const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
   // Scores: one version clock per app, so a correction always outranks the score it corrects.
-  const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() };
-  const traceScores = traceScoresOf(deps.clickhouse, scoreStores.clock);
+  const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock(), writes: scoreWriter };
+  const traceScores = traceScoresOf(deps.clickhouse, scoreStores.clock, scoreWriter);
   // Evaluation events (OTLP span events and log records) become scores (source otel) on their
   // spans; OTLP/gRPC (started by server.ts beside the app) takes the same hook from the app.
   const recordOtelScores: RecordOtelScores = async (caller, scores) => {
@@ -331,7 +363,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       failedAuth: deps.failedAuth,
       keys: deps.failedAuth ? createKeyDirectory(deps.sql) : undefined,
     });
-    registerReadBarrier(api, writer);
+    registerReadBarrier(api, [writer, scoreWriter]);
     await api.register(meRoutes);
     await api.register(traceRoutes, {
       prefix: '/api/traces',
