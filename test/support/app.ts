@@ -48,6 +48,8 @@ export interface TestContextOptions {
   ingestAck?: 'log' | 'store';
   /** The writer's other options (flush sizes, intervals). */
   writer?: Omit<WriteBatcherOptions, 'log'>;
+  /** The score writer's other options (flush sizes, intervals). */
+  scoreWriter?: Omit<WriteBatcherOptions<ScoreRowToInsert, ScoreRowToInsert>, 'log' | 'target'>;
 }
 
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
@@ -55,10 +57,10 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const limits = options.rateLimits === true ? {} : options.rateLimits || undefined;
   const logDir = options.ingestAck === 'store' ? undefined : mkdtempSync(path.join(tmpdir(), 'loupe-ingest-log-'));
   const writer = new WriteBatcher(stores.writeClient, { ...options.writer, ...(logDir ? { log: IngestLog.open(logDir).log } : {}) });
-  const scoreWriter = newScoreWriter(
-    stores.writeClient,
-    logDir ? { log: IngestLog.open<ScoreRowToInsert>(path.join(logDir, 'scores')).log } : {},
-  );
+  const scoreWriter = newScoreWriter(stores.writeClient, {
+    ...options.scoreWriter,
+    ...(logDir ? { log: IngestLog.open<ScoreRowToInsert>(path.join(logDir, 'scores')).log } : {}),
+  });
   const app = await buildApp({
     config: stores.config,
     sql: stores.sql,
