@@ -63,7 +63,8 @@ export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, ite
   const sentIds = valid.flatMap((v) => (v.score.id === undefined ? [] : [v.score.id]));
   const earlier = sentIds.length === 0 ? new Map<string, string>() : await firstCreatedAt(stores, writer.workspaceId, sentIds);
 
-  const now = new Date().toISOString();
+  // The request's time, in its stored form once (a default of every row that names none).
+  const now = toStoredTime(new Date().toISOString());
   const rows: ScoreRowToInsert[] = [];
   for (const { index, score } of valid) {
     const resolved = resolveScoreValue(score, configs.get(score.name));
@@ -90,8 +91,8 @@ export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, ite
       author_id: writer.authorId,
       config_id: resolved.configId,
       eval_trace_id: score.evalTraceId ?? '',
-      timestamp: toStoredTime(score.timestamp ?? now),
-      created_at: earlier.get(id) ?? toStoredTime(now),
+      timestamp: score.timestamp === undefined ? now : toStoredTime(score.timestamp),
+      created_at: earlier.get(id) ?? now,
       version: stores.clock.next().toString(),
       is_deleted: 0,
     });
