@@ -1,6 +1,7 @@
 /**
  * Scores benchmark: `npm run bench -- scores [--spans 1000000] [--scores 1000000] [--calls 20]
- * [--batch 5000] [--ingest-requests 40]`.
+ * [--batch 5000] [--ingest-requests 40] [--ingest-only]`.
+ * `--ingest-only` skips the reads (with smaller `--spans` and `--scores`, a quick look at ingest).
  *
  * One process, one temporary LOUPE_DATA_DIR: the service (buildApp on the embedded stores, its
  * own writer, listening on 127.0.0.1) and the load. It loads the query benchmark's traces
@@ -49,10 +50,12 @@ function parseOptions(args: string[]) {
   const dir = arg('dir');
   /** Only the reads whose name holds this text, and no ingest (to look at one read again). */
   const only = arg('only');
+  /** Only the ingest comparison, no reads. */
+  const ingestOnly = args.includes('--ingest-only');
   if (!Number.isInteger(options.spans) || options.spans < spansPerTrace || !Object.values(options).every((n) => n > 0)) {
     throw new Error('--spans, --scores, --calls, --batch and --ingest-requests take positive whole numbers');
   }
-  return { ...options, dir, only };
+  return { ...options, dir, only, ingestOnly };
 }
 
 /** The query benchmark's trace n, its first LLM call made with a version of the prompt. */
@@ -120,6 +123,7 @@ async function loadData(
   const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const { ingestScores } = await import('../src/scores/service/ingest.js');
   const { VersionClock } = await import('../src/scores/model/version-clock.js');
+  const { newScoreWriter } = await import('../src/app.js');
   const key = await benchWorkspaceKey(sql, 'bench-scores');
   const workspaceId: string = (await call(`${base}/api/me`, key, { method: 'GET' })).data.workspaceId;
   const rangeEnd = Date.now() - 3600_000;
@@ -140,7 +144,8 @@ async function loadData(
     if (loaded % (options.batch * 20) === 0) console.error(`loaded ${loaded * spansPerTrace} spans`);
   }
   const spansSeconds = (performance.now() - loadStarted) / 1000;
-  const scoreStores = { clickhouse, sql, clock: new VersionClock() };
+  // Loaded through a score writer of its own answering once stored: the load is stored when it ends.
+  const scoreStores = { clickhouse, sql, clock: new VersionClock(), writes: newScoreWriter(clickhouse) };
   const scored = Math.min(traces, Math.ceil(options.scores / scoresPerTrace));
   const scoresStarted = performance.now();
   const tracesPerBatch = Math.max(1, Math.floor(options.batch / scoresPerTrace));
@@ -195,7 +200,8 @@ export async function run(args: string[]) {
   const sql = stores.postgres.sql;
   const clickhouse = stores.clickhouse.client;
   const writer = server.openWriter(config, stores.clickhouse.writeClient, log);
-  const app = await buildApp({ config, sql, clickhouse, writer, log, admit: createRateLimiter(sql).admit });
+  const scoreWriter = server.openScoreWriter(config, stores.clickhouse.writeClient, log);
+  const app = await buildApp({ config, sql, clickhouse, writer, scoreWriter, log, admit: createRateLimiter(sql).admit });
   try {
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const statePath = path.join(dir, 'bench-scores.json');
@@ -233,7 +239,9 @@ export async function run(args: string[]) {
     ];
     const get = serviceGet(base, key);
     const figures: Array<[string, string, string]> = [];
-    for (const [name, url, goal] of reads.filter(([name]) => options.only === undefined || name.includes(options.only))) {
+    const wanted = ([name]: [string, string, number | null]) =>
+      !options.ingestOnly && (options.only === undefined || name.includes(options.only));
+    for (const [name, url, goal] of reads.filter(wanted)) {
       const read = get(url);
       let ms: number;
       try {
@@ -304,6 +312,7 @@ export async function run(args: string[]) {
   } finally {
     await app.close();
     await writer.close();
+    await scoreWriter.close();
     await stores.close();
     if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
   }

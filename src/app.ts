@@ -66,6 +66,9 @@ import type { ConnectionDeps } from './evaluators/service/connections.js';
 import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
 import type { ScoreStores } from './scores/service/ingest.js';
+import { scoreTarget } from './scores/service/score-writes.js';
+import type { ScoreRowToInsert } from './scores/tables/scores-table.js';
+import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
 import { groupCommit } from './stores/group-commit.js';
 import { monitorRoutes } from './monitors/api/routes.js';
 import { traceFiguresReader } from './traces/query/trace-figures.js';
@@ -100,6 +103,11 @@ export interface AppDeps {
    * the app makes its own, so two apps never share one.
    */
   writer?: WriteBatcher;
+  /**
+   * The writer of scores, the trace writer's machinery over the scores' table, its own log
+   * beside the trace writer's (server.ts); without it the app makes its own, answering once stored.
+   */
+  scoreWriter?: ScoreWriter;
   /** A pino logger to use; without it one is made at LOG_LEVEL. */
   log?: FastifyBaseLogger;
   /** OAuth bearer verification; absent when OAuth is not configured. */
@@ -243,6 +251,8 @@ interface EvaluationStores {
   sql: Sql;
   clickhouse: ClickHouseClient;
   writer: WriteBatcher;
+  /** The app's score writer; without it, one of the worker's own that answers once stored. */
+  scoreWriter?: ScoreWriter;
   ingest?: TraceIngest;
   guard?: TargetGuard;
   /** The app's (`app.evaluation`); without it, a worker of its own that never yields. */
@@ -274,10 +284,24 @@ export function evaluatorWorkerFor(deps: EvaluationStores, options: Partial<Eval
   return createEvaluatorWorker({
     ...evaluationDepsFor(deps),
     ...(deps.shared && { ingestActivity: deps.shared.ingestActivity }),
-    recordScore: evaluationScoreRecorder({ clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() }),
+    recordScore: evaluationScoreRecorder({
+      clickhouse: deps.clickhouse,
+      sql: deps.sql,
+      clock: new VersionClock(),
+      writes: deps.scoreWriter ?? newScoreWriter(deps.clickhouse),
+    }),
     ...options,
   });
 }
+
+/** The score writer: the ingest writer's batching, log and retries over the scores' table (docs/decisions/109-score-ingest-through-the-write-path.md). */
+export type ScoreWriter = WriteBatcher<ScoreRowToInsert, ScoreRowToInsert>;
+
+/** A score writer over `clickhouse`; with `options.log`, answered once logged. */
+export const newScoreWriter = (
+  clickhouse: ClickHouseClient,
+  options: Omit<WriteBatcherOptions<ScoreRowToInsert, ScoreRowToInsert>, 'target'> = {},
+): ScoreWriter => new WriteBatcher(clickhouse, { ...options, target: scoreTarget });
 
 /** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
 export const maxPathParamLength = 512;
@@ -331,11 +355,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   const writer = deps.writer ?? new WriteBatcher(deps.clickhouse);
+  // Scores are answered once the score writer has them (logged), and read once it applied them.
+  const scoreWriter = deps.scoreWriter ?? newScoreWriter(deps.clickhouse);
   await app.register(healthRoutes, {
     sql: deps.sql,
     clickhouse: deps.clickhouse,
     outage: deps.postgresOutage,
-    ingestTrouble: () => writer.trouble(),
+    ingestTrouble: () => [writer.trouble(), scoreWriter.trouble()].filter(Boolean).join('; ') || undefined,
   });
   if (deps.postgresOutage) registerOutageGate(app, deps.postgresOutage);
   const retentionDeps = {
@@ -369,8 +395,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('traceIngest', ingest);
   const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
   // Scores: one version clock per app, so a correction always outranks the score it corrects.
-  const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock() };
-  const traceScores = traceScoresOf(deps.clickhouse, scoreStores.clock);
+  const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock(), writes: scoreWriter };
+  const traceScores = traceScoresOf(deps.clickhouse, scoreStores.clock, scoreWriter);
   // Evaluation events (OTLP span events and log records) become scores (source otel) on their
   // spans; OTLP/gRPC (started by server.ts beside the app) takes the same hook from the app.
   const recordOtelScores: RecordOtelScores = async (caller, scores) => {
@@ -387,7 +413,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       failedAuth: deps.failedAuth,
       keys: deps.failedAuth ? createKeyDirectory(deps.sql) : undefined,
     });
-    registerReadBarrier(api, writer);
+    registerReadBarrier(api, [writer, scoreWriter]);
     await api.register(meRoutes);
     await api.register(traceRoutes, {
       prefix: '/api/traces',

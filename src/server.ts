@@ -3,7 +3,15 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.js';
-import { buildApp, credentialCacheFor, evaluatorWorkerFor, secretLogPaths, webhookTargetGuard } from './app.js';
+import {
+  buildApp,
+  credentialCacheFor,
+  evaluatorWorkerFor,
+  newScoreWriter,
+  secretLogPaths,
+  webhookTargetGuard,
+  type ScoreWriter,
+} from './app.js';
 import type { EvaluatorWorker } from './evaluators/service/worker.js';
 import { createGrpcAdmission } from './grpc-access.js';
 import { startOtlpGrpcServer, type OtlpGrpcServer } from './traces/api/grpc/server.js';
@@ -15,7 +23,8 @@ import { oauthVerifierFromConfig } from './tenancy/oauth.js';
 import { createRateLimiter } from './tenancy/rate-limit.js';
 import { createFailedAuthLimiter } from './tenancy/failed-auth.js';
 import { WriteBatcher } from './traces/writer/write-batcher.js';
-import { IngestLog } from './traces/writer/ingest-log.js';
+import { IngestLog, type Recovered } from './traces/writer/ingest-log.js';
+import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
 import { postgresOutage } from './http/outage.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
@@ -112,6 +121,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const stores = await openStores(config, log);
   let app: FastifyInstance | undefined;
   let writer: WriteBatcher | undefined;
+  let scoreWriter: ScoreWriter | undefined;
   let webhooks: WebhookWorker | undefined;
   let evaluations: EvaluatorWorker | undefined;
   let monitors: MonitorScheduler | undefined;
@@ -131,6 +141,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const sql = stores.postgres.sql;
     raiseRequestPriority(config, log);
     writer = openWriter(config, stores.clickhouse.writeClient, log);
+    scoreWriter = openScoreWriter(config, stores.clickhouse.writeClient, log);
     // One of each per process, shared by HTTP and OTLP/gRPC: a key, a budget, a failure count.
     const verifyBearer = oauthVerifierFromConfig(sql, config);
     const limiter = createRateLimiter(sql);
@@ -143,6 +154,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       sql,
       clickhouse: stores.clickhouse.client,
       writer,
+      scoreWriter,
       log,
       verifyBearer,
       admit: limiter.admit,
@@ -176,7 +188,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const worker = webhooks;
     // Every replica runs one too: jobs are claimed row by row, and a target's key is unique.
     evaluations = evaluatorWorkerFor(
-      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest, guard: webhookGuard, shared: app.evaluation },
+      { config, sql, clickhouse: stores.clickhouse.client, writer, scoreWriter, ingest: app.traceIngest, guard: webhookGuard, shared: app.evaluation },
       { log },
     );
     evaluations.start();
@@ -200,6 +212,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     );
     const server = app;
     const ingest = writer;
+    const scoreIngest = scoreWriter;
     const otlpGrpc = grpc;
     return {
       app: server,
@@ -212,6 +225,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
         await monitorScheduler.stop(); // waits for an evaluation round in flight
         await worker.stop(); // waits for deliveries in flight; the undelivered stay in the outbox
         await evaluationWorker.stop(); // waits for jobs in flight; the rest stay pending
+        await closeWriter(scoreIngest, log); // after every source of scores (HTTP, gRPC, evaluators) stopped
         await stores.close();
       },
     };
@@ -222,6 +236,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     await monitors?.stop().catch(() => {});
     await webhooks?.stop().catch(() => {});
     await evaluations?.stop().catch(() => {});
+    if (scoreWriter) await closeWriter(scoreWriter, log).catch(() => {});
     await stores.close().catch(() => {});
     throw error;
   }
@@ -252,25 +267,51 @@ export function raiseRequestPriority(config: Config, log: Logger): void {
  * again first; with `store`, answering once the trace store holds each write.
  */
 export function openWriter(config: Config, clickhouse: ClickHouseClient, log: Logger): WriteBatcher {
-  if (config.LOUPE_INGEST_ACK === 'store') return new WriteBatcher(clickhouse);
-  const dir = config.LOUPE_INGEST_LOG_DIR ?? path.join(config.LOUPE_DATA_DIR, 'ingest-log');
-  let opened: ReturnType<typeof IngestLog.open>;
+  return openLoggedWriter(config, log, ingestLogDir(config), 'ingest', (options) => new WriteBatcher(clickhouse, options));
+}
+
+/**
+ * The score writer, as the ingest writer over a log of its own in the `scores` folder of the
+ * ingest log's (docs/decisions/109-score-ingest-through-the-write-path.md).
+ */
+export function openScoreWriter(config: Config, clickhouse: ClickHouseClient, log: Logger): ScoreWriter {
+  return openLoggedWriter(config, log, path.join(ingestLogDir(config), 'scores'), 'score', (options) =>
+    newScoreWriter(clickhouse, options),
+  );
+}
+
+const ingestLogDir = (config: Config) => config.LOUPE_INGEST_LOG_DIR ?? path.join(config.LOUPE_DATA_DIR, 'ingest-log');
+
+function openLoggedWriter<Row extends { workspace_id: string }, Pending extends { workspace_id: string }>(
+  config: Config,
+  log: Logger,
+  dir: string,
+  what: 'ingest' | 'score',
+  make: (options: {
+    log?: IngestLog<Row>;
+    onRefused?: WriteBatcherOptions['onRefused'];
+    onTrouble?: WriteBatcherOptions['onTrouble'];
+  }) => WriteBatcher<Row, Pending>,
+): WriteBatcher<Row, Pending> {
+  if (config.LOUPE_INGEST_ACK === 'store') return make({});
+  let opened: { log: IngestLog<Row>; recovered: Recovered<Row> };
   try {
-    opened = IngestLog.open(dir);
+    opened = IngestLog.open<Row>(dir);
   } catch (error) {
     const code = (error as { code?: string }).code ?? (error as Error).message;
-    throw new Error(`Cannot open the ingest log in ${dir} (${code}): set LOUPE_INGEST_LOG_DIR to a writable folder on local disk`, {
+    throw new Error(`Cannot open the ${what} log in ${dir} (${code}): set LOUPE_INGEST_LOG_DIR to a writable folder on local disk`, {
       cause: error,
     });
   }
   const { log: ingestLog, recovered } = opened;
-  const writer = new WriteBatcher(clickhouse, {
+  const store = what === 'ingest' ? 'trace store' : 'score store';
+  const writer = make({
     log: ingestLog,
-    onRefused: (refused) => log.error(refused, 'the trace store refused a logged ingest write; it is kept aside, not applied'),
+    onRefused: (refused) => log.error(refused, `the ${store} refused a logged ${what} write; it is kept aside, not applied`),
     // Once when the disk fills, once when it has room again: not a line per refused request.
     onTrouble: ({ began, reason, error, ms }) =>
       began
-        ? log.error({ err: error, dir }, `${reason}: ingest answers 503 until there is room`)
+        ? log.error({ err: error, dir }, `${reason}: ${what} answers 503 until there is room`)
         : log.warn({ dir, ms }, `${reason.replace(/^disk full: /, '')}: resolved, the disk has room again`),
   });
   if (recovered.writes.length + recovered.damagedLines > 0) {
@@ -278,16 +319,16 @@ export function openWriter(config: Config, clickhouse: ClickHouseClient, log: Lo
       {
         dir,
         writes: recovered.writes.length,
-        spans: recovered.writes.reduce((n, w) => n + w.rows.length, 0),
+        rows: recovered.writes.reduce((n, w) => n + w.rows.length, 0),
         damagedLines: recovered.damagedLines,
       },
-      'applying the ingest writes an earlier process left in its log',
+      `applying the ${what} writes an earlier process left in its log`,
     );
   }
   writer.replay(recovered.writes);
   return writer;
 }
 
-async function closeWriter(writer: WriteBatcher, log: Logger): Promise<void> {
+async function closeWriter(writer: { close(): Promise<boolean>; log?: { dir: string } | undefined }, log: Logger): Promise<void> {
   if (!(await writer.close())) log.warn({ dir: writer.log?.dir }, 'ingest writes not yet applied stay in the log for the next start');
 }

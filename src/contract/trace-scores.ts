@@ -43,6 +43,11 @@ export interface SqlPart {
 }
 
 export interface TraceScores {
+  /**
+   * Resolves once the workspace's answered scores (with `traceIds`, those on these traces) are
+   * readable: for a read outside the routes' read barrier (the trace list's score filter).
+   */
+  settled: (workspaceId: string, traceIds?: readonly string[]) => Promise<void>;
   /** The live scores whose target is the trace or one of its spans, oldest first. */
   ofTrace: (workspaceId: string, traceId: string) => Promise<ScoreOnTarget[]>;
   /** Per trace id, its scores' averages per name (traces without scores are absent). */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppDeps } from '../../src/app.js';
+import { buildApp, newScoreWriter, type AppDeps, type ScoreWriter } from '../../src/app.js';
 import * as tenancy from '../../src/tenancy/store.js';
 import type { Plan } from '../../src/config.js';
 import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
@@ -12,6 +12,7 @@ import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import type { WriteBatcherOptions } from '../../src/traces/writer/write-batcher-types.js';
 import { IngestLog } from '../../src/traces/writer/ingest-log.js';
 import { openTestStores, type TestStores } from './stores.js';
+import type { ScoreRowToInsert } from '../../src/scores/tables/scores-table.js';
 
 export interface Tenant {
   organizationId: string;
@@ -24,6 +25,8 @@ export interface TestContext extends TestStores {
   app: FastifyInstance;
   /** The app's own group-commit writer of trace ingestion. */
   writer: WriteBatcher;
+  /** The app's own score writer (over a log of its own when ingest is answered once logged). */
+  scoreWriter: ScoreWriter;
   adminHeaders: Record<string, string>;
   /** A new organization with one workspace and a workspace-scoped key. */
   tenant(options?: { plan?: Plan }): Promise<Tenant>;
@@ -45,6 +48,8 @@ export interface TestContextOptions {
   ingestAck?: 'log' | 'store';
   /** The writer's other options (flush sizes, intervals). */
   writer?: Omit<WriteBatcherOptions, 'log'>;
+  /** The score writer's other options (flush sizes, intervals). */
+  scoreWriter?: Omit<WriteBatcherOptions<ScoreRowToInsert, ScoreRowToInsert>, 'log' | 'target'>;
 }
 
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
@@ -52,11 +57,16 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const limits = options.rateLimits === true ? {} : options.rateLimits || undefined;
   const logDir = options.ingestAck === 'store' ? undefined : mkdtempSync(path.join(tmpdir(), 'loupe-ingest-log-'));
   const writer = new WriteBatcher(stores.writeClient, { ...options.writer, ...(logDir ? { log: IngestLog.open(logDir).log } : {}) });
+  const scoreWriter = newScoreWriter(stores.writeClient, {
+    ...options.scoreWriter,
+    ...(logDir ? { log: IngestLog.open<ScoreRowToInsert>(path.join(logDir, 'scores')).log } : {}),
+  });
   const app = await buildApp({
     config: stores.config,
     sql: stores.sql,
     clickhouse: stores.clickhouse,
     writer,
+    scoreWriter,
     ...(limits
       ? {
           admit: createRateLimiter(stores.sql, { now: limits.now }).admit,
@@ -69,6 +79,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     ...stores,
     app,
     writer,
+    scoreWriter,
     adminHeaders: { 'x-admin-token': stores.config.LOUPE_ADMIN_TOKEN ?? '' },
     async tenant({ plan = 'pro' } = {}) {
       const organization = await tenancy.createOrganization(stores.sql, {
@@ -87,6 +98,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     close: async () => {
       await app.close();
       await writer.close();
+      await scoreWriter.close();
       await stores.close();
       if (logDir) rmSync(logDir, { recursive: true, force: true });
     },

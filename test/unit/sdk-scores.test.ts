@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Loupe, type LoupeError, type ScorePayload } from '../../packages/sdk/src/index.js';
+import { MAX_REQUEST_BYTES, MAX_REQUEST_SCORES } from '../../packages/sdk/src/transport.js';
 import { acceptAll, fakeFetch, json, type RecordedCall, type Responder } from './sdk-fake-service.js';
 
 /** Answers POST /api/scores as the service does (every score accepted), traces as acceptAll. */
@@ -134,6 +135,31 @@ describe('SDK scores', () => {
     expect(errors[0]!.kind).toBe('rejected');
     expect(errors[0]!.message).toContain('scores.1.value: must be at most 5 (config)');
     await loupe.shutdown();
+  });
+
+  it('a backlog goes out in requests of up to MAX_REQUEST_SCORES, within MAX_REQUEST_BYTES, none lost', async () => {
+    vi.useRealTimers();
+    // The first request hangs while 2,490 more scores are given: a backlog, as under an evaluation loop.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const { loupe, scoreCalls } = client(async (call, i) => {
+      if (i === 0) await held;
+      return acceptScores(call, i);
+    });
+    for (let i = 0; i < 2500; i++) loupe.score({ traceId: `t${i}`, name: 'q', value: i });
+    // Scores with 10 kB of metadata: 1,000 of them would pass MAX_REQUEST_BYTES (4 MiB).
+    for (let i = 0; i < 1200; i++) loupe.score({ traceId: `m${i}`, name: 'q', value: i, metadata: { note: 'x'.repeat(10_000) } });
+    release();
+    await loupe.shutdown();
+    const perCall = scoreCalls().map((c) => scoresOf(c).length);
+    expect(perCall.slice(0, 3)).toEqual([10, MAX_REQUEST_SCORES, MAX_REQUEST_SCORES]);
+    for (const call of scoreCalls()) expect(call.bytes).toBeLessThanOrEqual(MAX_REQUEST_BYTES);
+    // The 12 MB of the last 1,200 took at least three requests more, each under 1,000 scores.
+    expect(perCall.length).toBeGreaterThanOrEqual(6);
+    expect(Math.max(...perCall.slice(3))).toBeLessThan(MAX_REQUEST_SCORES);
+    const values = scoreCalls().flatMap((c) => scoresOf(c).map((s) => `${s.traceId}:${s.value}`));
+    expect(new Set(values).size).toBe(3700);
+    expect(loupe.stats().scores).toMatchObject({ queued: 0, sent: 3700, dropped: 0 });
   });
 
   it('shutdown sends the scores still queued', async () => {

@@ -68,6 +68,16 @@ def test_a_refused_score_goes_to_on_error_and_the_rest_of_its_batch_is_stored(ma
     assert [s["id"] for s in scores(service, "traceId=py-refused")] == [good]
 
 
+def test_a_backlog_of_scores_goes_in_requests_of_up_to_a_thousand(make_client: MakeClient, service: Service) -> None:
+    client, recorded = make_client(batch_size=5000, flush_interval_ms=600_000)
+    for i in range(2500):
+        client.score(trace_id="py-backlog", name="quality", value=i)
+    client.flush()
+    assert client.stats().requests == 3
+    assert client.stats().scores.sent == 2500 and recorded.errors == []
+    assert len(scores(service, "traceId=py-backlog&limit=1000")) == 1000
+
+
 def test_a_failing_score_request_is_retried_with_the_same_ids_and_stored_once(make_client: MakeClient, service: Service) -> None:
     with flaky_proxy(service.base_url, failures=2) as proxy:
         client, recorded = make_client(base_url=proxy.url, retry_base_delay_ms=50)

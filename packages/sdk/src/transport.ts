@@ -20,6 +20,8 @@ interface QueuedSpan {
  */
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 export const MAX_REQUEST_SPANS = 1000;
+/** The most one request to POST /api/scores carries when scores back up: the service's bound (1,000), within MAX_REQUEST_BYTES. */
+export const MAX_REQUEST_SCORES = 1000;
 
 export interface TransportStats {
   /** Spans waiting to be sent. */
@@ -140,7 +142,7 @@ export class SpanTransport {
         }
         // Spans first: a score may come before its trace, but its trace usually should not wait.
         if (this.queue.length > 0) await this.sendSpans(this.takeSpans());
-        else await this.sendScores(this.scoreQueue.splice(0, this.options.batchSize));
+        else await this.sendScores(this.takeScores());
       }
     } finally {
       // Cleared in the same step that saw the queue empty: a span queued after it starts a new drain.
@@ -169,6 +171,21 @@ export class SpanTransport {
       traces.add(queued.trace.traceId);
     }
     return this.queue.splice(0, n);
+  }
+
+  /**
+   * The next request's scores: all that wait, up to MAX_REQUEST_SCORES and MAX_REQUEST_BYTES of
+   * JSON (the first always goes), as a backlog of spans goes (`takeSpans`).
+   */
+  private takeScores(): ScorePayload[] {
+    let bytes = '{"scores":[]}'.length;
+    let n = 0;
+    for (; n < this.scoreQueue.length && n < MAX_REQUEST_SCORES; n++) {
+      const size = Buffer.byteLength(JSON.stringify(this.scoreQueue[n])) + 1;
+      if (n > 0 && bytes + size > MAX_REQUEST_BYTES) break;
+      bytes += size;
+    }
+    return this.scoreQueue.splice(0, n);
   }
 
   private sendSpans(batch: QueuedSpan[]): Promise<void> {

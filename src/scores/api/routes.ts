@@ -56,6 +56,7 @@ export const scoreRoutes: FastifyPluginAsyncZod<{ stores: ScoreStores }> = async
   });
 
   app.get('/analytics', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary: 'Per score name in a window: count, mean, median (numeric), distribution (categorical, boolean) and over time',
@@ -66,11 +67,13 @@ export const scoreRoutes: FastifyPluginAsyncZod<{ stores: ScoreStores }> = async
   });
 
   app.get('/:id', {
+    config: { readBarrier: 'workspace' },
     schema: { tags, summary: 'One score', params: scoreParams, response: { 200: envelope(scoreSchema), ...errors } },
     handler: async (request, reply) => sendData(request, reply, await getScore(stores, request.auth.workspaceId, request.params.id)),
   });
 
   app.delete('/:id', {
+    config: { readBarrier: 'workspace' },
     schema: {
       tags,
       summary: 'Delete a score',

@@ -7,12 +7,15 @@ import { isIssue, resolveScoreValue } from '../model/score-rules.js';
 import { toStoredTime } from '../model/stored-time.js';
 import type { VersionClock } from '../model/version-clock.js';
 import { selectScoreConfigsByName } from '../tables/configs-table.js';
-import { insertScoreRows, selectScoresByIds, type ScoreRowToInsert } from '../tables/scores-table.js';
+import { selectScoresByIds, type ScoreRowToInsert } from '../tables/scores-table.js';
+import { unappliedCreatedAt, type ScoreWrites } from './score-writes.js';
 
 export interface ScoreStores {
   clickhouse: ClickHouseClient;
   sql: Sql;
   clock: VersionClock;
+  /** The score writer (score-writes.ts): ingest hands it the rows, reads wait for what it has not applied. */
+  writes: ScoreWrites;
 }
 
 export interface ScoreWriter {
@@ -24,10 +27,12 @@ export interface ScoreWriter {
 }
 
 /**
- * Validates each score on its own (shape, then its config), stores the valid ones in one
- * insert awaited before the answer (so they are readable at once) and answers per index, like
- * trace ingest: one bad score never fails another. A re-sent id is a correction: a new row of
- * a higher version that keeps the first write's creation time.
+ * Validates each score on its own (shape, then its config), hands the valid ones to the score
+ * writer as one write, answered once it is durable (in the write-ahead log; every read of
+ * scores waits for it to be applied: score-writes.ts), and answers per index, like trace
+ * ingest: one bad score never fails another. A re-sent id is a correction: a new row of a
+ * higher version that keeps the first write's creation time (from the store, or from a write
+ * not yet applied).
  */
 export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, items: unknown[]): Promise<ScoreIngestResult> {
   const errors: ScoreIngestResult['errors'] = [];
@@ -56,17 +61,10 @@ export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, ite
 
   const configs = await selectScoreConfigsByName(stores.sql, writer.workspaceId, [...new Set(valid.map((v) => v.score.name))]);
   const sentIds = valid.flatMap((v) => (v.score.id === undefined ? [] : [v.score.id]));
-  const earlier =
-    sentIds.length === 0
-      ? new Map<string, string>()
-      : new Map(
-          (await selectScoresByIds(stores.clickhouse, { workspaceId: writer.workspaceId, ids: sentIds })).map((r) => [
-            r.id,
-            r.created_at_text,
-          ]),
-        );
+  const earlier = sentIds.length === 0 ? new Map<string, string>() : await firstCreatedAt(stores, writer.workspaceId, sentIds);
 
-  const now = new Date().toISOString();
+  // The request's time, in its stored form once (a default of every row that names none).
+  const now = toStoredTime(new Date().toISOString());
   const rows: ScoreRowToInsert[] = [];
   for (const { index, score } of valid) {
     const resolved = resolveScoreValue(score, configs.get(score.name));
@@ -93,13 +91,28 @@ export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, ite
       author_id: writer.authorId,
       config_id: resolved.configId,
       eval_trace_id: score.evalTraceId ?? '',
-      timestamp: toStoredTime(score.timestamp ?? now),
-      created_at: earlier.get(id) ?? toStoredTime(now),
+      timestamp: score.timestamp === undefined ? now : toStoredTime(score.timestamp),
+      created_at: earlier.get(id) ?? now,
       version: stores.clock.next().toString(),
       is_deleted: 0,
     });
   }
-  await insertScoreRows(stores.clickhouse, rows);
+  if (rows.length > 0)
+    await stores.writes.write(writer.workspaceId, rows, [...new Set(rows.flatMap((row) => (row.trace_id === '' ? [] : [row.trace_id])))]);
   errors.sort((a, b) => a.index - b.index);
   return { accepted: rows.length, rejected: items.length - rows.length, ids, errors };
+}
+
+/**
+ * The creation time of each id already written: stored, or answered and not yet applied. The
+ * writes not yet applied are read before and after the store, so a write that lands while the
+ * store is read is seen in one or the other.
+ */
+async function firstCreatedAt(stores: ScoreStores, workspaceId: string, ids: string[]): Promise<Map<string, string>> {
+  const wanted = new Set(ids);
+  const before = unappliedCreatedAt(stores.writes, workspaceId, wanted);
+  const stored = await selectScoresByIds(stores.clickhouse, { workspaceId, ids });
+  const out = new Map([...unappliedCreatedAt(stores.writes, workspaceId, wanted), ...before]);
+  for (const row of stored) out.set(row.id, row.created_at_text);
+  return out;
 }

@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
 import { toScoreOnTarget } from '../model/score-shape.js';
 import type { VersionClock } from '../model/version-clock.js';
+import type { ScoreWrites } from './score-writes.js';
 import {
   selectAveragesOfGroups,
   selectAveragesOfTraces,
@@ -22,19 +23,33 @@ function byKey(rows: { key: string; name: string; n: number; mean: number }[]): 
   return out;
 }
 
-/** The scores the trace reads carry (contract/trace-scores.ts), handed to the trace routes by the app. */
-export function traceScoresOf(clickhouse: ClickHouseClient, clock: VersionClock): TraceScores {
+/**
+ * The scores the trace reads carry (contract/trace-scores.ts), handed to the trace routes by the
+ * app. The routes behind the read barrier wait for unapplied scores there; the reads the trace
+ * list makes without one (a page's averages, the score filter), and the tombstones of a deleted
+ * trace's scores, wait here for the scores they concern (score-writes.ts).
+ */
+export function traceScoresOf(clickhouse: ClickHouseClient, clock: VersionClock, writes: ScoreWrites): TraceScores {
   return {
-    ofTrace: async (workspaceId, traceId) =>
-      (await selectScoresOfTrace(clickhouse, { workspaceId, traceIds: [traceId] })).map(toScoreOnTarget),
-    averagesOfTraces: async (workspaceId, traceIds) =>
-      traceIds.length === 0 ? new Map() : byKey(await selectAveragesOfTraces(clickhouse, { workspaceId, traceIds })),
+    settled: async (workspaceId, traceIds) => writes.readable(workspaceId, traceIds),
+    ofTrace: async (workspaceId, traceId) => {
+      await writes.readable(workspaceId, [traceId]);
+      return (await selectScoresOfTrace(clickhouse, { workspaceId, traceIds: [traceId] })).map(toScoreOnTarget);
+    },
+    averagesOfTraces: async (workspaceId, traceIds) => {
+      if (traceIds.length === 0) return new Map();
+      await writes.readable(workspaceId, traceIds);
+      return byKey(await selectAveragesOfTraces(clickhouse, { workspaceId, traceIds }));
+    },
     averagesOfSessions: async (workspaceId, sessionIds) =>
       sessionIds.length === 0 ? new Map() : byKey(await selectAveragesOfSessions(clickhouse, { workspaceId, sessionIds })),
     averagesOfUsers: async (workspaceId, userIds) =>
       userIds.length === 0 ? new Map() : byKey(await selectAveragesOfUsers(clickhouse, { workspaceId, userIds })),
-    deleteOfTrace: async (workspaceId, traceId) =>
-      tombstoneScoresOfTrace(clickhouse, { workspaceId, traceId, version: clock.next().toString() }),
+    deleteOfTrace: async (workspaceId, traceId) => {
+      // Its answered scores are stored first, so the tombstones find them all.
+      await writes.readable(workspaceId, [traceId]);
+      await tombstoneScoresOfTrace(clickhouse, { workspaceId, traceId, version: clock.next().toString() });
+    },
     traceCondition: traceScoreCondition,
     traceNames: traceScoreNames,
     averagesOfGroups: async (workspaceId, groups, settings) =>

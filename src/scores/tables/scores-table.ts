@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import { insertJsonLines, type ClickHouseClient } from '../../stores/clickhouse.js';
 import { defineQuery } from '../../stores/clickhouse-query.js';
 
 /**
@@ -58,10 +58,9 @@ export type ScoreRowToInsert = Omit<ScoreRow, 'timestamp_text' | 'created_at_tex
   is_deleted: 0 | 1;
 };
 
-/** Inserts and waits for the write, so a score answered is readable at once. */
-export async function insertScoreRows(clickhouse: ClickHouseClient, rows: ScoreRowToInsert[]): Promise<void> {
-  if (rows.length === 0) return;
-  await clickhouse.insert({ table: 'scores', values: rows, format: 'JSONEachRow' });
+/** Inserts score rows given as their JSON lines (JSONEachRow, one a line): a flush of the score writer (service/score-writes.ts). */
+export async function insertScoreLines(clickhouse: ClickHouseClient, lines: Buffer): Promise<void> {
+  await insertJsonLines(clickhouse, 'scores', lines);
 }
 
 /** Conditions on a score's newest row; those on ids, traces and sessions skip granules through the indexes. */

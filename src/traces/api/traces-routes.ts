@@ -71,6 +71,8 @@ export const traceRoutes: FastifyPluginAsyncZod<{
     handler: async (request, reply) => {
       const workspaceId = request.auth.workspaceId;
       const { score, scoreMin, scoreMax, scoreValue } = request.query;
+      // The list waits for no writer, but a filter by score reads the stored scores: those answered so far first.
+      if (score !== undefined) await scores?.settled(workspaceId);
       const scoreCondition =
         score !== undefined ? scores?.traceCondition({ name: score, min: scoreMin, max: scoreMax, value: scoreValue }) : undefined;
       const { items, pagination } = await listTraces(clickhouse, workspaceId, request.query, limits, writer, scoreCondition);

@@ -1,16 +1,17 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { flushLines } from './pending-lines.js';
+import { flushLines, pendingOf } from './pending-lines.js';
+import type { WriteTarget } from './write-batcher-types.js';
 import { inApplyOrder } from './apply-order.js';
-import { type PendingRow } from '../tables/span-rows.js';
+import { type PendingRow, type SpanRow } from '../tables/span-rows.js';
 import { recomputeTraceSummaries } from '../summaries/recompute.js';
 import { insertSpanLines } from '../tables/spans-table.js';
 
 /** A write the writer took (write-batcher.ts), waiting for its flush. */
-export interface PendingWrite {
+export interface PendingWrite<Pending = PendingRow> {
   /** Its number: in the log's order, or the writer's own without a log. */
   seq: number;
   workspaceId: string;
-  rows: PendingRow[];
+  rows: Pending[];
   /** Its rows' JSON, one a line, encoded as the write was taken or replayed (pending-lines.ts): what the insert sends. */
   lines: Buffer;
   traceIds: string[];
@@ -86,3 +87,6 @@ async function applyWrites(
   }
   return { version, rows: raised.rows.length, insertMs };
 }
+
+/** The trace writer's target: span rows, one insert a flush, then their traces' summaries. */
+export const spanTarget: WriteTarget<SpanRow, PendingRow> = { pendingOf, apply: flushWrites };

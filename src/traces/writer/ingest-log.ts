@@ -4,17 +4,20 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { SpanRow } from '../tables/span-rows.js';
 
-/** One acknowledged ingest write: the span rows of one request and the traces they touch. */
-export interface LoggedWrite {
+/**
+ * One acknowledged ingest write: the rows of one request (span rows, or another writer's: a
+ * score log holds score rows) and the traces they touch.
+ */
+export interface LoggedWrite<Row = SpanRow> {
   seq: number;
   workspaceId: string;
   traceIds: string[];
-  rows: SpanRow[];
+  rows: Row[];
 }
 
 /** What reopening a log found: the writes to apply again, and the lines that could not be read. */
-export interface Recovered {
-  writes: LoggedWrite[];
+export interface Recovered<Row = SpanRow> {
+  writes: LoggedWrite<Row>[];
   damagedLines: number;
 }
 
@@ -39,7 +42,7 @@ interface Segment {
  *   applied again after a crash from the segments left: applying a write twice changes nothing
  *   (spans carry their version, summaries are recomputed from the stored spans).
  */
-export class IngestLog {
+export class IngestLog<Row = SpanRow> {
   private seq: number;
   private handle: FileHandle | undefined;
   private current: Segment | undefined;
@@ -65,10 +68,10 @@ export class IngestLog {
    * Opens the log in `dir` (made if missing) and reads what an earlier process left: every
    * write still in a segment, in order, to be applied again.
    */
-  static open(dir: string, options: { segmentBytes?: number } = {}): { log: IngestLog; recovered: Recovered } {
+  static open<Row = SpanRow>(dir: string, options: { segmentBytes?: number } = {}): { log: IngestLog<Row>; recovered: Recovered<Row> } {
     mkdirSync(dir, { recursive: true });
     const segments: Segment[] = [];
-    const writes: LoggedWrite[] = [];
+    const writes: LoggedWrite<Row>[] = [];
     let damagedLines = 0;
     const files = readdirSync(dir)
       .filter((name) => segmentName.test(name))
@@ -78,7 +81,7 @@ export class IngestLog {
       let lastSeq = Number(segmentName.exec(name)![1]) - 1;
       for (const line of readFileSync(file, 'utf8').split('\n')) {
         if (line === '') continue;
-        const write = decode(line);
+        const write = decode<Row>(line);
         if (!write) {
           damagedLines += 1;
           continue;
@@ -89,7 +92,7 @@ export class IngestLog {
       segments.push({ file, lastSeq });
     }
     writes.sort((a, b) => a.seq - b.seq);
-    return { log: new IngestLog(dir, segments, options.segmentBytes ?? 8 * 1024 * 1024), recovered: { writes, damagedLines } };
+    return { log: new IngestLog<Row>(dir, segments, options.segmentBytes ?? 8 * 1024 * 1024), recovered: { writes, damagedLines } };
   }
 
   /** The number of the last append (0 before any); appends are numbered 1, 2, … in the order they are called. */
@@ -101,7 +104,7 @@ export class IngestLog {
    * Numbers the write at once (the order of calls is the order of the log) and returns its
    * number with a promise that settles once the write is on disk.
    */
-  append(write: Omit<LoggedWrite, 'seq'>, rowLines?: Buffer): { seq: number; durable: Promise<void> } {
+  append(write: Omit<LoggedWrite<Row>, 'seq'>, rowLines?: Buffer): { seq: number; durable: Promise<void> } {
     const seq = ++this.seq;
     this.counts.appends += 1;
     this.queued.push(encode({ seq, ...write }, rowLines));
@@ -204,7 +207,7 @@ export class IngestLog {
  * are those bytes, each line break made the comma between two rows (a JSON text holds no raw
  * line break): the same bytes as stringifying the rows again, with no second encoding.
  */
-function encode(write: LoggedWrite, rowLines?: Buffer): Buffer {
+function encode(write: LoggedWrite<unknown>, rowLines?: Buffer): Buffer {
   if (rowLines === undefined) {
     const body = Buffer.from(JSON.stringify([write.seq, write.workspaceId, write.traceIds, write.rows]), 'utf8');
     const line = Buffer.allocUnsafe(body.length + 10);
@@ -231,11 +234,11 @@ function sealed(line: Buffer): Buffer {
   return line;
 }
 
-function decode(line: string): LoggedWrite | undefined {
+function decode<Row>(line: string): LoggedWrite<Row> | undefined {
   const json = line.slice(9);
   if (line[8] !== ' ' || crc32(json).toString(16).padStart(8, '0') !== line.slice(0, 8)) return undefined;
   try {
-    const [seq, workspaceId, traceIds, rows] = JSON.parse(json) as [number, string, string[], SpanRow[]];
+    const [seq, workspaceId, traceIds, rows] = JSON.parse(json) as [number, string, string[], Row[]];
     if (!Number.isSafeInteger(seq) || typeof workspaceId !== 'string' || !Array.isArray(traceIds) || !Array.isArray(rows)) return undefined;
     return { seq, workspaceId, traceIds, rows };
   } catch {
@@ -286,7 +289,7 @@ function syncDirectory(dir: string): void {
  * Writes that the engine refused on their own are kept beside the log, one JSON line each with
  * the engine's error, never dropped (the writer logs each at error level).
  */
-export function keepRefused(dir: string, write: LoggedWrite, error: string): string {
+export function keepRefused(dir: string, write: LoggedWrite<unknown>, error: string): string {
   const file = path.join(dir, 'refused.jsonl');
   const fd = openSync(file, 'a');
   try {

@@ -1,14 +1,16 @@
-import type { PendingRow } from '../tables/span-rows.js';
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import type { PendingRow, SpanRow } from '../tables/span-rows.js';
+import type { PendingWrite } from './flush.js';
 import type { IngestLog } from './ingest-log.js';
 
 /** The ingest writer's options (write-batcher.ts), and what it tells reads of the writes it has not applied. */
 
 /** A workspace's writes not yet applied (`WriteBatcher.unapplied`). */
-export interface UnappliedWrites {
+export interface UnappliedWrites<Pending = PendingRow> {
   /** The rows of the statement under way, with the versions it applies them at. */
-  applying: PendingRow[];
+  applying: Pending[];
   /** The other writes' rows, in the order they will be applied, versions not yet raised. */
-  queued: PendingRow[][];
+  queued: Pending[][];
   /** The newest version applied so far (the statement under way's included). */
   floor: bigint;
   /**
@@ -20,7 +22,32 @@ export interface UnappliedWrites {
   freshUnderWay?: (traceId: string) => boolean;
 }
 
-export interface WriteBatcherOptions {
+/**
+ * What a writer stores: what a taken write keeps of its rows until its flush (the rows as the
+ * reads of unapplied writes see them, and their JSON lines, the log's line made of the same
+ * bytes), and what one flush does with a batch of writes. The trace writer's is spans and
+ * their traces' summaries (flush.ts, `spanTarget`); the app makes a second writer with the
+ * scores' (docs/decisions/109-score-ingest-through-the-write-path.md).
+ */
+export interface WriteTarget<Row, Pending> {
+  pendingOf(rows: readonly Row[]): { rows: Pending[]; lines: Buffer };
+  /**
+   * Applies the batch above `floor`; `applying` hears its rows as applied before the insert
+   * starts, `fresh` the traces the store held nothing of (spans only). Returns the newest
+   * version written, the rows inserted and the insert's milliseconds.
+   */
+  apply(
+    clickhouse: ClickHouseClient,
+    batch: PendingWrite<Pending>[],
+    floor: bigint,
+    applying: (rows: Pending[], floor: bigint) => void,
+    fresh: (workspaceId: string, traceIds: string[]) => void,
+  ): Promise<{ version: bigint; rows: number; insertMs: number }>;
+}
+
+export interface WriteBatcherOptions<Row = SpanRow, Pending = PendingRow> {
+  /** What it stores; default spans and their summaries (`spanTarget`). */
+  target?: WriteTarget<Row, Pending>;
   /**
    * Rows in one flush at most (8,000); the rest wait for the next. It bounds what one insert
    * holds in the engine's memory, apart from the backlog below (docs/benchmarks.md, seventh pass).
@@ -32,7 +59,7 @@ export interface WriteBatcherOptions {
    * The write-ahead log (ingest-log.ts). With it, a write is answered once it is in the log on
    * disk and applied to the engine afterwards; without it, once the engine stored it.
    */
-  log?: IngestLog;
+  log?: IngestLog<Row>;
   /**
    * With a log: rows acknowledged and not yet applied at most (20,000); a write past it waits
    * for room. Each waits in memory as a row and its encoding. With flushes of up to 50,000 rows,

@@ -1,15 +1,15 @@
 import { statfsSync } from 'node:fs';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { PendingRow, SpanRow } from '../tables/span-rows.js';
-import { loggedWriteOf, pendingOf } from './pending-lines.js';
-import { flushWrites, type PendingWrite } from './flush.js';
+import { loggedWriteOf } from './pending-lines.js';
+import { spanTarget, type PendingWrite } from './flush.js';
 import { FlushTiming } from './flush-timing.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 import { AppliedWrites } from './applied-writes.js';
 import { WriteBacklog } from './write-backlog.js';
 import { alone, diskFullOf, ingestLogFailure, retryable, storeUnavailable, unavailable } from './write-errors.js';
 import { isStoreUnavailable } from '../../http/error-handler.js';
-import type { UnappliedWrites, WriteBatcherOptions } from './write-batcher-types.js';
+import type { UnappliedWrites, WriteBatcherOptions, WriteTarget } from './write-batcher-types.js';
 
 /** Whether the disk of `dir` has room for a write again (1 MiB, the most one line usually takes). */
 function hasRoom(dir: string): boolean {
@@ -41,8 +41,8 @@ function hasRoom(dir: string): boolean {
  * were measured slower on 2 cores than one (docs/benchmarks.md). One is made per app with its
  * stores (server.ts, buildApp) and handed to the routes.
  */
-export class WriteBatcher {
-  private queue: PendingWrite[] = [];
+export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pending extends { workspace_id: string } = PendingRow> {
+  private queue: PendingWrite<Pending>[] = [];
   private flushing = false;
   /**
    * Writes taken and flushes run, for the logs, the tests and the benchmark: writes / flushes is
@@ -50,7 +50,9 @@ export class WriteBatcher {
    */
   readonly counts = { writes: 0, flushes: 0, isolations: 0, refused: 0, retries: 0, flushedRows: 0, flushMs: 0, insertMs: 0 };
   private readonly maxRows: number;
-  readonly log: IngestLog | undefined;
+  readonly log: IngestLog<Row> | undefined;
+  /** What it stores (write-batcher-types.ts): spans and their summaries unless told otherwise. */
+  private readonly target: WriteTarget<Row, Pending>;
   private readonly onRefused: WriteBatcherOptions['onRefused'];
   /** When the next flush may start (gathering, resting, retry delays). */
   private readonly timing: FlushTiming;
@@ -75,16 +77,18 @@ export class WriteBatcher {
   /** The last write of the flush under way. */
   private inFlight = 0;
   /** The writes of the flush under way; those of its statement under way (all, or one when isolating), and their rows as applied. */
-  private inFlightBatch: PendingWrite[] = [];
-  private applying: { writes: PendingWrite[]; rows: PendingRow[]; fresh: Map<string, Set<string>> } | undefined;
+  private inFlightBatch: PendingWrite<Pending>[] = [];
+  private applying: { writes: PendingWrite<Pending>[]; rows: Pending[]; fresh: Map<string, Set<string>> } | undefined;
   /** The newest version this writer applied: of a span, or of the summaries it computed. */
   private appliedVersion = 0n;
 
   constructor(
     /** The store it writes to; ingest also prices spans with the pricing attached to it (cost/pricing.ts). */
     readonly clickhouse: ClickHouseClient,
-    options: WriteBatcherOptions = {},
+    options: WriteBatcherOptions<Row, Pending> = {},
   ) {
+    // The default target is the spans'; a writer of other rows names its own.
+    this.target = options.target ?? (spanTarget as unknown as WriteTarget<Row, Pending>);
     this.maxRows = options.maxRows ?? 8_000;
     this.backlog = new WriteBacklog(options.maxBacklogRows ?? 20_000);
     this.log = options.log;
@@ -101,12 +105,12 @@ export class WriteBatcher {
    * Writes recovered from the log at start (ingest-log.ts), applied again in their order before
    * any new one; reads of their workspaces wait for them like for any answered write.
    */
-  replay(writes: LoggedWrite[]): void {
+  replay(writes: LoggedWrite<Row>[]): void {
     if (writes.length === 0) return;
     this.applied.reopenFrom(writes[0]!.seq);
     for (const write of writes) {
       // A flush may have stored its rows before the process stopped: its traces are read back.
-      this.enqueue({ ...write, ...pendingOf(write.rows), maybeStored: true });
+      this.enqueue({ ...write, ...this.target.pendingOf(write.rows), maybeStored: true });
       this.applied.answered(write);
     }
   }
@@ -116,11 +120,11 @@ export class WriteBatcher {
    * concurrent requests. Resolves once the write is durable: in the log, or without a log in
    * the engine.
    */
-  async write(workspaceId: string, rows: SpanRow[], traceIds: string[]): Promise<void> {
+  async write(workspaceId: string, rows: Row[], traceIds: string[]): Promise<void> {
     if (!this.log) {
       return new Promise((resolve, reject) => {
         this.counts.writes += 1;
-        this.enqueue({ seq: ++this.seq, workspaceId, ...pendingOf(rows), traceIds, caller: { resolve, reject } });
+        this.enqueue({ seq: ++this.seq, workspaceId, ...this.target.pendingOf(rows), traceIds, caller: { resolve, reject } });
       });
     }
     if (this.closing) throw unavailable('The service is shutting down; retry shortly');
@@ -134,7 +138,7 @@ export class WriteBatcher {
     this.counts.writes += 1;
     // Encoded once, here, for the log line and for the insert: a flush then joins its writes'
     // lines instead of encoding thousands of rows at once while requests wait.
-    const pending = pendingOf(rows);
+    const pending = this.target.pendingOf(rows);
     const { seq, durable } = this.log.append({ workspaceId, traceIds, rows }, pending.lines);
     this.enqueue({ seq, workspaceId, ...pending, traceIds });
     try {
@@ -206,13 +210,13 @@ export class WriteBatcher {
    * write a list, with the newest version applied so far, above which they will be raised.
    * Undefined when there is none; while the store is unavailable, the 503 a waiting read hears.
    */
-  unapplied(workspaceId: string): UnappliedWrites | undefined {
+  unapplied(workspaceId: string): UnappliedWrites<Pending> | undefined {
     if (this.applied.pendingFor(workspaceId) === undefined) return undefined;
     if (this.failing !== undefined) throw storeUnavailable();
     const through = this.applied.appliedThrough;
     const applying = this.applying?.rows.filter((row) => row.workspace_id === workspaceId) ?? [];
     const underWay = new Set(this.applying?.writes);
-    const queued: PendingRow[][] = [];
+    const queued: Pending[][] = [];
     for (const w of [...this.inFlightBatch, ...this.queue]) {
       if (w.workspaceId === workspaceId && w.seq > through && !underWay.has(w)) queued.push(w.rows);
     }
@@ -250,7 +254,7 @@ export class WriteBatcher {
     return drained;
   }
 
-  private enqueue(write: PendingWrite): void {
+  private enqueue(write: PendingWrite<Pending>): void {
     this.queue.push(write);
     this.backlog.add(write.rows.length);
     this.timing.arrived(this.queue.length);
@@ -276,7 +280,7 @@ export class WriteBatcher {
   }
 
   /** The queued writes of the next flush, in arrival order, up to `maxRows` (at least one). */
-  private takeBatch(): PendingWrite[] {
+  private takeBatch(): PendingWrite<Pending>[] {
     let rows = 0;
     let count = 0;
     while (count < this.queue.length && (count === 0 || rows + this.queue[count]!.rows.length <= this.maxRows)) {
@@ -287,11 +291,11 @@ export class WriteBatcher {
   }
 
   /** One flush of the writes given (flush.ts), with the versions it applies and its figures. */
-  private async flush(batch: PendingWrite[]): Promise<void> {
+  private async flush(batch: PendingWrite<Pending>[]): Promise<void> {
     this.counts.flushes += 1;
     const started = performance.now();
     const fresh = new Map<string, Set<string>>();
-    const flushed = await flushWrites(
+    const flushed = await this.target.apply(
       this.clickhouse,
       batch,
       this.appliedVersion,
@@ -308,7 +312,7 @@ export class WriteBatcher {
   }
 
   /** The next flush's writes to the engine, and what follows its outcome. */
-  private run(batch: PendingWrite[]): Promise<void> {
+  private run(batch: PendingWrite<Pending>[]): Promise<void> {
     return this.log ? this.applyLogged(batch) : this.applyAnswering(batch);
   }
 
@@ -318,7 +322,7 @@ export class WriteBatcher {
    * each write is retried alone, and only the writes that fail alone hear of it (the upsert
    * makes a retry of rows that did land harmless). An unavailable store fails them all.
    */
-  private async applyAnswering(batch: PendingWrite[]): Promise<void> {
+  private async applyAnswering(batch: PendingWrite<Pending>[]): Promise<void> {
     try {
       await this.flush(batch);
       this.done(batch);
@@ -350,7 +354,7 @@ export class WriteBatcher {
    * are stored, and one the engine refuses alone is kept in `refused.jsonl` beside the log and
    * reported, never dropped in silence.
    */
-  private async applyLogged(batch: PendingWrite[]): Promise<void> {
+  private async applyLogged(batch: PendingWrite<Pending>[]): Promise<void> {
     try {
       await this.flush(batch);
       this.landed(batch);
@@ -373,7 +377,7 @@ export class WriteBatcher {
   }
 
   /** With a log: the writes given are applied (the store answers again). */
-  private landed(batch: PendingWrite[]): void {
+  private landed(batch: PendingWrite<Pending>[]): void {
     this.failing = undefined;
     if (this.storeFull) this.recovered('storeFull');
     this.timing.landed();
@@ -381,7 +385,7 @@ export class WriteBatcher {
   }
 
   /** With a log: the store is unavailable or busy; the writes go back to the head of the queue. */
-  private later(batch: PendingWrite[], error: unknown): void {
+  private later(batch: PendingWrite<Pending>[], error: unknown): void {
     this.failing = error;
     this.counts.retries += 1;
     this.queue.unshift(...batch);
@@ -398,7 +402,7 @@ export class WriteBatcher {
   }
 
   /** With a log: the engine refused this write alone; it is kept aside and reported. */
-  private refuse(w: PendingWrite, error: unknown): void {
+  private refuse(w: PendingWrite<Pending>, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
     const keptIn = keepRefused(this.log!.dir, loggedWriteOf(w), message);
     this.counts.refused += 1;
@@ -407,7 +411,7 @@ export class WriteBatcher {
   }
 
   /** The writes given (the head of the queue, in order) are applied or refused. */
-  private done(batch: PendingWrite[]): void {
+  private done(batch: PendingWrite<Pending>[]): void {
     // The log first: a reader told the writes are applied finds their segments gone.
     if (this.log) void this.log.applied(batch.at(-1)!.seq).catch(() => undefined);
     this.applied.done(batch);

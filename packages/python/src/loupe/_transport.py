@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import os
 import threading
 import time
@@ -26,6 +27,10 @@ from ._span import Span
 
 _PATH = "/api/traces"
 _SCORES_PATH = "/api/scores"
+#: The most one request to POST /api/scores carries when scores back up: the service's bound (1,000),
+#: within 4 MiB of JSON, as the TypeScript client's transport does (MAX_REQUEST_SCORES, MAX_REQUEST_BYTES).
+MAX_REQUEST_SCORES = 1000
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -198,7 +203,7 @@ class SpanTransport:
                     continue
                 # Spans first: a score may come before its trace, but its trace should not wait.
                 batch = [self._queue.popleft() for _ in range(min(self._options.batch_size, len(self._queue)))]
-                scores = [] if batch else [self._scores.popleft() for _ in range(min(self._options.batch_size, len(self._scores)))]
+                scores = [] if batch else self._take_scores()
                 self._sending += 1
                 dropped_unreported, self._dropped_unreported = self._dropped_unreported, 0
                 scores_dropped, self._scores_dropped_unreported = self._scores_dropped_unreported, 0
@@ -233,6 +238,19 @@ class SpanTransport:
                         self._flush_wanted = False
                         next_flush = time.monotonic() + interval
                     self._changed.notify_all()
+
+    def _take_scores(self) -> list[dict[str, Any]]:
+        """The next request's scores (under the lock): all that wait, up to MAX_REQUEST_SCORES and
+        MAX_REQUEST_BYTES of JSON (the first always goes)."""
+        taken: list[dict[str, Any]] = []
+        size = len('{"scores":[]}')
+        while self._scores and len(taken) < MAX_REQUEST_SCORES:
+            n = len(json.dumps(self._scores[0], separators=(",", ":"), ensure_ascii=False).encode()) + 1
+            if taken and size + n > MAX_REQUEST_BYTES:
+                break
+            size += n
+            taken.append(self._scores.popleft())
+        return taken
 
     def _send(self, batch: list[_Queued]) -> None:
         traces = _group_by_trace(batch, self._options)

@@ -1,0 +1,61 @@
+import type { ClickHouseClient } from '../../stores/clickhouse.js';
+import { insertScoreLines, type ScoreRowToInsert } from '../tables/scores-table.js';
+
+/**
+ * How score ingest hands its rows to the service's score writer, and how reads wait for them
+ * (docs/decisions/109-score-ingest-through-the-write-path.md). The writer is the trace
+ * writer's machinery (a write-ahead log, one flush at a time, retries) over the target below,
+ * made by the app (src/app.ts, src/server.ts): a score is answered once logged and applied in
+ * batches; every read of scores waits for the workspace's answered scores not yet applied
+ * (the routes' read barrier, or `readable` here), which hurries the next flush.
+ */
+export interface ScoreWrites {
+  /** Resolves once the rows are durable: in the log, or without a log in the store. */
+  write(workspaceId: string, rows: ScoreRowToInsert[], traceIds: string[]): Promise<void>;
+  /** Waits for the workspace's answered scores not yet applied (with `traceIds`, those on these traces); undefined when none. */
+  readable(workspaceId: string, traceIds?: readonly string[]): Promise<void> | undefined;
+  /** The workspace's score rows answered and not yet applied; undefined when none. */
+  unapplied(workspaceId: string): { applying: ScoreRowToInsert[]; queued: ScoreRowToInsert[][] } | undefined;
+}
+
+/**
+ * The score writer's target (the trace writer's `WriteTarget`): a write keeps its rows and
+ * their JSON lines (the log's line is made of the same bytes); a flush inserts its writes'
+ * lines in one statement. Versions stay as ingest gave them (the app's version clock), so a
+ * write applied again after a crash never outranks a later correction.
+ */
+export const scoreTarget = {
+  pendingOf: (rows: readonly ScoreRowToInsert[]) => ({
+    rows: [...rows],
+    lines: Buffer.from(rows.map((row) => JSON.stringify(row)).join('\n'), 'utf8'),
+  }),
+  async apply(
+    clickhouse: ClickHouseClient,
+    batch: { rows: ScoreRowToInsert[]; lines: Buffer }[],
+    floor: bigint,
+    applying: (rows: ScoreRowToInsert[], floor: bigint) => void,
+  ): Promise<{ version: bigint; rows: number; insertMs: number }> {
+    const started = performance.now();
+    const written = batch.filter((w) => w.rows.length > 0);
+    const rows = written.flatMap((w) => w.rows);
+    applying(rows, floor);
+    await insertScoreLines(clickhouse, Buffer.concat(written.flatMap((w, i) => (i === 0 ? [w.lines] : [newline, w.lines]))));
+    return { version: floor, rows: rows.length, insertMs: performance.now() - started };
+  },
+};
+
+const newline = Buffer.from('\n');
+
+/**
+ * The creation times of the given score ids among the workspace's rows not yet applied: a
+ * correction keeps its score's first creation time even while the first write waits for its
+ * flush.
+ */
+export function unappliedCreatedAt(writes: ScoreWrites, workspaceId: string, ids: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  const unapplied = writes.unapplied(workspaceId);
+  if (!unapplied) return out;
+  for (const rows of [unapplied.applying, ...unapplied.queued])
+    for (const row of rows) if (ids.has(row.id) && !out.has(row.id)) out.set(row.id, row.created_at);
+  return out;
+}
