@@ -9,7 +9,7 @@ import {
   selectScoresOverTime,
   selectScoreValuesOfTraces,
 } from '../../src/scores/tables/score-summary-table.js';
-import { insertScoreRows } from '../../src/scores/tables/scores-table.js';
+import { insertScoreLines } from '../../src/scores/tables/scores-table.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { post, span, uniqueId } from './traces-fixtures.js';
 import { getJson, postScores } from './scores-fixtures.js';
@@ -149,30 +149,33 @@ beforeAll(async () => {
     live.set(c.id, { ...live.get(c.id)!, name: c.name, value: c.value, traceId: c.traceId, spanId: c.spanId ?? '' });
 
   // An older row of b1 (under another name) arriving after the live one: it never counts.
-  await insertScoreRows(ctx.clickhouse, [
-    {
-      workspace_id: tenant.workspaceId,
-      id: 'b1',
-      name: 'quality',
-      data_type: 'numeric',
-      value: 0.99,
-      string_value: '',
-      comment: '',
-      metadata: '',
-      source: 'api',
-      environment: '',
-      trace_id: t4,
-      span_id: '',
-      session_id: '',
-      author_id: '',
-      config_id: '',
-      eval_trace_id: '',
-      timestamp: '2025-01-01 10:00:00.000000',
-      created_at: '2025-01-01 10:00:00.000000',
-      version: '1',
-      is_deleted: 0,
-    },
-  ]);
+  await insertScoreLines(
+    ctx.clickhouse,
+    jsonLines([
+      {
+        workspace_id: tenant.workspaceId,
+        id: 'b1',
+        name: 'quality',
+        data_type: 'numeric',
+        value: 0.99,
+        string_value: '',
+        comment: '',
+        metadata: '',
+        source: 'api',
+        environment: '',
+        trace_id: t4,
+        span_id: '',
+        session_id: '',
+        author_id: '',
+        config_id: '',
+        eval_trace_id: '',
+        timestamp: '2025-01-01 10:00:00.000000',
+        created_at: '2025-01-01 10:00:00.000000',
+        version: '1',
+        is_deleted: 0,
+      },
+    ]),
+  );
 
   // A deleted score; a deleted trace (t4: its scores go with it).
   expect((await ctx.app.inject({ method: 'DELETE', url: '/api/scores/q5', headers: tenant.headers })).statusCode).toBe(200);
@@ -186,8 +189,11 @@ afterAll(async () => {
   await ctx?.close();
 });
 
+/** Rows as the engine's JSONEachRow lines, as the score writer's flush inserts them. */
+const jsonLines = (rows: object[]): Buffer => Buffer.from(rows.map((row) => JSON.stringify(row) + '\n').join(''));
+
 async function expectEveryRead() {
-  const scores = traceScoresOf(ctx.clickhouse, new VersionClock());
+  const scores = traceScoresOf(ctx.clickhouse, new VersionClock(), ctx.scoreWriter);
   const workspaceId = tenant.workspaceId;
 
   // A trace's scores, and the averages per trace.
@@ -328,7 +334,7 @@ describe('the score summary', () => {
   });
 
   it("never counts another workspace's scores", async () => {
-    const scores = traceScoresOf(ctx.clickhouse, new VersionClock());
+    const scores = traceScoresOf(ctx.clickhouse, new VersionClock(), ctx.scoreWriter);
     // The other workspace holds the first scores uncorrected, on the same trace ids.
     const theirs = await scores.averagesOfTraces(other.workspaceId, [t1]);
     expect(theirs.get(t1)!.quality).toEqual({ n: 2, mean: (0.9 + 0.4) / 2 });
@@ -342,7 +348,9 @@ describe('the score summary', () => {
       query: 'ALTER TABLE score_summary DELETE WHERE workspace_id = {workspaceId:String} SETTINGS mutations_sync = 2',
       query_params: { workspaceId: tenant.workspaceId },
     });
-    expect(await traceScoresOf(ctx.clickhouse, new VersionClock()).averagesOfTraces(tenant.workspaceId, allTraces)).toEqual(new Map());
+    expect(
+      await traceScoresOf(ctx.clickhouse, new VersionClock(), ctx.scoreWriter).averagesOfTraces(tenant.workspaceId, allTraces),
+    ).toEqual(new Map());
     for (const statement of renderClickhouseMigration(backfill, { database: 'default' })) {
       await ctx.clickhouse.command({ query: statement });
     }
