@@ -66,18 +66,26 @@ export function toRole(value: unknown): { role: SpanMessage['role']; exact: bool
 export function collectIndexed(attrs: Record<string, unknown>, prefix: string) {
   const items = new Map<number, Record<string, unknown>>();
   const keys: string[] = [];
-  for (const [key, value] of Object.entries(attrs)) {
+  // Senders list the indexes in order; the items are sorted only when they were not.
+  let inOrder = true;
+  let last = -1;
+  for (const key in attrs) {
     if (!key.startsWith(prefix)) continue;
+    const value = attrs[key];
     const rest = key.slice(prefix.length);
     const dot = rest.indexOf('.');
     const index = Number(dot === -1 ? rest : rest.slice(0, dot));
     if (!Number.isInteger(index) || index < 0) continue;
     let item = items.get(index);
-    if (!item) items.set(index, (item = {}));
+    if (!item) {
+      items.set(index, (item = {}));
+      if (index < last) inOrder = false;
+      last = index;
+    }
     putKey(item, dot === -1 ? '' : rest.slice(dot + 1), value);
     keys.push(key);
   }
-  const ordered = [...items.entries()].sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+  const ordered = inOrder ? [...items.values()] : [...items.entries()].sort((a, b) => a[0] - b[0]).map(([, item]) => item);
   return { items: ordered, keys };
 }
 

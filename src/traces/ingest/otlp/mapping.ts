@@ -152,7 +152,8 @@ export function mapMetrics(
     const values = row.read(raw, context);
     if (!values) continue;
     let used = false;
-    for (const [field, value] of Object.entries(values)) {
+    for (const field in values) {
+      const value = (values as Record<string, unknown>)[field];
       if (value === undefined || out[field] !== undefined) continue;
       out[field] = value;
       used = true;
@@ -253,9 +254,10 @@ function present(attrs: Attrs, key: string, consumed: Set<string>): boolean {
 
 export function mergeIO(into: SpanIO, add: SpanIO | undefined) {
   if (!add) return;
-  if (add.messages?.length) into.messages = [...(into.messages ?? []), ...add.messages];
-  if (add.toolCalls?.length) into.toolCalls = [...(into.toolCalls ?? []), ...add.toolCalls];
-  if (add.documents?.length) into.documents = [...(into.documents ?? []), ...add.documents];
+  // A side's first list is taken as it was built (each row's lists are its own); later ones are appended to a copy.
+  if (add.messages?.length) into.messages = into.messages ? [...into.messages, ...add.messages] : add.messages;
+  if (add.toolCalls?.length) into.toolCalls = into.toolCalls ? [...into.toolCalls, ...add.toolCalls] : add.toolCalls;
+  if (add.documents?.length) into.documents = into.documents ? [...into.documents, ...add.documents] : add.documents;
   if (add.text !== undefined) {
     if (into.text === undefined) into.text = add.text;
     else into.raw = { ...(into.raw as object), text: add.text };
@@ -401,7 +403,17 @@ ioRows.forEach((row, i) => {
   }
 });
 
-const ascending = (a: number, b: number) => a - b;
+/**
+ * Adds a row index to a list kept in table order, once. A span's keys trigger a handful of
+ * rows, so placing each on arrival costs less than sorting the lists afterwards.
+ */
+function insertRow(list: number[], index: number) {
+  let i = list.length;
+  while (i > 0 && list[i - 1]! > index) i--;
+  if (i > 0 && list[i - 1] === index) return; // a row with several keys present is run once
+  if (i === list.length) list.push(index);
+  else list.splice(i, 0, index);
+}
 
 /**
  * The rows one attribute key triggers, its IO rows by prefix included. Keys repeat from span to
@@ -428,15 +440,10 @@ export function hitsOf(attrs: Attrs): AttributeHits {
   for (const key in attrs) {
     const entry = keyRows(key);
     if (!entry) continue;
-    if (entry.kinds) for (const i of entry.kinds) hits.kinds.push(i);
-    if (entry.fields) for (const i of entry.fields) hits.fields.push(i);
-    if (entry.traceFields) for (const i of entry.traceFields) hits.traceFields.push(i);
-    if (entry.io) for (const i of entry.io) hits.io.push(i);
+    if (entry.kinds) for (const i of entry.kinds) insertRow(hits.kinds, i);
+    if (entry.fields) for (const i of entry.fields) insertRow(hits.fields, i);
+    if (entry.traceFields) for (const i of entry.traceFields) insertRow(hits.traceFields, i);
+    if (entry.io) for (const i of entry.io) insertRow(hits.io, i);
   }
-  if (hits.kinds.length > 1) hits.kinds.sort(ascending);
-  if (hits.fields.length > 1) hits.fields.sort(ascending);
-  if (hits.traceFields.length > 1) hits.traceFields.sort(ascending);
-  // A row with several keys present is run once.
-  if (hits.io.length > 1) hits.io = hits.io.sort(ascending).filter((index, i, list) => index !== list[i - 1]);
   return hits;
 }

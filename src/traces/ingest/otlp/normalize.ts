@@ -92,7 +92,8 @@ export function unixNanosToIso(time: UnixNanos): string {
     cachedPrefix = new Date(time.seconds * 1000).toISOString().slice(0, 19);
     cachedSecond = time.seconds;
   }
-  return `${cachedPrefix}.${String(Math.floor(time.nanos / 1000)).padStart(6, '0')}Z`;
+  // The microseconds as six digits: 1,000,000 added, its leading 1 cut.
+  return `${cachedPrefix}.${String(1_000_000 + Math.floor(time.nanos / 1000)).slice(1)}Z`;
 }
 
 const toMs = (time: UnixNanos) => time.seconds * 1000 + time.nanos / 1e6;
@@ -199,7 +200,7 @@ function buildSpan(
   if (ids.parentSpanId) native.parentSpanId = ids.parentSpanId;
   if (input) native.input = input;
   if (output) native.output = output;
-  Object.assign(native, fields);
+  for (const field in fields) (native as unknown as Record<string, unknown>)[field] = (fields as Record<string, unknown>)[field];
   if (ttftMs !== undefined) native.ttftMs = ttftMs;
   if (native.model !== undefined) native.model = cut(native.model, limits.modelLength);
   if (native.provider !== undefined) native.provider = cut(native.provider, limits.modelLength);
