@@ -87,6 +87,8 @@ const isGeneration = (attrs: Attrs) => {
   return type === 'generation' || type === 'embedding';
 };
 
+const looksLikeMessage = (m: unknown) => isRecord(m) && typeof m.role === 'string';
+
 /**
  * An observation's input or output: chat messages (a list, one message, or `{messages, ...}`
  * whose other keys, such as the tools offered, go to `raw`), a generation's plain text answer
@@ -94,7 +96,6 @@ const isGeneration = (attrs: Attrs) => {
  */
 function observationIO(value: unknown, side: 'input' | 'output', generation: boolean): SpanIO {
   const parsed = parseMaybeJson(value);
-  const looksLikeMessage = (m: unknown) => isRecord(m) && typeof m.role === 'string';
   if (Array.isArray(parsed) && parsed.length > 0 && parsed.every(looksLikeMessage))
     return toSpanIO(convertOpenAiMessages(parsed), 'langfuse');
   if (looksLikeMessage(parsed)) return toSpanIO(convertOpenAiMessages(parsed, emptyConversion(), 'assistant'), 'langfuse');
