@@ -1,7 +1,7 @@
-import { convertOpenAiMessages, emptyConversion, toSpanIO } from '../io-genai.js';
+import { convertOpenAiMessages, emptyConversion, toSpanIO } from '../values/io-genai.js';
 import { providerOfModel } from '../../../cost/provider.js';
-import { asNumber, asString, isRecord, parseMaybeJson } from '../io-values.js';
-import type { SpanIO } from '../model.js';
+import { asNumber, asString, isRecord, parseMaybeJson } from '../values/io-values.js';
+import type { SpanIO } from '../wire/model.js';
 import {
   readCompletionStart,
   type Attrs,
@@ -11,7 +11,7 @@ import {
   type MetricFields,
   type StatusRow,
   type TraceFieldRow,
-} from '../table.js';
+} from './table.js';
 
 /**
  * Langfuse SDKs (v3+, OpenTelemetry based): `langfuse.observation.*` on every span,

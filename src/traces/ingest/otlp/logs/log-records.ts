@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { ClickHouseClient } from '../../../stores/clickhouse.js';
-import { nextVersion } from '../../model/version.js';
-import { storeTraces, type TraceIngest } from '../ingest.js';
-import type { Span, StoredSpan, Trace } from '../../model/schemas.js';
-import { fromAnyValue, fromKeyValues } from './any-value.js';
-import { isGenAiContentEvent, messagesFromEvents } from './conventions/genai-events.js';
-import { toSpanIO } from './io-genai.js';
+import type { ClickHouseClient } from '../../../../stores/clickhouse.js';
+import { nextVersion } from '../../../model/version.js';
+import { storeTraces, type TraceIngest } from '../../ingest.js';
+import type { Span, StoredSpan, Trace } from '../../../model/schemas.js';
+import { fromAnyValue, fromKeyValues } from '../wire/any-value.js';
+import { isGenAiContentEvent, messagesFromEvents } from '../conventions/genai-events.js';
+import { toSpanIO } from '../values/io-genai.js';
 import { isEvaluationRecord } from './evaluation-events.js';
-import type { PlainLogsRequest } from './model.js';
-import { parseUnixNanos, toHexId, type SpanRejection } from './normalize.js';
-import { insertLogRecords, selectLogRecords, type LogRecordRow, type SpanKey } from '../../tables/log-records-table.js';
-import { selectLatestSpans } from '../../tables/spans-table.js';
+import type { PlainLogsRequest } from '../wire/model.js';
+import { parseUnixNanos, toHexId, type SpanRejection } from '../mapping/normalize.js';
+import { insertLogRecords, selectLogRecords, type LogRecordRow, type SpanKey } from '../../../tables/log-records-table.js';
+import { selectLatestSpans } from '../../../tables/spans-table.js';
 
 /**
  * GenAI content on the OTLP logs signal, attached to its span whichever arrives first

@@ -1,5 +1,5 @@
-import type { AttributeValue, Attributes, SpanMessage } from './model.js';
-import { putKey } from '../../../http/json-bounds.js';
+import type { AttributeValue, Attributes, SpanMessage } from '../wire/model.js';
+import { putKey } from '../../../../http/json-bounds.js';
 
 /** Attribute values that are JSON text (as many instrumentations send structures) are parsed. */
 export function parseMaybeJson(value: unknown): unknown {

@@ -1,4 +1,4 @@
-import { fromKeyValues } from './any-value.js';
+import { fromKeyValues } from '../wire/any-value.js';
 import { hitsOf, mapIO, mapKind, mapMetrics, mapStatus, mapTraceFields, mergeIO, type TraceFields } from './mapping.js';
 import {
   otelSpanKinds,
@@ -9,12 +9,12 @@ import {
   type PlainId,
   type PlainInt64,
   type PlainSpan,
-} from './model.js';
-import { firstTokenEvents, isGenAiContentEvent, messagesFromEvents } from './conventions/genai-events.js';
-import { toSpanIO } from './io-genai.js';
-import { sizeOfValue, trimAttributes, type Trim } from './trim.js';
-import { limits } from '../../model/schemas.js';
-import { putKey } from '../../../http/json-bounds.js';
+} from '../wire/model.js';
+import { firstTokenEvents, isGenAiContentEvent, messagesFromEvents } from '../conventions/genai-events.js';
+import { toSpanIO } from '../values/io-genai.js';
+import { sizeOfValue, trimAttributes, type Trim } from '../values/trim.js';
+import { limits } from '../../../model/schemas.js';
+import { putKey } from '../../../../http/json-bounds.js';
 
 export interface SpanRejection {
   traceId: string;

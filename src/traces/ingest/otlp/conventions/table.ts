@@ -1,8 +1,8 @@
-import type { SpanIO, SpanKind, SpanToolCall } from './model.js';
-import type { ConvertedMessages } from './io-genai.js';
-import { asArguments, asNumber, asString, parseMaybeJson } from './io-values.js';
-import { toSpanIO } from './io-genai.js';
-import { trimVectorsInJson, type Trim } from './trim.js';
+import type { SpanIO, SpanKind, SpanToolCall } from '../wire/model.js';
+import type { ConvertedMessages } from '../values/io-genai.js';
+import { asArguments, asNumber, asString, parseMaybeJson } from '../values/io-values.js';
+import { toSpanIO } from '../values/io-genai.js';
+import { trimVectorsInJson, type Trim } from '../values/trim.js';
 
 /**
  * The row types of the mapping tables (conventions/*.ts, one file per convention) and the row

@@ -1,4 +1,4 @@
-import type { SpanIO, SpanMessage, SpanToolCall } from './model.js';
+import type { SpanIO, SpanMessage, SpanToolCall } from '../wire/model.js';
 import { asArguments, asString, asText, isRecord, parseMaybeJson, toRole } from './io-values.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { documentSchema, Span, spanMessageSchema, toolCallSchema, Trace } from '../../model/schemas.js';
+import type { documentSchema, Span, spanMessageSchema, toolCallSchema, Trace } from '../../../model/schemas.js';
 /**
  * Shapes shared by the OTLP decoders and the mapping. Both encodings decode to the same
  * plain objects (protobufjs `toObject` form): lowerCamelCase fields, int64 as decimal strings
@@ -90,7 +90,7 @@ export const otelSpanKinds = ['unspecified', 'internal', 'server', 'client', 'pr
 
 // The native shapes are the ingest schemas' own (src/traces/model/schemas.ts): one schema per wire
 // shape, so the bridge builds exactly what POST /api/traces validates.
-export { spanKinds, type SpanKind, type SpanIO } from '../../model/schemas.js';
+export { spanKinds, type SpanKind, type SpanIO } from '../../../model/schemas.js';
 export type SpanMessage = z.infer<typeof spanMessageSchema>;
 export type SpanToolCall = z.infer<typeof toolCallSchema>;
 export type SpanDocument = z.infer<typeof documentSchema>;

@@ -1,19 +1,20 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { jsonProblem } from '../../../http/json-bounds.js';
+import { jsonProblem } from '../../../../http/json-bounds.js';
 import { maxOtlpJsonDepth } from './json.js';
 import protobuf from 'protobufjs';
 import type { PlainExportRequest, PlainLogsRequest } from './model.js';
 import { readExportRequest } from './protobuf-reader.js';
 
-const protoDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'proto');
+/** The opentelemetry-proto files as upstream publishes them (vendor/README.md gives the version). */
+const protoDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'vendor');
 
-/** The OTLP trace messages, loaded once from the .proto files beside this module. */
+/** The OTLP trace and logs messages, loaded once from the vendored .proto files. */
 function loadSchema() {
   const root = new protobuf.Root();
-  // The files import each other by bare file name; resolve every import inside protoDir.
-  root.resolvePath = (_origin, target) => path.join(protoDir, path.basename(target));
-  root.loadSync(['trace_service.proto', 'logs_service.proto']);
+  // The files import each other by their path from the repository's root (`opentelemetry/proto/...`).
+  root.resolvePath = (_origin, target) => path.join(protoDir, target);
+  root.loadSync(['opentelemetry/proto/collector/trace/v1/trace_service.proto', 'opentelemetry/proto/collector/logs/v1/logs_service.proto']);
   root.resolveAll();
   return {
     request: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),

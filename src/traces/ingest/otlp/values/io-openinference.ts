@@ -1,4 +1,4 @@
-import type { SpanDocument, SpanMessage, SpanToolCall } from './model.js';
+import type { SpanDocument, SpanMessage, SpanToolCall } from '../wire/model.js';
 import { asArguments, asNumber, asString, collectIndexed, isRecord, parseMaybeJson, toRole } from './io-values.js';
 import { emptyConversion } from './io-genai.js';
 

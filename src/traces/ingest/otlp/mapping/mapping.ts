@@ -1,9 +1,9 @@
-import type { Attributes, PlainSpan, SpanIO, SpanKind, SpanMessage } from './model.js';
-import { spanKinds } from './model.js';
-import { fromKeyValues } from './any-value.js';
-import { asNumber, asString, parseMaybeJson } from './io-values.js';
-import { normalizeProvider } from '../../cost/provider.js';
-import type { Trim } from './trim.js';
+import type { Attributes, PlainSpan, SpanIO, SpanKind, SpanMessage } from '../wire/model.js';
+import { spanKinds } from '../wire/model.js';
+import { fromKeyValues } from '../wire/any-value.js';
+import { asNumber, asString, parseMaybeJson } from '../values/io-values.js';
+import { normalizeProvider } from '../../../cost/provider.js';
+import type { Trim } from '../values/trim.js';
 import type {
   Attrs,
   ErrorEventRow,
@@ -15,15 +15,15 @@ import type {
   StatusRow,
   TraceField,
   TraceFieldRow,
-} from './table.js';
-import { aiSdk } from './conventions/ai-sdk.js';
-import { genAi } from './conventions/genai.js';
-import { langfuse } from './conventions/langfuse.js';
-import { langSmith } from './conventions/langsmith.js';
-import { loupe } from './conventions/loupe.js';
-import { mastra } from './conventions/mastra.js';
-import { openInference } from './conventions/openinference.js';
-import { openLlmetry } from './conventions/openllmetry.js';
+} from '../conventions/table.js';
+import { aiSdk } from '../conventions/ai-sdk.js';
+import { genAi } from '../conventions/genai.js';
+import { langfuse } from '../conventions/langfuse.js';
+import { langSmith } from '../conventions/langsmith.js';
+import { loupe } from '../conventions/loupe.js';
+import { mastra } from '../conventions/mastra.js';
+import { openInference } from '../conventions/openinference.js';
+import { openLlmetry } from '../conventions/openllmetry.js';
 
 /**
  * How OTel span attributes become native span fields: one table per convention
@@ -37,7 +37,7 @@ import { openLlmetry } from './conventions/openllmetry.js';
  */
 
 export type { ErrorEventRow, FieldRow, IORow, KindRow, MetricFields, StatusRow, TraceFieldRow };
-export type { MetricField } from './table.js';
+export type { MetricField } from '../conventions/table.js';
 
 // ---- kind -------------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
-import type { PlainAnyValue, PlainExportRequest, PlainInt64, PlainKeyValue, PlainLogsRequest } from './model.js';
-import { parseUnixNanos, toHexId, unixNanosToIso } from './normalize.js';
+import type { PlainAnyValue, PlainExportRequest, PlainInt64, PlainKeyValue, PlainLogsRequest } from '../wire/model.js';
+import { parseUnixNanos, toHexId, unixNanosToIso } from '../mapping/normalize.js';
 
 /**
  * The GenAI semantic conventions' evaluation event (`gen_ai.evaluation.result` as a span event,
