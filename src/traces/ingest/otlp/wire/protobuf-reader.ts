@@ -24,78 +24,35 @@ function span(r: WireReader, end: number, maxDepth: number): PlainSpan {
   const out: PlainSpan = {};
   while (r.pos < end) {
     const t = r.tag();
+    // prettier-ignore
     switch (t >>> 3) {
-      case 1:
-        r.expect(t, 2);
-        out.traceId = r.bytes(end);
-        break;
-      case 2:
-        r.expect(t, 2);
-        out.spanId = r.bytes(end);
-        break;
-      case 3:
-        r.expect(t, 2);
-        out.traceState = r.text(end);
-        break;
-      case 4:
-        r.expect(t, 2);
-        out.parentSpanId = r.bytes(end);
-        break;
-      case 5:
-        r.expect(t, 2);
-        out.name = r.text(end);
-        break;
-      case 6:
-        r.expect(t, 0);
-        out.kind = r.uint32() | 0 || undefined;
-        break;
-      case 7:
-        r.expect(t, 1);
-        out.startTimeUnixNano = r.fixed64();
-        break;
-      case 8:
-        r.expect(t, 1);
-        out.endTimeUnixNano = r.fixed64();
-        break;
-      case 9:
-        r.expect(t, 2);
-        out.attributes = withKeyValue(r, out.attributes, end, 9, maxDepth);
-        break;
-      case 10:
-        r.expect(t, 0);
-        out.droppedAttributesCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
-        break;
-      case 11:
-        r.expect(t, 2);
-        (out.events ??= []).push(event(r, r.limitOf(end), maxDepth));
-        break;
-      case 12:
-        r.expect(t, 0);
-        out.droppedEventsCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
-        break;
-      case 13:
-        r.expect(t, 2);
-        (out.links ??= []).push(link(r, r.limitOf(end), maxDepth));
-        break;
-      case 14:
-        r.expect(t, 0);
-        out.droppedLinksCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
-        break;
-      case 15:
-        r.expect(t, 2);
-        if (out.status) giveUp();
-        out.status = status(r, r.limitOf(end));
-        break;
-      case 16:
-        r.expect(t, 5);
-        out.flags = r.fixed32() || undefined;
-        break;
-      default:
-        r.skip(t, end);
+      case 1: out.traceId = r.bytesField(t, end); break;
+      case 2: out.spanId = r.bytesField(t, end); break;
+      case 3: out.traceState = r.textField(t, end); break;
+      case 4: out.parentSpanId = r.bytesField(t, end); break;
+      case 5: out.name = r.textField(t, end); break;
+      case 6: out.kind = r.enumField(t); break;
+      case 7: out.startTimeUnixNano = r.timeField(t); break;
+      case 8: out.endTimeUnixNano = r.timeField(t); break;
+      case 9: out.attributes = withKeyValue(r, out.attributes, r.messageField(t, end), 9, maxDepth); break;
+      case 10: out.droppedAttributesCount = r.countField(t); break;
+      case 11: (out.events ??= []).push(event(r, r.messageField(t, end), maxDepth)); break;
+      case 12: out.droppedEventsCount = r.countField(t); break;
+      case 13: (out.links ??= []).push(link(r, r.messageField(t, end), maxDepth)); break;
+      case 14: out.droppedLinksCount = r.countField(t); break;
+      case 15: out.status = status(r, once(out.status, r.messageField(t, end))); break;
+      case 16: out.flags = r.flagsField(t); break;
+      default: r.skip(t, end);
     }
   }
   r.close(end);
   return out;
+}
+
+/** A singular message field sent twice is merged by protobufjs: left to it. */
+function once(present: unknown, end: number): number {
+  if (present !== undefined) giveUp();
+  return end;
 }
 
 /** An event or a link (9th level, their attributes list the 10th, a KeyValue the 11th). */
@@ -103,25 +60,13 @@ function event(r: WireReader, end: number, maxDepth: number): PlainEvent {
   const out: PlainEvent = {};
   while (r.pos < end) {
     const t = r.tag();
+    // prettier-ignore
     switch (t >>> 3) {
-      case 1:
-        r.expect(t, 1);
-        out.timeUnixNano = r.fixed64();
-        break;
-      case 2:
-        r.expect(t, 2);
-        out.name = r.text(end);
-        break;
-      case 3:
-        r.expect(t, 2);
-        out.attributes = withKeyValue(r, out.attributes, end, 11, maxDepth);
-        break;
-      case 4:
-        r.expect(t, 0);
-        out.droppedAttributesCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
-        break;
-      default:
-        r.skip(t, end);
+      case 1: out.timeUnixNano = r.timeField(t); break;
+      case 2: out.name = r.textField(t, end); break;
+      case 3: out.attributes = withKeyValue(r, out.attributes, r.messageField(t, end), 11, maxDepth); break;
+      case 4: out.droppedAttributesCount = r.countField(t); break;
+      default: r.skip(t, end);
     }
   }
   r.close(end);
@@ -132,33 +77,15 @@ function link(r: WireReader, end: number, maxDepth: number): PlainLink {
   const out: PlainLink & { droppedAttributesCount?: number } = {};
   while (r.pos < end) {
     const t = r.tag();
+    // prettier-ignore
     switch (t >>> 3) {
-      case 1:
-        r.expect(t, 2);
-        out.traceId = r.bytes(end);
-        break;
-      case 2:
-        r.expect(t, 2);
-        out.spanId = r.bytes(end);
-        break;
-      case 3:
-        r.expect(t, 2);
-        out.traceState = r.text(end);
-        break;
-      case 4:
-        r.expect(t, 2);
-        out.attributes = withKeyValue(r, out.attributes, end, 11, maxDepth);
-        break;
-      case 5:
-        r.expect(t, 0);
-        out.droppedAttributesCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
-        break;
-      case 6:
-        r.expect(t, 5);
-        out.flags = r.fixed32() || undefined;
-        break;
-      default:
-        r.skip(t, end);
+      case 1: out.traceId = r.bytesField(t, end); break;
+      case 2: out.spanId = r.bytesField(t, end); break;
+      case 3: out.traceState = r.textField(t, end); break;
+      case 4: out.attributes = withKeyValue(r, out.attributes, r.messageField(t, end), 11, maxDepth); break;
+      case 5: out.droppedAttributesCount = r.countField(t); break;
+      case 6: out.flags = r.flagsField(t); break;
+      default: r.skip(t, end);
     }
   }
   r.close(end);
@@ -169,13 +96,12 @@ function status(r: WireReader, end: number): PlainStatus {
   const out: PlainStatus = {};
   while (r.pos < end) {
     const t = r.tag();
-    if (t >>> 3 === 2) {
-      r.expect(t, 2);
-      out.message = r.text(end);
-    } else if (t >>> 3 === 3) {
-      r.expect(t, 0);
-      out.code = r.uint32() | 0 || undefined;
-    } else r.skip(t, end);
+    // prettier-ignore
+    switch (t >>> 3) {
+      case 2: out.message = r.textField(t, end); break;
+      case 3: out.code = r.enumField(t); break;
+      default: r.skip(t, end);
+    }
   }
   r.close(end);
   return out;
@@ -189,61 +115,53 @@ function resourceOrScope(r: WireReader, end: number, scope: boolean, level: numb
   while (r.pos < end) {
     const t = r.tag();
     const field = (t >>> 3) - shift;
-    if (scope && (field === -1 || field === 0)) {
-      r.expect(t, 2);
-      if (field === -1) out.name = r.text(end);
-      else out.version = r.text(end);
-    } else if (field === 1) {
-      r.expect(t, 2);
-      out.attributes = withKeyValue(r, out.attributes, end, level + 2, maxDepth);
-    } else if (field === 2) {
-      r.expect(t, 0);
-      out.droppedAttributesCount = r.uint32() || undefined; // 0 is the default: absent, as protobufjs reads it
-    } else r.skip(t, end);
+    if (scope && field === -1) out.name = r.textField(t, end);
+    else if (scope && field === 0) out.version = r.textField(t, end);
+    else if (field === 1) out.attributes = withKeyValue(r, out.attributes, r.messageField(t, end), level + 2, maxDepth);
+    else if (field === 2) out.droppedAttributesCount = r.countField(t);
+    else r.skip(t, end);
   }
   r.close(end);
   return out;
 }
 
-function scopeSpans(r: WireReader, end: number, maxDepth: number): PlainScopeSpans {
-  const out: PlainScopeSpans = {};
+/**
+ * ResourceSpans and ScopeSpans have one shape: their resource or scope (1), a repeated message
+ * (2: the scope spans, or the spans), a schema URL (3).
+ */
+function spansOf<Item>(r: WireReader, end: number, scope: boolean, maxDepth: number, item: (end: number) => Item) {
+  let head: ReturnType<typeof resourceOrScope> | undefined;
+  let items: Item[] | undefined;
+  let schemaUrl: string | undefined;
   while (r.pos < end) {
     const t = r.tag();
-    const field = t >>> 3;
-    if (field === 1) {
-      r.expect(t, 2);
-      if (out.scope) giveUp();
-      out.scope = resourceOrScope(r, r.limitOf(end), true, 6, maxDepth);
-    } else if (field === 2) {
-      r.expect(t, 2);
-      (out.spans ??= []).push(span(r, r.limitOf(end), maxDepth));
-    } else if (field === 3) {
-      r.expect(t, 2);
-      out.schemaUrl = r.text(end);
-    } else r.skip(t, end);
+    // prettier-ignore
+    switch (t >>> 3) {
+      case 1: head = resourceOrScope(r, once(head, r.messageField(t, end)), scope, scope ? 6 : 4, maxDepth); break;
+      case 2: (items ??= []).push(item(r.messageField(t, end))); break;
+      case 3: schemaUrl = r.textField(t, end); break;
+      default: r.skip(t, end);
+    }
   }
   r.close(end);
+  return { head, items, schemaUrl };
+}
+
+function scopeSpans(r: WireReader, end: number, maxDepth: number): PlainScopeSpans {
+  const { head, items, schemaUrl } = spansOf(r, end, true, maxDepth, (to) => span(r, to, maxDepth));
+  const out: PlainScopeSpans = {};
+  if (head) out.scope = head;
+  if (items) out.spans = items;
+  if (schemaUrl !== undefined) out.schemaUrl = schemaUrl;
   return out;
 }
 
 function resourceSpans(r: WireReader, end: number, maxDepth: number): PlainResourceSpans {
+  const { head, items, schemaUrl } = spansOf(r, end, false, maxDepth, (to) => scopeSpans(r, to, maxDepth));
   const out: PlainResourceSpans = {};
-  while (r.pos < end) {
-    const t = r.tag();
-    const field = t >>> 3;
-    if (field === 1) {
-      r.expect(t, 2);
-      if (out.resource) giveUp();
-      out.resource = resourceOrScope(r, r.limitOf(end), false, 4, maxDepth);
-    } else if (field === 2) {
-      r.expect(t, 2);
-      (out.scopeSpans ??= []).push(scopeSpans(r, r.limitOf(end), maxDepth));
-    } else if (field === 3) {
-      r.expect(t, 2);
-      out.schemaUrl = r.text(end);
-    } else r.skip(t, end);
-  }
-  r.close(end);
+  if (head) out.resource = head;
+  if (items) out.scopeSpans = items;
+  if (schemaUrl !== undefined) out.schemaUrl = schemaUrl;
   return out;
 }
 

@@ -24,10 +24,8 @@ function anyValue(r: WireReader, end: number, level: number, maxDepth: number): 
     }
     // A oneof sent twice: protobufjs decides which member stands.
     if (++members > 1) giveUp();
-    if (field === 1) {
-      r.expect(t, 2);
-      out.stringValue = r.text(end);
-    } else if (field === 2) {
+    if (field === 1) out.stringValue = r.textField(t, end);
+    else if (field === 2) {
       r.expect(t, 0);
       out.boolValue = r.uint32() !== 0;
     } else if (field === 3) {
@@ -36,13 +34,10 @@ function anyValue(r: WireReader, end: number, level: number, maxDepth: number): 
     } else if (field === 4) {
       r.expect(t, 1);
       out.doubleValue = r.double();
-    } else if (field === 7) {
-      r.expect(t, 2);
-      out.bytesValue = r.bytes(end);
-    } else {
+    } else if (field === 7) out.bytesValue = r.bytesField(t, end);
+    else {
       // 5: ArrayValue {repeated AnyValue values = 1}; 6: KeyValueList {repeated KeyValue values = 1}.
-      r.expect(t, 2);
-      const to = r.limitOf(end);
+      const to = r.messageField(t, end);
       const values: (PlainAnyValue | PlainKeyValue)[] = [];
       while (r.pos < to) {
         const v = r.tag();
@@ -50,8 +45,7 @@ function anyValue(r: WireReader, end: number, level: number, maxDepth: number): 
           r.skip(v, to);
           continue;
         }
-        r.expect(v, 2);
-        const itemEnd = r.limitOf(to);
+        const itemEnd = r.messageField(v, to);
         values.push(field === 5 ? anyValue(r, itemEnd, level + 3, maxDepth) : keyValue(r, itemEnd, level + 3, maxDepth));
       }
       const list = values.length > 0 ? { values } : {};
@@ -70,13 +64,11 @@ function keyValue(r: WireReader, end: number, level: number, maxDepth: number): 
   while (r.pos < end) {
     const t = r.tag();
     const field = t >>> 3;
-    if (field === 1) {
-      r.expect(t, 2);
-      key = r.text(end);
-    } else if (field === 2) {
-      r.expect(t, 2);
+    if (field === 1) key = r.textField(t, end);
+    else if (field === 2) {
+      const to = r.messageField(t, end);
       if (value !== undefined) giveUp();
-      value = anyValue(r, r.limitOf(end), level + 1, maxDepth);
+      value = anyValue(r, to, level + 1, maxDepth);
     } else r.skip(t, end);
   }
   r.close(end);
@@ -84,7 +76,7 @@ function keyValue(r: WireReader, end: number, level: number, maxDepth: number): 
   return (value !== undefined ? { value } : {}) as PlainKeyValue;
 }
 
-/** One more KeyValue of a repeated field (the list made on the first one). */
+/** One more KeyValue of a repeated field, ending at `end` (the list made on the first one). */
 export function withKeyValue(
   r: WireReader,
   list: PlainKeyValue[] | undefined,
@@ -92,7 +84,7 @@ export function withKeyValue(
   level: number,
   maxDepth: number,
 ): PlainKeyValue[] {
-  const kv = keyValue(r, r.limitOf(end), level, maxDepth);
+  const kv = keyValue(r, end, level, maxDepth);
   if (!list) return [kv];
   list.push(kv);
   return list;

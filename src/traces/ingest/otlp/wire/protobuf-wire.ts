@@ -121,6 +121,50 @@ export class WireReader {
     if ((tag & 7) !== wire) giveUp();
   }
 
+  // A field's value, its wire type checked: what each message reader reads its fields with.
+
+  /** A string field. */
+  textField(tag: number, end: number): string {
+    this.expect(tag, 2);
+    return this.text(end);
+  }
+
+  /** A bytes field (ids). */
+  bytesField(tag: number, end: number): Buffer {
+    this.expect(tag, 2);
+    return this.bytes(end);
+  }
+
+  /** An embedded message: the end of its bytes. */
+  messageField(tag: number, end: number): number {
+    this.expect(tag, 2);
+    return this.limitOf(end);
+  }
+
+  /** A fixed64 time. */
+  timeField(tag: number): string {
+    this.expect(tag, 1);
+    return this.fixed64();
+  }
+
+  /** A uint32 count or flags: 0 is the default, absent, as protobufjs's toObject leaves it. */
+  countField(tag: number): number | undefined {
+    this.expect(tag, 0);
+    return this.uint32() || undefined;
+  }
+
+  /** An enum (a span kind, a status code): 0 is the default, absent. */
+  enumField(tag: number): number | undefined {
+    this.expect(tag, 0);
+    return this.uint32() | 0 || undefined;
+  }
+
+  /** A fixed32 of flags: 0 is the default, absent. */
+  flagsField(tag: number): number | undefined {
+    this.expect(tag, 5);
+    return this.fixed32() || undefined;
+  }
+
   /** The end of a message: it must close exactly there. */
   close(end: number) {
     if (this.pos !== end) giveUp();
