@@ -27,7 +27,11 @@ const corpusDir = process.env.LOUPE_OTLP_CORPUS ?? path.resolve(root, '../shared
 type Normalize = (request: PlainExportRequest) => { spanCount: number };
 
 /** Where normalize.ts is in a tree: the layered one first, then the flat ones before it. */
-const normalizePaths = ['src/traces/ingest/otlp/mapping/normalize.ts', 'src/traces/ingest/otlp/normalize.ts', 'src/traces/otlp/normalize.ts'];
+const normalizePaths = [
+  'src/traces/ingest/otlp/mapping/normalize.ts',
+  'src/traces/ingest/otlp/normalize.ts',
+  'src/traces/otlp/normalize.ts',
+];
 
 /** The baseline's normalizeExport: from a directory holding a checkout, or a commit exported to one. */
 async function baselineNormalize(spec: string): Promise<{ normalize: Normalize; label: string; cleanup: () => void }> {
