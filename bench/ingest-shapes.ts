@@ -91,7 +91,7 @@ export const nativeLoad = (
 };
 
 export async function otelLoad(server: Server, options: Options) {
-  const { encodeProtobufRequest } = await import('../src/traces/ingest/otlp/protobuf.js');
+  const { encodeProtobufRequest } = await import('../src/traces/ingest/otlp/wire/protobuf.js');
   const clients = 8;
   // Encoded before the clock starts: the figure is the server's. The clients may start one
   // request each past the span target (drive counts answered spans), so a body for each.

@@ -15,11 +15,11 @@ import { fileURLToPath } from 'node:url';
 import { repairLoneSurrogates } from '../src/http/json-bounds.js';
 import { ingestBodySchema, traceSchema, type Trace } from '../src/traces/model/schemas.js';
 import { toSpanRows } from '../src/traces/ingest/rows.js';
-import { validateTraces } from '../src/traces/ingest/otlp/validate.js';
-import { decodeJsonRequest, parseOtlpJson } from '../src/traces/ingest/otlp/json.js';
-import type { PlainExportRequest } from '../src/traces/ingest/otlp/model.js';
-import { normalizeExport, type SpanRejection } from '../src/traces/ingest/otlp/normalize.js';
-import { decodeProtobufRequest, encodeProtobufRequest } from '../src/traces/ingest/otlp/protobuf.js';
+import { validateTraces } from '../src/traces/ingest/otlp/mapping/validate.js';
+import { decodeJsonRequest, parseOtlpJson } from '../src/traces/ingest/otlp/wire/json.js';
+import type { PlainExportRequest } from '../src/traces/ingest/otlp/wire/model.js';
+import { normalizeExport, type SpanRejection } from '../src/traces/ingest/otlp/mapping/normalize.js';
+import { decodeProtobufRequest, encodeProtobufRequest } from '../src/traces/ingest/otlp/wire/protobuf.js';
 import { exportRequest, spansPerRequest } from './otlp-data.js';
 
 const corpusDir = process.env.LOUPE_OTLP_CORPUS ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../shared/otlp-corpus');

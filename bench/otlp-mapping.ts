@@ -14,10 +14,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { decodeJsonRequest, parseOtlpJson } from '../src/traces/ingest/otlp/json.js';
-import type { PlainExportRequest } from '../src/traces/ingest/otlp/model.js';
-import { normalizeExport } from '../src/traces/ingest/otlp/normalize.js';
-import { decodeProtobufRequest, encodeProtobufRequest } from '../src/traces/ingest/otlp/protobuf.js';
+import { decodeJsonRequest, parseOtlpJson } from '../src/traces/ingest/otlp/wire/json.js';
+import type { PlainExportRequest } from '../src/traces/ingest/otlp/wire/model.js';
+import { normalizeExport } from '../src/traces/ingest/otlp/mapping/normalize.js';
+import { decodeProtobufRequest, encodeProtobufRequest } from '../src/traces/ingest/otlp/wire/protobuf.js';
 import { conventionsRequest } from './otlp-conventions-data.js';
 import { exportRequest } from './otlp-data.js';
 
@@ -26,8 +26,12 @@ const corpusDir = process.env.LOUPE_OTLP_CORPUS ?? path.resolve(root, '../shared
 
 type Normalize = (request: PlainExportRequest) => { spanCount: number };
 
-/** Where normalize.ts is in a tree: the layered one first, then the flat one before it. */
-const normalizePaths = ['src/traces/ingest/otlp/normalize.ts', 'src/traces/otlp/normalize.ts'];
+/** Where normalize.ts is in a tree: the layered one first, then the flat ones before it. */
+const normalizePaths = [
+  'src/traces/ingest/otlp/mapping/normalize.ts',
+  'src/traces/ingest/otlp/normalize.ts',
+  'src/traces/otlp/normalize.ts',
+];
 
 /** The baseline's normalizeExport: from a directory holding a checkout, or a commit exported to one. */
 async function baselineNormalize(spec: string): Promise<{ normalize: Normalize; label: string; cleanup: () => void }> {

@@ -34,7 +34,7 @@ import {
   type OtlpGrpcServer,
 } from '../../src/traces/api/grpc/server.js';
 import { retryDelayOf } from '../../src/traces/api/grpc/status.js';
-import { decodeProtobufResponse, encodeProtobufRequest } from '../../src/traces/ingest/otlp/protobuf.js';
+import { decodeProtobufResponse, encodeProtobufRequest } from '../../src/traces/ingest/otlp/wire/protobuf.js';
 import { openTestStores, type TestStores } from '../support/stores.js';
 
 /** Small enough that a test batch can pass it, large enough for every ordinary one. */

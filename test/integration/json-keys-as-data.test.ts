@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeProtobufRequest } from '../../src/traces/ingest/otlp/protobuf.js';
+import { encodeProtobufRequest } from '../../src/traces/ingest/otlp/wire/protobuf.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '@clickhouse/client';
 import { buildApp } from '../../src/app.js';
 import { createTestContext, type TestContext, type Tenant } from '../support/app.js';
-import { decodeProtobufResponse, encodeProtobufRequest } from '../../src/traces/ingest/otlp/protobuf.js';
+import { decodeProtobufResponse, encodeProtobufRequest } from '../../src/traces/ingest/otlp/wire/protobuf.js';
 
 let ctx: TestContext;
 let tenant: Tenant;

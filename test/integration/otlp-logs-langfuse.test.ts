@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext, type Tenant } from '../support/app.js';
-import { decodeProtobufResponse, encodeProtobufLogsRequest, encodeProtobufRequest } from '../../src/traces/ingest/otlp/protobuf.js';
+import { decodeProtobufResponse, encodeProtobufLogsRequest, encodeProtobufRequest } from '../../src/traces/ingest/otlp/wire/protobuf.js';
 
 let ctx: TestContext;
 let tenant: Tenant;

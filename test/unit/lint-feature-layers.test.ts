@@ -6,8 +6,10 @@ import { featureLayers } from '../../tools/lint/feature-layers.js';
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const options = { root: `${repoRoot}src/traces`, layers: [['api'], ['ingest', 'query'], ['writer'], ['model']] };
 
+const otlp = { root: `${repoRoot}src/traces/ingest/otlp`, layers: [['mapping'], ['wire']] };
+
 /** The messages of the rule on `code`, as if it were the file at `file` (relative to the repository). */
-function lint(file: string, code: string): string[] {
+function lint(file: string, code: string, features: (typeof options)[] = [options]): string[] {
   const linter = new Linter({ configType: 'flat' });
   const messages = linter.verify(
     code,
@@ -15,7 +17,7 @@ function lint(file: string, code: string): string[] {
       {
         files: ['**/*.ts'],
         plugins: { traces: { rules: { 'feature-layers': featureLayers } } },
-        rules: { 'traces/feature-layers': ['error', options] },
+        rules: { 'traces/feature-layers': ['error', ...features] },
       },
     ],
     `${repoRoot}${file}`,
@@ -45,6 +47,17 @@ describe('the feature layers lint rule', () => {
     expect(lint('src/traces/misc/thing.ts', 'export const x = 1;')).toEqual([
       "'misc' is not a layer of " + `${repoRoot}src/traces` + ': list it in the layers of the feature-layers rule.',
     ]);
+  });
+
+  it('holds a folder inside a layer to its own layers as well as to those of the feature', () => {
+    const both = [options, otlp];
+    expect(lint('src/traces/ingest/otlp/mapping/normalize.ts', "import { x } from '../wire/model.js';", both)).toEqual([]);
+    expect(lint('src/traces/ingest/otlp/export.ts', "import { x } from './mapping/normalize.js';", both)).toEqual([]);
+    expect(lint('src/traces/ingest/otlp/wire/json.ts', "import { x } from '../mapping/normalize.js';", both)).toEqual([
+      "The layer 'wire' imports '../mapping/normalize.js' from 'mapping', which is not below it (order: mapping > wire).",
+    ]);
+    expect(lint('src/traces/ingest/otlp/wire/json.ts', "import { x } from '../../../api/routes.js';", both)).toHaveLength(1);
+    expect(lint('src/traces/ingest/otlp/misc/thing.ts', 'export const x = 1;', both)).toHaveLength(1);
   });
 
   it('leaves files outside the feature alone', () => {

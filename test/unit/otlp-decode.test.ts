@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { fromAnyValue, fromKeyValues } from '../../src/traces/ingest/otlp/any-value.js';
-import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/ingest/otlp/json.js';
-import { normalizeExport, parseUnixNanos, toHexId, unixNanosToIso } from '../../src/traces/ingest/otlp/normalize.js';
+import { fromAnyValue, fromKeyValues } from '../../src/traces/ingest/otlp/wire/any-value.js';
+import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/ingest/otlp/wire/json.js';
+import { normalizeExport, parseUnixNanos, toHexId, unixNanosToIso } from '../../src/traces/ingest/otlp/mapping/normalize.js';
 import {
   decodeProtobufRequest,
   decodeProtobufResponse,
   encodeProtobufRequest,
   encodeProtobufResponse,
-} from '../../src/traces/ingest/otlp/protobuf.js';
+} from '../../src/traces/ingest/otlp/wire/protobuf.js';
 
 describe('times', () => {
   it('keeps microseconds of unix nanoseconds', () => {

@@ -9,7 +9,7 @@ import {
   mapMetrics,
   mapTraceFields,
   traceFieldRows,
-} from '../../src/traces/ingest/otlp/mapping.js';
+} from '../../src/traces/ingest/otlp/mapping/mapping.js';
 
 // One case per row of each table, named by the row; a test below checks none is missing.
 

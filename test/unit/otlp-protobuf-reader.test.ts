@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportRequest } from '../../bench/otlp-data.js';
-import { maxOtlpJsonDepth } from '../../src/traces/ingest/otlp/json.js';
-import { normalizeExport } from '../../src/traces/ingest/otlp/normalize.js';
-import { decodeProtobufRequest, decodeWithProtobufjs, encodeProtobufRequest } from '../../src/traces/ingest/otlp/protobuf.js';
-import { readExportRequest } from '../../src/traces/ingest/otlp/protobuf-reader.js';
+import { maxOtlpJsonDepth } from '../../src/traces/ingest/otlp/wire/json.js';
+import { normalizeExport } from '../../src/traces/ingest/otlp/mapping/normalize.js';
+import { decodeProtobufRequest, decodeWithProtobufjs, encodeProtobufRequest } from '../../src/traces/ingest/otlp/wire/protobuf.js';
+import { readExportRequest } from '../../src/traces/ingest/otlp/wire/protobuf-reader.js';
 import { corpusDir } from '../support/otlp-corpus.js';
 
 /**

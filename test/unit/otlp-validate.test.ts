@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { exportRequest } from '../../bench/otlp-data.js';
 import { repairLoneSurrogates } from '../../src/http/json-bounds.js';
 import { spanSchema, type Span } from '../../src/traces/model/schemas.js';
-import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/ingest/otlp/json.js';
-import type { NativeTrace } from '../../src/traces/ingest/otlp/model.js';
-import { normalizeExport, type SpanRejection } from '../../src/traces/ingest/otlp/normalize.js';
-import { decodeProtobufRequest, encodeProtobufRequest } from '../../src/traces/ingest/otlp/protobuf.js';
-import { plainlyValid, validateTraces } from '../../src/traces/ingest/otlp/validate.js';
+import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/ingest/otlp/wire/json.js';
+import type { NativeTrace } from '../../src/traces/ingest/otlp/wire/model.js';
+import { normalizeExport, type SpanRejection } from '../../src/traces/ingest/otlp/mapping/normalize.js';
+import { decodeProtobufRequest, encodeProtobufRequest } from '../../src/traces/ingest/otlp/wire/protobuf.js';
+import { plainlyValid, validateTraces } from '../../src/traces/ingest/otlp/mapping/validate.js';
 import { corpusDir } from '../support/otlp-corpus.js';
 
 /**

@@ -81,6 +81,11 @@ export default tseslint.config(
           root: `${repoRoot}src/traces`,
           layers: [['api'], ['ingest', 'query'], ['fresh'], ['writer'], ['summaries'], ['cost'], ['tables'], ['model']],
         },
+        {
+          // The OTLP bridge inside `ingest` (src/traces/ingest/otlp/README.md); its entry points sit at its top.
+          root: `${repoRoot}src/traces/ingest/otlp`,
+          layers: [['logs'], ['mapping'], ['conventions'], ['values'], ['wire']],
+        },
       ],
     },
   },

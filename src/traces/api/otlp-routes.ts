@@ -3,18 +3,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
-import { evaluationScoresOf } from '../ingest/otlp/evaluation-events.js';
-import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from '../ingest/otlp/json.js';
+import { evaluationScoresOf } from '../ingest/otlp/logs/evaluation-events.js';
+import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from '../ingest/otlp/wire/json.js';
 import {
   decodeProtobufLogsRequest,
   decodeProtobufRequest,
   encodeProtobufLogsResponse,
   encodeProtobufResponse,
   ProtobufDecodeError,
-} from '../ingest/otlp/protobuf.js';
+} from '../ingest/otlp/wire/protobuf.js';
 import { ExportGate, exportSpans } from '../ingest/otlp/export.js';
 import { exportLogs } from '../ingest/otlp/export-logs.js';
-import type { PlainExportRequest, PlainLogsRequest } from '../ingest/otlp/model.js';
+import type { PlainExportRequest, PlainLogsRequest } from '../ingest/otlp/wire/model.js';
 import type { TraceIngest } from '../ingest/ingest.js';
 
 type OtlpBody = { encoding: 'json'; value: unknown } | { encoding: 'protobuf'; value: Buffer };

@@ -3,7 +3,7 @@ import { spanKeyParams } from './params.js';
 
 /**
  * The SQL of `genai_log_records` (clickhouse/0005, 0010): GenAI content sent on the OTLP logs
- * signal, kept until its span arrives (ingest/otlp/log-records.ts).
+ * signal, kept until its span arrives (ingest/otlp/logs/log-records.ts).
  */
 
 /** A row of the table. */

@@ -299,7 +299,7 @@ export const selectSearchHits = defineQuery({
   }),
 });
 
-/** The columns of a stored span that logs content rewrites (ingest/otlp/log-records.ts). */
+/** The columns of a stored span that logs content rewrites (ingest/otlp/logs/log-records.ts). */
 export type LatestSpanRow = Pick<
   SpanRow,
   'trace_id' | 'span_id' | 'detail' | 'trace_name' | 'session_id' | 'source' | 'environment' | 'service' | 'user_id' | 'tags'

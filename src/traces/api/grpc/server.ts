@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../../http/errors.js';
 import type { TraceIngest } from '../../ingest/ingest.js';
 import { ExportGate, exportSpans } from '../../ingest/otlp/export.js';
-import { evaluationScoresOf } from '../../ingest/otlp/evaluation-events.js';
+import { evaluationScoresOf } from '../../ingest/otlp/logs/evaluation-events.js';
 import { exportLogs } from '../../ingest/otlp/export-logs.js';
 import {
   decodeProtobufLogsRequest,
@@ -12,7 +12,7 @@ import {
   encodeProtobufLogsResponse,
   encodeProtobufResponse,
   ProtobufDecodeError,
-} from '../../ingest/otlp/protobuf.js';
+} from '../../ingest/otlp/wire/protobuf.js';
 import { grpcStatusOf } from './status.js';
 
 export const traceExportPath = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';

@@ -2,10 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { storeUnavailable } from '../../writer/write-errors.js';
 import type { TraceIngest } from '../ingest.js';
 import { summarizeRejections } from './export.js';
-import { evaluationScoresOfLogs } from './evaluation-events.js';
-import { normalizeLogs, storeLogRecords } from './log-records.js';
-import type { PlainLogsRequest } from './model.js';
-import type { SpanRejection } from './normalize.js';
+import { evaluationScoresOfLogs } from './logs/evaluation-events.js';
+import { normalizeLogs, storeLogRecords } from './logs/log-records.js';
+import type { PlainLogsRequest } from './wire/model.js';
+import type { SpanRejection } from './mapping/normalize.js';
 
 export interface LogsExportResult {
   /** Records stored. */

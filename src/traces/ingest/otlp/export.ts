@@ -2,10 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../../http/errors.js';
 import { storeUnavailable } from '../../writer/write-errors.js';
 import { storeTraces, type TraceIngest } from '../ingest.js';
-import { attachStoredContent } from './log-records.js';
-import type { PlainExportRequest } from './model.js';
-import { validateTraces } from './validate.js';
-import { normalizeExport, type SpanRejection } from './normalize.js';
+import { attachStoredContent } from './logs/log-records.js';
+import type { PlainExportRequest } from './wire/model.js';
+import { validateTraces } from './mapping/validate.js';
+import { normalizeExport, type SpanRejection } from './mapping/normalize.js';
 
 export interface ExportResult {
   /** Spans stored. */

@@ -1,7 +1,7 @@
-import { convertAiSdkMessages, convertAiSdkToolCalls } from '../io-genai.js';
-import { asString, parseMaybeJson } from '../io-values.js';
-import type { SpanMessage } from '../model.js';
-import { messagesRow, toolCallRow, type FieldRow, type IORow, type KindRow, type TraceFieldRow } from '../table.js';
+import { convertAiSdkMessages, convertAiSdkToolCalls } from '../values/io-genai.js';
+import { asString, parseMaybeJson } from '../values/io-values.js';
+import type { SpanMessage } from '../wire/model.js';
+import { messagesRow, toolCallRow, type FieldRow, type IORow, type KindRow, type TraceFieldRow } from './table.js';
 
 /**
  * The Vercel AI SDK's telemetry (`ai.*`): spans named by `ai.operationId`. The provider call

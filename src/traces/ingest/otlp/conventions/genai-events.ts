@@ -1,6 +1,6 @@
-import { convertAiSdkToolCalls, convertGenAiMessages, emptyConversion, type ConvertedMessages } from '../io-genai.js';
-import { asString, asText, isRecord, parseMaybeJson } from '../io-values.js';
-import type { SpanMessage } from '../model.js';
+import { convertAiSdkToolCalls, convertGenAiMessages, emptyConversion, type ConvertedMessages } from '../values/io-genai.js';
+import { asString, asText, isRecord, parseMaybeJson } from '../values/io-values.js';
+import type { SpanMessage } from '../wire/model.js';
 
 /**
  * GenAI content sent as events: the OpenTelemetry GenAI event conventions before v1.37

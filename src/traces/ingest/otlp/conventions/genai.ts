@@ -1,5 +1,5 @@
-import { convertGenAiMessages, convertSystemInstructions } from '../io-genai.js';
-import { asNumber } from '../io-values.js';
+import { convertGenAiMessages, convertSystemInstructions } from '../values/io-genai.js';
+import { asNumber } from '../values/io-values.js';
 import {
   messagesRow,
   readPricedCost,
@@ -9,7 +9,7 @@ import {
   type IORow,
   type KindRow,
   type TraceFieldRow,
-} from '../table.js';
+} from './table.js';
 
 /**
  * OpenTelemetry GenAI semantic conventions, current (v1.37+): `gen_ai.operation.name`, the

@@ -1,7 +1,7 @@
-import { convertOpenAiMessages, emptyConversion, toSpanIO } from '../io-genai.js';
+import { convertOpenAiMessages, emptyConversion, toSpanIO } from '../values/io-genai.js';
 import { providerOfModel } from '../../../cost/provider.js';
-import { asNumber, asString, isRecord, parseMaybeJson } from '../io-values.js';
-import type { SpanIO } from '../model.js';
+import { asNumber, asString, isRecord, parseMaybeJson } from '../values/io-values.js';
+import type { SpanIO } from '../wire/model.js';
 import {
   readCompletionStart,
   type Attrs,
@@ -11,7 +11,7 @@ import {
   type MetricFields,
   type StatusRow,
   type TraceFieldRow,
-} from '../table.js';
+} from './table.js';
 
 /**
  * Langfuse SDKs (v3+, OpenTelemetry based): `langfuse.observation.*` on every span,
@@ -87,6 +87,8 @@ const isGeneration = (attrs: Attrs) => {
   return type === 'generation' || type === 'embedding';
 };
 
+const looksLikeMessage = (m: unknown) => isRecord(m) && typeof m.role === 'string';
+
 /**
  * An observation's input or output: chat messages (a list, one message, or `{messages, ...}`
  * whose other keys, such as the tools offered, go to `raw`), a generation's plain text answer
@@ -94,7 +96,6 @@ const isGeneration = (attrs: Attrs) => {
  */
 function observationIO(value: unknown, side: 'input' | 'output', generation: boolean): SpanIO {
   const parsed = parseMaybeJson(value);
-  const looksLikeMessage = (m: unknown) => isRecord(m) && typeof m.role === 'string';
   if (Array.isArray(parsed) && parsed.length > 0 && parsed.every(looksLikeMessage))
     return toSpanIO(convertOpenAiMessages(parsed), 'langfuse');
   if (looksLikeMessage(parsed)) return toSpanIO(convertOpenAiMessages(parsed, emptyConversion(), 'assistant'), 'langfuse');

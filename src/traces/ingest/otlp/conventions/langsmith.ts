@@ -1,7 +1,7 @@
-import { convertOpenAiMessages, emptyConversion, toSpanIO, type ConvertedMessages } from '../io-genai.js';
-import { asString, isRecord, parseMaybeJson } from '../io-values.js';
-import type { SpanIO } from '../model.js';
-import type { Attrs, FieldRow, IORow, KindRow, TraceFieldRow } from '../table.js';
+import { convertOpenAiMessages, emptyConversion, toSpanIO, type ConvertedMessages } from '../values/io-genai.js';
+import { asString, isRecord, parseMaybeJson } from '../values/io-values.js';
+import type { SpanIO } from '../wire/model.js';
+import type { Attrs, FieldRow, IORow, KindRow, TraceFieldRow } from './table.js';
 
 /**
  * LangSmith's OpenTelemetry mode (`langsmith/experimental/otel`, `LANGSMITH_OTEL_ENABLED`):

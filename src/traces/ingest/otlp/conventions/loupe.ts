@@ -1,4 +1,4 @@
-import type { FieldRow, KindRow } from '../table.js';
+import type { FieldRow, KindRow } from './table.js';
 
 /** Loupe's own extension: the only way to say graph, edge, workflow or middleware, and a known cost. */
 export const loupe = {

@@ -1,4 +1,4 @@
-import { readCompletionStart, type FieldRow, type TraceFieldRow } from '../table.js';
+import { readCompletionStart, type FieldRow, type TraceFieldRow } from './table.js';
 
 /**
  * Mastra's own observability exported with `@mastra/otel-exporter`: GenAI attributes for the

@@ -1,7 +1,7 @@
-import { convertOpenInferenceDocuments, convertOpenInferenceMessages } from '../io-openinference.js';
-import { toSpanIO } from '../io-genai.js';
-import { asString, collectIndexed, isRecord, parseMaybeJson } from '../io-values.js';
-import { textRow, toolCallRow, type Attrs, type FieldRow, type IORow, type KindRow, type TraceFieldRow } from '../table.js';
+import { convertOpenInferenceDocuments, convertOpenInferenceMessages } from '../values/io-openinference.js';
+import { toSpanIO } from '../values/io-genai.js';
+import { asString, collectIndexed, isRecord, parseMaybeJson } from '../values/io-values.js';
+import { textRow, toolCallRow, type Attrs, type FieldRow, type IORow, type KindRow, type TraceFieldRow } from './table.js';
 
 /**
  * Arize OpenInference: `openinference.span.kind`, `llm.*` and `embedding.*` attributes,

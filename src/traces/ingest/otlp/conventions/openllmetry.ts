@@ -1,7 +1,7 @@
-import { convertAiSdkToolCalls, emptyConversion, toSpanIO } from '../io-genai.js';
-import { asArguments, asString, collectIndexed, isRecord, parseMaybeJson, toRole } from '../io-values.js';
-import type { SpanMessage, SpanToolCall } from '../model.js';
-import type { FieldRow, IORow, KindRow, TraceFieldRow } from '../table.js';
+import { convertAiSdkToolCalls, emptyConversion, toSpanIO } from '../values/io-genai.js';
+import { asArguments, asString, collectIndexed, isRecord, parseMaybeJson, toRole } from '../values/io-values.js';
+import type { SpanMessage, SpanToolCall } from '../wire/model.js';
+import type { FieldRow, IORow, KindRow, TraceFieldRow } from './table.js';
 
 /**
  * Traceloop OpenLLMetry: `llm.request.type`, `traceloop.span.kind` (workflow, task, agent,
