@@ -216,4 +216,4 @@ it('answers every read as the answered writes make the store, whatever flushes l
   const all = await get('/api/traces?limit=100');
   expect(all.meta.pagination.total).toBe(expected.size);
   expect(ctx.writer.counts.refused - before.refused, 'every refused payload set aside').toBe(refusedIds.size);
-}, 300_000);
+}, 600_000);
