@@ -24,23 +24,30 @@ export interface ScoreWrites {
  * lines in one statement. Versions stay as ingest gave them (the app's version clock), so a
  * write applied again after a crash never outranks a later correction.
  */
+/** A write the score writer took, as its flush sees it. */
+interface ScoreWrite {
+  rows: ScoreRowToInsert[];
+  lines: Buffer;
+}
+
 export const scoreTarget = {
   pendingOf: (rows: readonly ScoreRowToInsert[]) => ({
     rows: [...rows],
     lines: Buffer.from(rows.map((row) => JSON.stringify(row)).join('\n'), 'utf8'),
   }),
-  async apply(
-    clickhouse: ClickHouseClient,
-    batch: { rows: ScoreRowToInsert[]; lines: Buffer }[],
-    floor: bigint,
-    applying: (rows: ScoreRowToInsert[], floor: bigint) => void,
-  ): Promise<{ version: bigint; rows: number; insertMs: number }> {
+  flushOf: <W extends ScoreWrite>(writes: W[], applied: bigint) => ({
+    writes,
+    rows: writes.flatMap((w) => w.rows),
+    floor: applied,
+    fresh: new Map<string, Set<string>>(),
+    version: applied,
+    insertMs: 0,
+  }),
+  async apply(clickhouse: ClickHouseClient, flush: { writes: ScoreWrite[]; insertMs: number }): Promise<void> {
     const started = performance.now();
-    const written = batch.filter((w) => w.rows.length > 0);
-    const rows = written.flatMap((w) => w.rows);
-    applying(rows, floor);
+    const written = flush.writes.filter((w) => w.rows.length > 0);
     await insertScoreLines(clickhouse, Buffer.concat(written.flatMap((w, i) => (i === 0 ? [w.lines] : [newline, w.lines]))));
-    return { version: floor, rows: rows.length, insertMs: performance.now() - started };
+    flush.insertMs = performance.now() - started;
   },
 };
 

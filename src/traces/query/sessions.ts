@@ -42,13 +42,13 @@ const toUserSummary = (row: UserRow): UserSummary => ({
   lastSeen: fromStoredTime(row.activityKey),
 });
 
-/** The cursor of a page query, checked against the query's other parameters. */
-function cursorOf(cursor: string | undefined, digest: string): CursorState | undefined {
+/** The cursor of a page query, checked against the query's other parameters (`of`: what it pages, for the error). */
+function cursorOf(cursor: string | undefined, digest: string, of = 'this list'): CursorState | undefined {
   if (cursor === undefined) return undefined;
   const state = decodeCursor(cursor, digest);
   if (!storedTimePattern.test(state.k) || state.w === undefined) {
     throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [
-      { path: 'querystring.cursor', message: 'is not a cursor of this list' },
+      { path: 'querystring.cursor', message: `is not a cursor of ${of}` },
     ]);
   }
   return state;
@@ -70,22 +70,28 @@ function pageOf<R extends { activityKey: string; id: string }>(rows: R[], limit:
   return { page, pagination: { limit, hasMore: more, nextCursor } };
 }
 
-export async function listSessions(clickhouse: ClickHouseClient, workspaceId: string, query: SessionsQuery, limits: QueryLimits) {
+/**
+ * A page of groups (sessions or users): what it asks the table (the window, its cursor's or the
+ * query's; one row past the page; where it starts) and the page of the rows found.
+ */
+function groupPage(query: SessionsQuery | UsersQuery, limits: QueryLimits) {
   const digest = queryDigest(query);
   const state = cursorOf(query.cursor, digest);
   const window = windowOf(query, state, limits);
-  const rows = await selectSessionGroups(
-    clickhouse,
-    {
-      workspaceId,
+  return {
+    request: {
       filter: { startAfter: window.from, startBefore: window.to },
-      withUser: query.userId,
       fetch: query.limit + 1,
       after: state && { key: state.k, id: state.id },
     },
-    limitSettings(limits),
-  );
-  const { page, pagination } = pageOf(rows, query.limit, digest, window);
+    pageOf: <R extends { activityKey: string; id: string }>(rows: R[]) => pageOf(rows, query.limit, digest, window),
+  };
+}
+
+export async function listSessions(clickhouse: ClickHouseClient, workspaceId: string, query: SessionsQuery, limits: QueryLimits) {
+  const group = groupPage(query, limits);
+  const rows = await selectSessionGroups(clickhouse, { workspaceId, ...group.request, withUser: query.userId }, limitSettings(limits));
+  const { page, pagination } = group.pageOf(rows);
   return { items: page.map(toSessionSummary), pagination };
 }
 
@@ -98,12 +104,7 @@ export async function getSession(
   limits: QueryLimits,
 ) {
   const digest = queryDigest({ ...query, sessionId });
-  const state = query.cursor !== undefined ? decodeCursor(query.cursor, digest) : undefined;
-  if (state && (!storedTimePattern.test(state.k) || state.w === undefined)) {
-    throw validationError('Invalid request: querystring.cursor: is not a cursor this API returned', [
-      { path: 'querystring.cursor', message: 'is not a cursor of this session' },
-    ]);
-  }
+  const state = cursorOf(query.cursor, digest, 'this session');
   const window = windowOf(query, state, limits);
   const startAfter = toStoredTime(window.from);
   const [found] = await selectSessionPage(
@@ -134,20 +135,9 @@ export async function getSession(
 }
 
 export async function listUsers(clickhouse: ClickHouseClient, workspaceId: string, query: UsersQuery, limits: QueryLimits) {
-  const digest = queryDigest(query);
-  const state = cursorOf(query.cursor, digest);
-  const window = windowOf(query, state, limits);
-  const rows = await selectUserGroups(
-    clickhouse,
-    {
-      workspaceId,
-      filter: { startAfter: window.from, startBefore: window.to },
-      fetch: query.limit + 1,
-      after: state && { key: state.k, id: state.id },
-    },
-    limitSettings(limits),
-  );
-  const { page, pagination } = pageOf(rows, query.limit, digest, window);
+  const group = groupPage(query, limits);
+  const rows = await selectUserGroups(clickhouse, { workspaceId, ...group.request }, limitSettings(limits));
+  const { page, pagination } = group.pageOf(rows);
   return { items: page.map(toUserSummary), pagination };
 }
 

@@ -84,11 +84,7 @@ export async function selectTraceTree(clickhouse: ClickHouseClient, params: z.in
     query_params,
     format: 'JSONEachRow',
   });
-  const rows = z
-    .array(traceTreeRowSchema)
-    .max(1)
-    .parse(await result.json());
-  return rows[0];
+  return oneRow(traceTreeRowSchema, result);
 }
 
 const spanKey = traceKey.extend({ spanId: z.string().min(1) });
@@ -106,9 +102,13 @@ export async function selectSpanDetail(clickhouse: ClickHouseClient, params: z.i
     query_params,
     format: 'JSONEachRow',
   });
-  const rows = z
-    .array(spanDetailRowSchema)
+  return (await oneRow(spanDetailRowSchema, result))?.detail;
+}
+
+/** The one row a read by key finds (the key makes more an error), or undefined. */
+async function oneRow<S extends z.ZodTypeAny>(schema: S, result: { json(): Promise<unknown> }): Promise<z.infer<S> | undefined> {
+  return z
+    .array(schema)
     .max(1)
-    .parse(await result.json());
-  return rows[0]?.detail;
+    .parse(await result.json())[0];
 }

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { PendingRow, SpanRow } from '../tables/span-rows.js';
-import type { PendingWrite } from './flush.js';
+import type { Flush, PendingWrite } from './flush.js';
 import type { IngestLog } from './ingest-log.js';
 
 /** The ingest writer's options (write-batcher.ts), and what it tells reads of the writes it has not applied. */
@@ -31,18 +31,10 @@ export interface UnappliedWrites<Pending = PendingRow> {
  */
 export interface WriteTarget<Row, Pending> {
   pendingOf(rows: readonly Row[]): { rows: Pending[]; lines: Buffer };
-  /**
-   * Applies the batch above `floor`; `applying` hears its rows as applied before the insert
-   * starts, `fresh` the traces the store held nothing of (spans only). Returns the newest
-   * version written, the rows inserted and the insert's milliseconds.
-   */
-  apply(
-    clickhouse: ClickHouseClient,
-    batch: PendingWrite<Pending>[],
-    floor: bigint,
-    applying: (rows: Pending[], floor: bigint) => void,
-    fresh: (workspaceId: string, traceIds: string[]) => void,
-  ): Promise<{ version: bigint; rows: number; insertMs: number }>;
+  /** The next flush of `writes`: their rows at the versions it applies them, above `applied` (the newest version applied so far). */
+  flushOf(writes: PendingWrite<Pending>[], applied: bigint): Flush<Pending>;
+  /** Applies the flush to the engine, filling in its record as it goes (the writer reads it meanwhile); marks its writes `maybeStored` when it fails. */
+  apply(clickhouse: ClickHouseClient, flush: Flush<Pending>): Promise<void>;
 }
 
 export interface WriteBatcherOptions<Row = SpanRow, Pending = PendingRow> {

@@ -2,7 +2,7 @@ import { statfsSync } from 'node:fs';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { PendingRow, SpanRow } from '../tables/span-rows.js';
 import { loggedWriteOf } from './pending-lines.js';
-import { spanTarget, type PendingWrite } from './flush.js';
+import { spanTarget, type Flush, type PendingWrite } from './flush.js';
 import { FlushTiming } from './flush-timing.js';
 import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 import { AppliedWrites } from './applied-writes.js';
@@ -76,9 +76,9 @@ export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pendin
   private closed = false;
   /** The last write of the flush under way. */
   private inFlight = 0;
-  /** The writes of the flush under way; those of its statement under way (all, or one when isolating), and their rows as applied. */
+  /** The writes of the flush under way; its statement under way (all of them, or one when isolating), as it fills it in (flush.ts). */
   private inFlightBatch: PendingWrite<Pending>[] = [];
-  private applying: { writes: PendingWrite<Pending>[]; rows: Pending[]; fresh: Map<string, Set<string>> } | undefined;
+  private underWay: Flush<Pending> | undefined;
   /** The newest version this writer applied: of a span, or of the summaries it computed. */
   private appliedVersion = 0n;
 
@@ -214,15 +214,20 @@ export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pendin
     if (this.applied.pendingFor(workspaceId) === undefined) return undefined;
     if (this.failing !== undefined) throw storeUnavailable();
     const through = this.applied.appliedThrough;
-    const applying = this.applying?.rows.filter((row) => row.workspace_id === workspaceId) ?? [];
-    const underWay = new Set(this.applying?.writes);
+    const applying = this.underWay?.rows.filter((row) => row.workspace_id === workspaceId) ?? [];
+    const underWay = new Set(this.underWay?.writes);
     const queued: Pending[][] = [];
     for (const w of [...this.inFlightBatch, ...this.queue]) {
       if (w.workspaceId === workspaceId && w.seq > through && !underWay.has(w)) queued.push(w.rows);
     }
     if (applying.length === 0 && queued.length === 0) return undefined;
-    const fresh = this.applying?.fresh;
-    return { applying, queued, floor: this.appliedVersion, freshUnderWay: (traceId) => fresh?.get(workspaceId)?.has(traceId) ?? false };
+    const flush = this.underWay;
+    return {
+      applying,
+      queued,
+      floor: this.appliedVersion,
+      freshUnderWay: (traceId) => flush?.fresh.get(workspaceId)?.has(traceId) ?? false,
+    };
   }
 
   /** Resolves once every write taken so far is applied (or refused and kept aside). */
@@ -274,7 +279,7 @@ export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pendin
       this.timing.ended(batch.length, this.queue.length);
       this.flushing = false;
       this.inFlightBatch = [];
-      this.applying = undefined;
+      this.underWay = undefined;
       this.schedule();
     });
   }
@@ -290,24 +295,17 @@ export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pendin
     return this.queue.splice(0, count);
   }
 
-  /** One flush of the writes given (flush.ts), with the versions it applies and its figures. */
+  /** One flush of the writes given (the target's: flush.ts for spans): their versions raised, then the flush, its figures counted. */
   private async flush(batch: PendingWrite<Pending>[]): Promise<void> {
     this.counts.flushes += 1;
     const started = performance.now();
-    const fresh = new Map<string, Set<string>>();
-    const flushed = await this.target.apply(
-      this.clickhouse,
-      batch,
-      this.appliedVersion,
-      (rows, floor) => {
-        this.appliedVersion = floor;
-        this.applying = { writes: batch, rows, fresh };
-      },
-      (workspaceId, traceIds) => fresh.set(workspaceId, new Set(traceIds)),
-    );
-    this.counts.flushedRows += flushed.rows;
-    if (flushed.version > this.appliedVersion) this.appliedVersion = flushed.version;
-    this.counts.insertMs += flushed.insertMs;
+    const flush = this.target.flushOf(batch, this.appliedVersion);
+    this.appliedVersion = flush.floor;
+    this.underWay = flush;
+    await this.target.apply(this.clickhouse, flush);
+    this.counts.flushedRows += flush.rows.length;
+    if (flush.version > this.appliedVersion) this.appliedVersion = flush.version;
+    this.counts.insertMs += flush.insertMs;
     this.counts.flushMs += performance.now() - started;
   }
 
