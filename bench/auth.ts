@@ -71,7 +71,7 @@ export async function run(args: string[]) {
   const connections = option(args, 'connections', 32);
   const maxLease = option(args, 'max-lease', 100);
   const { buildApp } = await import('../src/app.js');
-  const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
+  const { createRateLimiter } = await import('../src/tenancy/service/rate-limit.js');
 
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-auth-'));
   const { config, log, stores } = await openBenchStores(dir);

@@ -19,7 +19,7 @@ export async function openBenchStores(dataDir: string | undefined) {
  * what any benchmark sends.
  */
 export async function benchWorkspaceKey(sql: Sql, name: string) {
-  const tenancy = await import('../src/tenancy/store.js');
+  const tenancy = await import('../src/tenancy/service/tenants.js');
   const organization = await tenancy.createOrganization(sql, { name, plan: 'enterprise', rateLimitPerMinute: 1e9, rateLimitPerDay: 1e9 });
   const workspace = await tenancy.createWorkspace(sql, organization.id, 'bench');
   const { key } = await tenancy.createApiKey(sql, { scope: 'workspace', organizationId: organization.id, workspaceId: workspace.id });

@@ -11,6 +11,14 @@ import { featureLayers } from './feature-layers.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
+/** The folders of src/ in layers, each with its layers top to bottom (peers in one entry). */
+const layeredFolders = {
+  traces: [['api'], ['ingest', 'query'], ['fresh'], ['writer'], ['summaries'], ['cost'], ['tables'], ['model']],
+  prompts: [['api'], ['service'], ['tables'], ['model']],
+  tenancy: [['api'], ['service'], ['tables'], ['model']],
+  http: [['routes'], ['requests', 'server'], ['wire']],
+};
+
 const nodeGlobals = Object.fromEntries(
   ['process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'setTimeout', 'clearTimeout', 'fetch', 'Response'].map((name) => [
     name,
@@ -69,21 +77,13 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    // The layers of src/traces, top to bottom (src/traces/README.md): a file imports its own
-    // layer or one below, never one above, so both journeys only go down; see feature-layers.js.
-    files: ['src/traces/**/*.ts'],
-    plugins: { traces: { rules: { 'feature-layers': featureLayers } } },
-    rules: {
-      'traces/feature-layers': [
-        'error',
-        {
-          root: `${repoRoot}src/traces`,
-          layers: [['api'], ['ingest', 'query'], ['fresh'], ['writer'], ['summaries'], ['cost'], ['tables'], ['model']],
-        },
-      ],
-    },
-  },
+  // The layers of the folders that have them, top to bottom (each folder's README): a file imports
+  // its own layer or one below, never one above, so a request only goes down; see feature-layers.js.
+  ...Object.entries(layeredFolders).map(([folder, layers]) => ({
+    files: [`src/${folder}/**/*.ts`],
+    plugins: { layers: { rules: { 'feature-layers': featureLayers } } },
+    rules: { 'layers/feature-layers': ['error', { root: `${repoRoot}src/${folder}`, layers }] },
+  })),
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
 import type { SpanContentReader } from '../../contract/span-content.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../../http/wire/envelope.js';
 import * as datasets from '../service/datasets.js';
 import * as items from '../service/items.js';
 import { flushMirror, type RunItemsMirror } from '../service/run-items-mirror.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../stores/postgres.js';
 import type { SpanContentReader } from '../../contract/span-content.js';
-import { firstIssuePerPath, issuePath, notFound, validationError } from '../../http/errors.js';
+import { firstIssuePerPath, issuePath, notFound, validationError } from '../../http/wire/errors.js';
 import {
   itemInputSchema,
   type Item,

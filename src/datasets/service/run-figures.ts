@@ -1,7 +1,7 @@
 import type { Sql } from '../../stores/postgres.js';
 import type { RunScores } from '../../contract/run-scores.js';
 import type { TraceFiguresReader } from '../../contract/trace-figures.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../http/wire/errors.js';
 import { decodeItemCursor, encodeItemCursor } from '../model/item-cursor.js';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { RunComparisonMetric } from '../api/run-figure-schemas.js';

@@ -1,5 +1,5 @@
 import type { Sql } from '../../stores/postgres.js';
-import { AppError, firstIssuePerPath, issuePath, notFound, validationError } from '../../http/errors.js';
+import { AppError, firstIssuePerPath, issuePath, notFound, validationError } from '../../http/wire/errors.js';
 import {
   runItemInputSchema,
   type CreateRun,

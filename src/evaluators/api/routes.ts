@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../../http/wire/envelope.js';
 import * as connections from '../service/connections.js';
 import * as evaluators from '../service/evaluators.js';
 import { backfill } from '../service/backfill.js';

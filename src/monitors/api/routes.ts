@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../../http/wire/envelope.js';
 import * as monitors from '../service/monitors.js';
 import { createMonitorBody, episodeSchema, historyQuery, monitorParams, monitorSchema, updateMonitorBody } from './schemas.js';
 

@@ -14,7 +14,7 @@ import { firstTokenEvents, isGenAiContentEvent, messagesFromEvents } from './con
 import { toSpanIO } from './io-genai.js';
 import { sizeOfValue, trimAttributes, type Trim } from './trim.js';
 import { limits } from '../../model/schemas.js';
-import { putKey } from '../../../http/json-bounds.js';
+import { putKey } from '../../../http/wire/json-bounds.js';
 
 export interface SpanRejection {
   traceId: string;
