@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
 import type { TargetGuard } from '../../egress/target-guard.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/wire/envelope.js';
+import { recordErrors, recordRoutes } from '../../http/routes/crud-routes.js';
+import { envelope, sendData } from '../../http/wire/envelope.js';
 import {
   createWebhookBody,
   createdWebhookSchema,
@@ -14,42 +15,28 @@ import {
 } from '../model/webhook-schemas.js';
 import * as store from '../service/webhooks.js';
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
 const tags = ['webhooks'];
 const pageMeta = { limit: z.number().int(), offset: z.number().int(), total: z.number().int() };
 
 /** Webhook endpoints of the caller's workspace, and their deliveries. */
 export const webhookRoutes: FastifyPluginAsyncZod<{ sql: Sql; guard: TargetGuard }> = async (app, { sql, guard }) => {
-  app.post('/', {
-    schema: {
-      tags,
+  recordRoutes(app, {
+    tags,
+    record: webhookSchema,
+    params: webhookIdParams,
+    create: {
       summary: 'Register an endpoint for prompt events; the secret is answered once',
       body: createWebhookBody,
-      response: { 201: envelope(createdWebhookSchema), ...errors },
+      answer: createdWebhookSchema,
+      run: (workspaceId, body) => store.createWebhook(sql, workspaceId, body, guard),
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await store.createWebhook(sql, request.auth.workspaceId, request.body, guard), { status: 201 }),
-  });
-
-  app.get('/', {
-    schema: { tags, summary: 'The endpoints of the workspace', response: { 200: envelope(z.array(webhookSchema)), ...errors } },
-    handler: async (request, reply) => sendData(request, reply, await store.listWebhooks(sql, request.auth.workspaceId)),
-  });
-
-  app.get('/:id', {
-    schema: { tags, summary: 'One endpoint', params: webhookIdParams, response: { 200: envelope(webhookSchema), ...errors } },
-    handler: async (request, reply) => sendData(request, reply, await store.getWebhook(sql, request.auth.workspaceId, request.params.id)),
-  });
-
-  app.delete('/:id', {
-    schema: {
-      tags,
+    list: { summary: 'The endpoints of the workspace', run: (workspaceId) => store.listWebhooks(sql, workspaceId) },
+    get: { summary: 'One endpoint', run: (workspaceId, id) => store.getWebhook(sql, workspaceId, id) },
+    remove: {
       summary: 'Remove an endpoint and its deliveries',
-      params: webhookIdParams,
-      response: { 200: envelope(deletedWebhookSchema), ...errors },
+      answer: deletedWebhookSchema,
+      run: (workspaceId, id) => store.deleteWebhook(sql, workspaceId, id),
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await store.deleteWebhook(sql, request.auth.workspaceId, request.params.id)),
   });
 
   app.get('/:id/deliveries', {
@@ -58,7 +45,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<{ sql: Sql; guard: TargetGuard
       summary: 'Deliveries of an endpoint, newest first: status, attempts, last answer, next attempt',
       params: webhookIdParams,
       querystring: deliveriesQuery,
-      response: { 200: envelope(z.array(deliverySchema), pageMeta), ...errors },
+      response: { 200: envelope(z.array(deliverySchema), pageMeta), ...recordErrors },
     },
     handler: async (request, reply) => {
       const { deliveries, total } = await store.listDeliveries(sql, request.auth.workspaceId, request.params.id, request.query);
