@@ -8,13 +8,13 @@
  * far above what the run can reach, so every request is counted and admitted. `--max-lease 1`
  * makes each reservation cover only the requests waiting for one, the least batching there is.
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
+import { forkLoad, medianOf } from './load-child.js';
 
 const self = fileURLToPath(import.meta.url);
 
@@ -54,16 +54,8 @@ async function load(url: string, key: string, seconds: number, connections: numb
   return { rps: ok / ((performance.now() - started) / 1000), other };
 }
 
-function drive(url: string, key: string, seconds: number, connections: number): Promise<{ rps: number; other: number }> {
-  return new Promise((resolve, reject) => {
-    const child = fork(self, ['--role', 'load', url, key, String(seconds), String(connections)], { execArgv: ['--import', 'tsx'] });
-    child.once('message', (message) => resolve(message as { rps: number; other: number }));
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`load child exited ${code}`))));
-  });
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const drive = (url: string, key: string, seconds: number, connections: number) =>
+  forkLoad(self, [url, key, String(seconds), String(connections)]);
 
 export async function run(args: string[]) {
   const seconds = option(args, 'seconds', 5);
@@ -71,7 +63,7 @@ export async function run(args: string[]) {
   const connections = option(args, 'connections', 32);
   const maxLease = option(args, 'max-lease', 100);
   const { buildApp } = await import('../src/app.js');
-  const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
+  const { createRateLimiter } = await import('../src/tenancy/service/rate-limit.js');
 
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-auth-'));
   const { config, log, stores } = await openBenchStores(dir);
@@ -97,8 +89,8 @@ export async function run(args: string[]) {
     }
     await plain.close();
     await limited.close();
-    const without = median(results.without);
-    const withLimits = median(results.with);
+    const without = medianOf(results.without);
+    const withLimits = medianOf(results.with);
     console.log(
       `GET /api/me through a listening server, ${connections} keep-alive connections, ${rounds} rounds of ${seconds} s each, max lease ${maxLease}`,
     );

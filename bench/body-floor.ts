@@ -9,13 +9,13 @@
  * parsed whole, then refused (400, `traces` is not a list), so the run measures the body's way
  * in and not the trace store.
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchWorkspaceKey, openBenchStores } from './bench-service.js';
+import { forkLoad, medianOf } from './load-child.js';
 
 const self = fileURLToPath(import.meta.url);
 
@@ -60,18 +60,8 @@ async function load(url: string, key: string, seconds: number, connections: numb
   return { rps: read / ((performance.now() - started) / 1000), other };
 }
 
-function drive(url: string, key: string, seconds: number, connections: number, kib: number): Promise<{ rps: number; other: number }> {
-  return new Promise((resolve, reject) => {
-    const child = fork(self, ['--role', 'load', url, key, String(seconds), String(connections), String(kib)], {
-      execArgv: ['--import', 'tsx'],
-    });
-    child.once('message', (message) => resolve(message as { rps: number; other: number }));
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`load child exited ${code}`))));
-  });
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const drive = (url: string, key: string, seconds: number, connections: number, kib: number) =>
+  forkLoad(self, [url, key, String(seconds), String(connections), String(kib)]);
 
 export async function run(args: string[]) {
   const seconds = option(args, 'seconds', 5);
@@ -104,8 +94,8 @@ export async function run(args: string[]) {
     }
     await floored.close();
     await unfloored.close();
-    const without = median(results.without);
-    const withFloor = median(results.with);
+    const without = medianOf(results.without);
+    const withFloor = medianOf(results.with);
     console.log(
       `POST /api/traces with a ${kib} KiB body, read and refused, ${connections} keep-alive connections, ${rounds} rounds of ${seconds} s each`,
     );

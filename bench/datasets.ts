@@ -18,11 +18,9 @@
  * concurrency 10, its task waiting `--task-ms`, against the same task run bare over the same
  * items with the same 10 workers, in this run: the overhead per item (goal ≤ 2 ms).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Trace } from '../src/traces/model/schemas.js';
+import { startBenchService } from './bench-service.js';
 import { random } from './query-data.js';
 import { median } from './sql.js';
 
@@ -63,10 +61,6 @@ async function alternated(calls: number, work: Array<() => Promise<void>>): Prom
 
 export async function run(args: string[]) {
   const options = parseOptions(args);
-  const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-datasets-'));
-  const { loadConfig } = await import('../src/config.js');
-  const { startServer } = await import('../src/server.js');
-  const { openClickhouse } = await import('../src/stores/clickhouse.js');
   const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
   const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
   const { Loupe } = await import('../packages/sdk/src/index.js');
@@ -75,15 +69,7 @@ export async function run(args: string[]) {
   const { runItemsMirror } = await import('../src/datasets/service/run-items-mirror.js');
   const { traceFiguresReader } = await import('../src/traces/query/trace-figures.js');
   const { runScoresOf } = await import('../src/scores/service/run-scores.js');
-  const config = loadConfig({
-    LOUPE_DATA_DIR: dir,
-    PORT: '0',
-    LOUPE_OTLP_GRPC_PORT: '0',
-    LOG_LEVEL: 'warn',
-    LOUPE_BOOTSTRAP_API_KEY: apiKey,
-  });
-  const server = await startServer(config);
-  const store = await openClickhouse({ database: config.CLICKHOUSE_DATABASE, dataDir: dir });
+  const { dir, server, store, close } = await startBenchService('datasets', apiKey);
   const call = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
     const res = await fetch(`${server.url}${url}`, {
       method,
@@ -247,8 +233,6 @@ export async function run(args: string[]) {
       `\nMedian of ${options.calls} calls after one warm-up (the SDK: of 3 runs, alternated with the bare task, after one of each). Loading took ${loadSeconds.toFixed(0)} s.`,
     );
   } finally {
-    await store.close();
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }

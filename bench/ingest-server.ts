@@ -28,7 +28,7 @@ export async function settleMerges(clickhouse: import('../src/stores/clickhouse.
 /** The service with a bench workspace key on an enterprise plan; answers `parts` with the active part counts. */
 export async function serverRole() {
   const { buildApp } = await import('../src/app.js');
-  const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
+  const { createRateLimiter } = await import('../src/tenancy/service/rate-limit.js');
   const server = await import('../src/server.js');
   const { config, log, stores } = await openBenchStores(process.env.BENCH_DIR);
   // As the service's start does (LOUPE_REQUEST_NICE, default -10; 0 to compare without).

@@ -32,7 +32,7 @@ export async function run(args: string[]): Promise<void> {
   try {
     const { buildApp } = await import('../src/app.js');
     const { monitorMetricReader } = await import('../src/traces/tables/monitor-metrics-table.js');
-    const { enqueueEvent } = await import('../src/prompts/webhooks/outbox.js');
+    const { enqueueEvent } = await import('../src/prompts/tables/webhook-outbox-table.js');
     const { createMonitorEvaluator } = await import('../src/monitors/service/evaluator.js');
     const sql = stores.postgres.sql;
     const app = await buildApp({ config, sql, clickhouse: stores.clickhouse.client, consoleDir: false });

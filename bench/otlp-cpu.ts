@@ -12,7 +12,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { repairLoneSurrogates } from '../src/http/json-bounds.js';
+import { repairLoneSurrogates } from '../src/http/wire/json-bounds.js';
 import { ingestBodySchema, traceSchema, type Trace } from '../src/traces/model/schemas.js';
 import { toSpanRows } from '../src/traces/ingest/rows.js';
 import { validateTraces } from '../src/traces/ingest/otlp/mapping/validate.js';

@@ -37,7 +37,7 @@ async function serverRole() {
   const { openWriter } = await import('../src/server.js');
   const { createGrpcAdmission } = await import('../src/grpc-access.js');
   const { startOtlpGrpcServer } = await import('../src/traces/api/grpc/server.js');
-  const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
+  const { createRateLimiter } = await import('../src/tenancy/service/rate-limit.js');
   const { config, log, stores } = await openBenchStores(process.env.BENCH_DIR);
   const sql = stores.postgres.sql;
   // As startServer wires them: one writer, key cache and rate limiter for both listeners.

@@ -9,10 +9,8 @@
  * settled. Sizes are reached one after the other by adding traces, every size spread over the
  * last 30 days.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { ClickHouseClient } from '../src/stores/clickhouse.js';
+import { startBenchService } from './bench-service.js';
 import { bigSessionId, makeQueryTrace, spansPerTrace } from './query-data.js';
 
 const apiKey = 'bench-query-key-0123456789abcdef';
@@ -112,35 +110,11 @@ async function time(url: string, calls: number): Promise<{ first: number; median
 
 export async function run(args: string[]) {
   const options = parseOptions(args);
-  const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-query-'));
-  const { loadConfig } = await import('../src/config.js');
-  const { startServer } = await import('../src/server.js');
-  const { openClickhouse } = await import('../src/stores/clickhouse.js');
   const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
   const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
-  const adminToken = 'bench-query-admin-token-0123456789';
-  const config = loadConfig({
-    LOUPE_DATA_DIR: dir,
-    PORT: '0',
-    LOUPE_OTLP_GRPC_PORT: '0',
-    LOG_LEVEL: 'warn',
-    LOUPE_BOOTSTRAP_API_KEY: apiKey,
-    LOUPE_ADMIN_TOKEN: adminToken,
-  });
-  const server = await startServer(config);
-  // A second client on the same directory and database: the server's own engine, loaded in-process.
-  const store = await openClickhouse({ database: config.CLICKHOUSE_DATABASE, dataDir: dir });
+  const { server, store, workspaceId, close } = await startBenchService('query', apiKey, { raiseLimits: true });
   const writer = new WriteBatcher(store.client);
   try {
-    const me = await (await fetch(`${server.url}/api/me`, { headers: { 'x-api-key': apiKey } })).json();
-    const workspaceId: string = me.data.workspaceId;
-    // The calls come faster than a published plan allows: the bench organization gets its own limits.
-    const raised = await fetch(`${server.url}/api/admin/organizations/${me.data.organizationId}`, {
-      method: 'PATCH',
-      headers: { 'x-admin-token': adminToken, 'content-type': 'application/json' },
-      body: JSON.stringify({ plan: 'enterprise', rateLimitPerMinute: 100_000_000, rateLimitPerDay: 1_000_000_000 }),
-    });
-    if (raised.status !== 200) throw new Error(`raising the bench organization's limits answered ${raised.status}`);
     const rangeEnd = Date.now() - 3600_000;
     const rangeStart = rangeEnd - 30 * dayMs + 2 * 3600_000;
     // Each session starts at a random time of the range, so every size covers all 30 days.
@@ -189,9 +163,7 @@ export async function run(args: string[]) {
     }
     printTable(rows, maxTraces);
   } finally {
-    await store.close();
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -195,7 +195,7 @@ export async function run(args: string[]) {
   const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'loupe-bench-scores-'));
   const { buildApp } = await import('../src/app.js');
   const server = await import('../src/server.js');
-  const { createRateLimiter } = await import('../src/tenancy/rate-limit.js');
+  const { createRateLimiter } = await import('../src/tenancy/service/rate-limit.js');
   const { config, log, stores } = await openBenchStores(dir);
   const sql = stores.postgres.sql;
   const clickhouse = stores.clickhouse.client;

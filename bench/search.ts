@@ -20,10 +20,8 @@
  * it: `--rounds` rounds each, alternating, each into emptied tables and until its merges are
  * done, by the wall clock and by CPU time (ingestCompare), goal ≥ 85%.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Trace } from '../src/traces/model/schemas.js';
+import { startBenchService } from './bench-service.js';
 import { makeQueryTrace, spansPerTrace } from './query-data.js';
 
 const apiKey = 'bench-search-key-0123456789abcdef';
@@ -99,39 +97,18 @@ interface BenchStore {
 
 /** The service on a fresh LOUPE_DATA_DIR, the bench organization's limits raised, and a loader of the search traces. */
 async function openStore(batchSize: number): Promise<BenchStore> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-search-'));
-  const { loadConfig } = await import('../src/config.js');
-  const { startServer } = await import('../src/server.js');
-  const { openClickhouse } = await import('../src/stores/clickhouse.js');
   const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
   const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
-  const adminToken = 'bench-search-admin-token-0123456789';
-  const config = loadConfig({
-    LOUPE_DATA_DIR: dir,
-    PORT: '0',
-    LOUPE_OTLP_GRPC_PORT: '0',
-    LOG_LEVEL: 'warn',
-    LOUPE_BOOTSTRAP_API_KEY: apiKey,
-    LOUPE_ADMIN_TOKEN: adminToken,
-  });
-  const server = await startServer(config);
-  const store = await openClickhouse({ database: config.CLICKHOUSE_DATABASE, dataDir: dir });
+  const { server, store, workspaceId: ownWorkspaceId, close } = await startBenchService('search', apiKey, { raiseLimits: true });
   const writer = new WriteBatcher(store.client);
-  const me = await (await fetch(`${server.url}/api/me`, { headers: { 'x-api-key': apiKey } })).json();
-  const raised = await fetch(`${server.url}/api/admin/organizations/${me.data.organizationId}`, {
-    method: 'PATCH',
-    headers: { 'x-admin-token': adminToken, 'content-type': 'application/json' },
-    body: JSON.stringify({ plan: 'enterprise', rateLimitPerMinute: 100_000_000, rateLimitPerDay: 1_000_000_000 }),
-  });
-  if (raised.status !== 200) throw new Error(`raising the bench organization's limits answered ${raised.status}`);
   const rangeEnd = Date.now() - 3600_000;
   const rangeStart = rangeEnd - 30 * dayMs + 2 * 3600_000;
   return {
     url: server.url,
-    workspaceId: me.data.workspaceId,
+    workspaceId: ownWorkspaceId,
     client: store.client,
     /** Seconds to store the first `traces` search traces, a batch at a time, each waiting for its write. */
-    async load(traces: number, workspaceId = me.data.workspaceId as string) {
+    async load(traces: number, workspaceId = ownWorkspaceId) {
       const started = performance.now();
       for (let loaded = 0; loaded < traces; loaded += batchSize) {
         const count = Math.min(batchSize, traces - loaded);
@@ -142,11 +119,7 @@ async function openStore(batchSize: number): Promise<BenchStore> {
       }
       return (performance.now() - started) / 1000;
     },
-    async close() {
-      await store.close();
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }
 

@@ -10,10 +10,8 @@
  * - in the engine, the same attribute query on the attribute map and with JSONExtract on the
  *   span's `detail` JSON, same data, same deduplication (goal: the map ≥ 5× faster).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Trace } from '../src/traces/model/schemas.js';
+import { startBenchService } from './bench-service.js';
 import { makeQueryTrace, spansPerTrace } from './query-data.js';
 
 const apiKey = 'bench-sql-key-0123456789abcdef01';
@@ -83,24 +81,10 @@ const engineQueries = {
 
 export async function run(args: string[]) {
   const options = parseOptions(args);
-  const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-sql-'));
-  const { loadConfig } = await import('../src/config.js');
-  const { startServer } = await import('../src/server.js');
-  const { openClickhouse } = await import('../src/stores/clickhouse.js');
   const { storeTraces, traceIngestOf } = await import('../src/traces/ingest/ingest.js');
   const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
-  const config = loadConfig({
-    LOUPE_DATA_DIR: dir,
-    PORT: '0',
-    LOUPE_OTLP_GRPC_PORT: '0',
-    LOG_LEVEL: 'warn',
-    LOUPE_BOOTSTRAP_API_KEY: apiKey,
-  });
-  const server = await startServer(config);
-  const store = await openClickhouse({ database: config.CLICKHOUSE_DATABASE, dataDir: dir });
+  const { server, store, workspaceId, close } = await startBenchService('sql', apiKey);
   try {
-    const me = await (await fetch(`${server.url}/api/me`, { headers: { 'x-api-key': apiKey } })).json();
-    const workspaceId: string = me.data.workspaceId;
     const rangeEnd = Date.now() - 3600_000;
     const rangeStart = rangeEnd - 30 * dayMs + 2 * 3600_000;
     const traces = options.spans / spansPerTrace;
@@ -162,8 +146,6 @@ export async function run(args: string[]) {
       `Median of ${options.calls} calls after one warm-up. Loading ${options.spans.toLocaleString('en')} spans took ${loadSeconds.toFixed(0)} s (storeTraces, in-process).`,
     );
   } finally {
-    await store.close();
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }

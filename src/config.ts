@@ -55,7 +55,7 @@ export const configSchema = z.object({
   LOUPE_BOOTSTRAP_PLAN: optionalString.pipe(planSchema.optional()).transform((v) => v ?? 'pro'),
   LOUPE_BODY_LIMIT: optionalInt(1024, 1024 * 1024 * 1024).transform((v) => v ?? 10 * 1024 * 1024),
   /**
-   * Bounds on open client connections (src/http/connection-bounds.ts, decision 090): in total
+   * Bounds on open client connections (src/http/server/connection-bounds.ts, decision 090): in total
    * (unset: the process's open-file limit less a reserve for the stores) and per client address
    * (unset: a quarter of the total, at most 1,024, and off behind LOUPE_TRUST_PROXY; 0: off).
    */
@@ -128,7 +128,7 @@ export const configSchema = z.object({
   LOUPE_INGEST_LOG_DIR: optionalString,
   /**
    * How long a replica reuses an API key it authenticated before reading it again; changes reach
-   * every replica at once through LISTEN (src/tenancy/credential-cache.ts). 0: read PostgreSQL on
+   * every replica at once through LISTEN (src/tenancy/service/credential-cache.ts). 0: read PostgreSQL on
    * every request (behind a pooler that cannot LISTEN).
    */
   LOUPE_CREDENTIAL_CACHE_MS: optionalInt(0, 3_600_000).transform((v) => v ?? 10_000),

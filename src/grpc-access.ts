@@ -1,10 +1,10 @@
 import type { Sql } from './stores/postgres.js';
-import { createAuthenticator, type BearerVerifier } from './tenancy/auth.js';
-import { authenticateCaller } from './tenancy/authenticated.js';
-import type { CredentialCache } from './tenancy/credential-cache.js';
-import type { FailedAuthLimiter } from './tenancy/failed-auth.js';
-import { createKeyDirectory } from './tenancy/key-directory.js';
-import type { RateLimiter } from './tenancy/rate-limit.js';
+import { createAuthenticator, type BearerVerifier } from './tenancy/service/auth.js';
+import { authenticateCaller } from './tenancy/service/authenticated.js';
+import type { CredentialCache } from './tenancy/service/credential-cache.js';
+import type { FailedAuthLimiter } from './tenancy/service/failed-auth.js';
+import { createKeyDirectory } from './tenancy/service/key-directory.js';
+import type { RateLimiter } from './tenancy/service/rate-limit.js';
 import type { AdmitCall } from './traces/api/grpc/server.js';
 
 export interface GrpcAccessDeps {

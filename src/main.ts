@@ -2,9 +2,9 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, planSchema, type Config } from './config.js';
 import { createLogger, migrate, openStores, startServer } from './server.js';
 import { migratePostgres, openPostgres, StartupError, type PostgresStore } from './stores/postgres.js';
-import * as tenancy from './tenancy/store.js';
-import { createApiKeyBody, createOrganizationBody } from './tenancy/schemas.js';
-import { AppError } from './http/errors.js';
+import * as tenancy from './tenancy/service/tenants.js';
+import { createApiKeyBody, createOrganizationBody } from './tenancy/model/schemas.js';
+import { AppError } from './http/wire/errors.js';
 import { runSqlCommand } from './sql/cli.js';
 import { serveMcpOverStdio } from './mcp/stdio.js';
 

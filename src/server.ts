@@ -18,22 +18,22 @@ import { startOtlpGrpcServer, type OtlpGrpcServer } from './traces/api/grpc/serv
 import { migratePostgres, openPostgres, withMigrationLock, type PostgresStore } from './stores/postgres.js';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from './stores/clickhouse.js';
 import { startRetention } from './retention/engine-retention.js';
-import { bootstrap, type BootstrapResult } from './tenancy/bootstrap.js';
-import { oauthVerifierFromConfig } from './tenancy/oauth.js';
-import { createRateLimiter } from './tenancy/rate-limit.js';
-import { createFailedAuthLimiter } from './tenancy/failed-auth.js';
+import { bootstrap, type BootstrapResult } from './tenancy/service/bootstrap.js';
+import { oauthVerifierFromConfig } from './tenancy/service/oauth.js';
+import { createRateLimiter } from './tenancy/service/rate-limit.js';
+import { createFailedAuthLimiter } from './tenancy/service/failed-auth.js';
 import { WriteBatcher } from './traces/writer/write-batcher.js';
 import { IngestLog, type Recovered } from './traces/writer/ingest-log.js';
 import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
-import { postgresOutage } from './http/outage.js';
-import { createWebhookWorker, type WebhookWorker } from './prompts/webhooks/worker.js';
-import { enqueueEvent } from './prompts/webhooks/outbox.js';
+import { postgresOutage } from './http/requests/outage.js';
+import { createWebhookWorker, type WebhookWorker } from './prompts/service/webhook-worker.js';
+import { enqueueEvent } from './prompts/tables/webhook-outbox-table.js';
 import { monitorMetricReader } from './traces/tables/monitor-metrics-table.js';
 import { createMonitorEvaluator } from './monitors/service/evaluator.js';
 import { createMonitorScheduler, type MonitorScheduler } from './monitors/service/scheduler.js';
-import { boundConnections, connectionBounds } from './http/connection-bounds.js';
-import { openFileLimit } from './http/open-file-limit.js';
+import { boundConnections, connectionBounds } from './http/server/connection-bounds.js';
+import { openFileLimit } from './http/server/open-file-limit.js';
 
 export interface Stores {
   postgres: PostgresStore;
@@ -188,7 +188,16 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const worker = webhooks;
     // Every replica runs one too: jobs are claimed row by row, and a target's key is unique.
     evaluations = evaluatorWorkerFor(
-      { config, sql, clickhouse: stores.clickhouse.client, writer, scoreWriter, ingest: app.traceIngest, guard: webhookGuard, shared: app.evaluation },
+      {
+        config,
+        sql,
+        clickhouse: stores.clickhouse.client,
+        writer,
+        scoreWriter,
+        ingest: app.traceIngest,
+        guard: webhookGuard,
+        shared: app.evaluation,
+      },
       { log },
     );
     evaluations.start();

@@ -1,7 +1,7 @@
 /**
  * How the evaluators feature reads judge prompts and output schemas from prompt management
  * without importing the prompts feature: the prompts feature implements this
- * (src/prompts/evaluation-prompts.ts) and the app hands it over. Server-side only.
+ * (src/prompts/service/evaluation-prompts.ts) and the app hands it over. Server-side only.
  */
 
 /** A prompt by name, and a label or a version (neither: the latest). */

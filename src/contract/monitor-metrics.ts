@@ -4,7 +4,7 @@ import type postgres from 'postgres';
  * How the monitors feature reads figures of a workspace's traces and hands out its webhook
  * events without importing the traces or prompts features: the traces feature implements the
  * reader (src/traces/tables/monitor-metrics-table.ts), the prompts feature the outbox
- * (src/prompts/webhooks/outbox.ts), and the app wires both (src/app.ts, src/server.ts).
+ * (src/prompts/tables/webhook-outbox-table.ts), and the app wires both (src/app.ts, src/server.ts).
  */
 
 export const monitorMetrics = ['cost', 'error_rate', 'latency_p95', 'trace_count', 'score_mean', 'unpriced_spans'] as const;

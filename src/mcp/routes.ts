@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
-import { errorEnvelopeSchema } from '../http/envelope.js';
+import { errorEnvelopeSchema } from '../http/wire/envelope.js';
 import { LoupeApi, queryString, type SendApiRequest } from './loupe-api.js';
 import { createMcpServer } from './tools.js';
 

@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../http/wire/errors.js';
 import { LoupeApi, LoupeApiError, queryString, type SendApiRequest } from './loupe-api.js';
 import { createMcpServer } from './tools.js';
 

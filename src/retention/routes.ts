@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
 import type { Sql } from '../stores/postgres.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../http/wire/envelope.js';
 import { applyRetention, syncRetentionSettings, type RetentionTarget } from './engine-retention.js';
 import { getRetention, setRetention } from './settings-sql.js';
 import { dailyCounts, estimatedStorage, oldestDataAt, usageDays } from './usage-sql.js';

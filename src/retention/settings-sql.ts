@@ -1,5 +1,5 @@
 import type { Sql } from '../stores/postgres.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../http/wire/errors.js';
 import type { Retention, SetRetention } from './schemas.js';
 
 interface SettingRow {

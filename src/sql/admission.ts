@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.js';
+import { AppError } from '../http/wire/errors.js';
 
 /**
  * Which SQL query runs next on this instance, fair across organizations.

@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.js';
+import { AppError } from '../http/wire/errors.js';
 
 /**
  * `npx loupe sql "SELECT …"`: runs one query through a running service's POST /api/sql (the

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../http/wire/errors.js';
 
 /**
  * Cost limits of one query, as the SETTINGS clause of the statement the service wraps around it
@@ -64,7 +64,7 @@ const limitErrors: Record<string, { kind: LimitKind; variable: keyof Config; wha
 
 /**
  * The 422 for an engine error that is a limit of the configuration, or undefined. `details.limit`
- * is the kind (`time`, `memory`, `size`), as for the other reads (http/error-handler.ts);
+ * is the kind (`time`, `memory`, `size`), as for the other reads (http/requests/error-handler.ts);
  * `details.variable` names the setting to raise.
  */
 export function limitError(type: string | undefined, message: string, config: Config): AppError | undefined {

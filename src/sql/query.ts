@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../http/wire/errors.js';
 import { checkConfinement, ConfinementError, parseExplainAst } from './confine.js';
 import { limitError, limitSettings } from './limits.js';
 import { bindParameters, quoteString } from '../stores/embedded-parameters.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { ClickHouseClient } from '../stores/clickhouse.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../http/envelope.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../http/wire/envelope.js';
 import { SqlAdmission } from './admission.js';
 import { exportSqlQuery, runSqlQuery, type ExportFormat } from './query.js';
 import { sqlBodySchema, sqlMetaSchema, sqlResultSchema, type SqlStatistics } from './schemas.js';

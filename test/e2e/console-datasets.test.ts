@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loupe, type ExperimentSummary } from '../../packages/sdk/src/index.js';
-import * as tenancy from '../../src/tenancy/store.js';
+import * as tenancy from '../../src/tenancy/service/tenants.js';
 import { startListeningService, type ListeningService } from './sdk-server.js';
 import { launchBrowser, seriousA11yViolations, watchedPage, signIn } from '../support/browser.js';
 import { agentTrace } from './console-fixtures.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluatorWorkerFor } from '../../src/app.js';
 import type { EvaluatorWorker } from '../../src/evaluators/service/worker.js';
 import { createMonitorEvaluator } from '../../src/monitors/service/evaluator.js';
-import { enqueueEvent } from '../../src/prompts/webhooks/outbox.js';
+import { enqueueEvent } from '../../src/prompts/tables/webhook-outbox-table.js';
 import { monitorMetricReader } from '../../src/traces/tables/monitor-metrics-table.js';
 import { startListeningService, type ListeningService } from './sdk-server.js';
 import { launchBrowser, seriousA11yViolations, watchedPage } from '../support/browser.js';

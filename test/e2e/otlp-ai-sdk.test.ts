@@ -10,7 +10,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { buildApp } from '../../src/app.js';
-import * as tenancy from '../../src/tenancy/store.js';
+import * as tenancy from '../../src/tenancy/service/tenants.js';
 import { openTestStores, type TestStores } from '../support/stores.js';
 
 /** The ai SDK nests its spans through the active context, which needs an async context manager. */

@@ -14,7 +14,7 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { buildApp } from '../../src/app.js';
-import * as tenancy from '../../src/tenancy/store.js';
+import * as tenancy from '../../src/tenancy/service/tenants.js';
 import { openTestStores, type TestStores } from '../support/stores.js';
 
 let stores: TestStores;

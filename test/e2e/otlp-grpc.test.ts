@@ -22,9 +22,9 @@ import { OTLPLogExporter as GrpcLogExporter } from '@opentelemetry/exporter-logs
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { buildApp, credentialCacheFor } from '../../src/app.js';
 import { createGrpcAdmission } from '../../src/grpc-access.js';
-import * as tenancy from '../../src/tenancy/store.js';
-import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
-import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
+import * as tenancy from '../../src/tenancy/service/tenants.js';
+import { createRateLimiter } from '../../src/tenancy/service/rate-limit.js';
+import { createFailedAuthLimiter } from '../../src/tenancy/service/failed-auth.js';
 import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import {
   logsExportPath,

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
-import * as tenancy from '../../src/tenancy/store.js';
-import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
+import * as tenancy from '../../src/tenancy/service/tenants.js';
+import { createRateLimiter } from '../../src/tenancy/service/rate-limit.js';
 import { openTestStores, type TestStores } from '../support/stores.js';
 
 export interface ListeningService {

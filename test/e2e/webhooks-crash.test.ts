@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { connectPostgres, type Sql } from '../../src/stores/postgres.js';
-import { createWebhookWorker } from '../../src/prompts/webhooks/worker.js';
+import { createWebhookWorker } from '../../src/prompts/service/webhook-worker.js';
 import { createTargetGuard } from '../../src/egress/target-guard.js';
 import { startService, type ServiceProcess } from '../support/process.js';
 import { withDatabase } from '../support/stores.js';

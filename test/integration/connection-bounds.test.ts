@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { boundConnections } from '../../src/http/connection-bounds.js';
+import { boundConnections } from '../../src/http/server/connection-bounds.js';
 
 /**
  * The bounds on a listening server (decision 090): per address and in total, a connection over

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectPostgres, type Sql } from '../../src/stores/postgres.js';
-import * as tenancy from '../../src/tenancy/store.js';
-import { createCredentialCache } from '../../src/tenancy/credential-cache.js';
-import { keyPrefix } from '../../src/tenancy/keys.js';
+import * as tenancy from '../../src/tenancy/service/tenants.js';
+import { createCredentialCache } from '../../src/tenancy/service/credential-cache.js';
+import { keyPrefix } from '../../src/tenancy/model/keys.js';
 import { createTestContext, type TestContext } from '../support/app.js';
 
 /**

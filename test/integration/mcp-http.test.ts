@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as tenancy from '../../src/tenancy/store.js';
-import { selfCallHeader } from '../../src/http/self-calls.js';
+import * as tenancy from '../../src/tenancy/service/tenants.js';
+import { selfCallHeader } from '../../src/http/requests/self-calls.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 
 /**

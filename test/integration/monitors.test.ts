@@ -6,9 +6,9 @@ import { createMonitorEvaluator, type MonitorEvaluator } from '../../src/monitor
 import { createMonitorScheduler } from '../../src/monitors/service/scheduler.js';
 import { loadConfig } from '../../src/config.js';
 import { monitorMetricReader } from '../../src/traces/tables/monitor-metrics-table.js';
-import { enqueueEvent } from '../../src/prompts/webhooks/outbox.js';
-import { createWebhookWorker } from '../../src/prompts/webhooks/worker.js';
-import { verifySignature } from '../../src/prompts/webhooks/signature.js';
+import { enqueueEvent } from '../../src/prompts/tables/webhook-outbox-table.js';
+import { createWebhookWorker } from '../../src/prompts/service/webhook-worker.js';
+import { verifySignature } from '../../src/prompts/model/webhook-signature.js';
 import { createTargetGuard } from '../../src/egress/target-guard.js';
 import { connectPostgres, type Sql } from '../../src/stores/postgres.js';
 

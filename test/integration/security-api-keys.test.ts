@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import * as tenancy from '../../src/tenancy/store.js';
+import * as tenancy from '../../src/tenancy/service/tenants.js';
 import { createTestContext, type TestContext } from '../support/app.js';
 
 let ctx: TestContext;

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import * as tenancy from '../../src/tenancy/store.js';
-import { createOAuthVerifier } from '../../src/tenancy/oauth.js';
+import * as tenancy from '../../src/tenancy/service/tenants.js';
+import { createOAuthVerifier } from '../../src/tenancy/service/oauth.js';
 import { createTestContext, type TestContext } from '../support/app.js';
 
 const issuer = 'https://issuer.test';

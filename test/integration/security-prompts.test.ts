@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as tenancy from '../../src/tenancy/store.js';
+import * as tenancy from '../../src/tenancy/service/tenants.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 
 let ctx: TestContext;

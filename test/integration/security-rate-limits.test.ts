@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import postgres from 'postgres';
-import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
-import { createRateLimiter } from '../../src/tenancy/rate-limit.js';
-import { pruneWindows } from '../../src/tenancy/rate-limit-sql.js';
+import { createFailedAuthLimiter } from '../../src/tenancy/service/failed-auth.js';
+import { createRateLimiter } from '../../src/tenancy/service/rate-limit.js';
+import { pruneWindows } from '../../src/tenancy/tables/rate-limit-table.js';
 import { connectPostgres, type Sql } from '../../src/stores/postgres.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 

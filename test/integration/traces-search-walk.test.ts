@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listTraces } from '../../src/traces/query/list.js';
-import { listTracesQuery } from '../../src/traces/model/list-schemas.js';
+import { listTracesQuery } from '../../src/traces/model/wire/list-schemas.js';
 import { defaultQueryLimits, type QueryLimits } from '../../src/traces/model/query-limits.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { post, span } from './traces-fixtures.js';

@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { startReceiver, type Answer, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { createWebhookWorker, type WebhookWorkerOptions } from '../../src/prompts/webhooks/worker.js';
-import { verifySignature } from '../../src/prompts/webhooks/signature.js';
+import { createWebhookWorker, type WebhookWorkerOptions } from '../../src/prompts/service/webhook-worker.js';
+import { verifySignature } from '../../src/prompts/model/webhook-signature.js';
 import { createTargetGuard } from '../../src/egress/target-guard.js';
 
 let ctx: TestContext;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bucketStarts, resolveRange, type AnalyticsRange } from '../../src/traces/query/analytics.js';
-import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/model/analytics-schemas.js';
+import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/model/wire/analytics-schemas.js';
 import {
   selectAnalyticsTotals,
   selectCostBreakdown,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { basicSecret } from '../../src/tenancy/auth.js';
+import { basicSecret } from '../../src/tenancy/service/auth.js';
 
 const encode = (text: string) => Buffer.from(text).toString('base64');
 

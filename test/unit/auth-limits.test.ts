@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { AppError } from '../../src/http/errors.js';
-import { createFailedAuthLimiter } from '../../src/tenancy/failed-auth.js';
-import { oauthVerifierFromConfig } from '../../src/tenancy/oauth.js';
-import { decide, leaseSize, limitsFor, windowsAt } from '../../src/tenancy/rate-limit-rules.js';
+import { AppError } from '../../src/http/wire/errors.js';
+import { createFailedAuthLimiter } from '../../src/tenancy/service/failed-auth.js';
+import { oauthVerifierFromConfig } from '../../src/tenancy/service/oauth.js';
+import { decide, leaseSize, limitsFor, windowsAt } from '../../src/tenancy/model/rate-limit-rules.js';
 import type { Sql } from '../../src/stores/postgres.js';
 
 describe('limitsFor', () => {

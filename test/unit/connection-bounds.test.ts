@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey, connectionBounds } from '../../src/http/connection-bounds.js';
+import { addressKey, connectionBounds } from '../../src/http/server/connection-bounds.js';
 import { loadConfig } from '../../src/config.js';
 
 describe('connection bounds', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SPAN_KINDS, renderTemplate, templateVariables } from '../../src/contract/index.js';
-import { renderPromptTemplates } from '../../src/prompts/render.js';
+import { renderPromptTemplates } from '../../src/prompts/model/render.js';
 import { spanKindSchema, spanKinds } from '../../src/traces/model/schemas.js';
 import { LoupeError, SPAN_KINDS as sdkSpanKinds, render, renderTemplate as sdkRenderTemplate } from '../../packages/sdk/src/index.js';
 

@@ -5,7 +5,7 @@ import { parseJudgeAnswer } from '../../src/evaluators/model/judge-answer.js';
 import { readTargetField } from '../../src/evaluators/model/target-fields.js';
 import { createSecretBox, keyTail } from '../../src/evaluators/model/secret-box.js';
 import { isSampled } from '../../src/evaluators/service/evaluate.js';
-import { validateAgainstOutputSchema } from '../../src/prompts/output-schema.js';
+import { validateAgainstOutputSchema } from '../../src/prompts/model/output-schema.js';
 import type { EvaluationTarget } from '../../src/contract/evaluation-targets.js';
 
 const target = (over: Partial<EvaluationTarget> = {}): EvaluationTarget => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inStoredYears } from '../../src/contract/iso-time.js';
-import { jsonProblem } from '../../src/http/json-bounds.js';
+import { jsonProblem } from '../../src/http/wire/json-bounds.js';
 import { toSpanRows } from '../../src/traces/ingest/rows.js';
 import { fromStoredTime, toStoredTime } from '../../src/traces/model/stored-time.js';
 import { isBefore, traceSchema } from '../../src/traces/model/schemas.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { status as GrpcCode } from '@grpc/grpc-js';
-import { AppError } from '../../src/http/errors.js';
+import { AppError } from '../../src/http/wire/errors.js';
 import { storeUnavailable } from '../../src/traces/writer/write-errors.js';
 import { grpcStatusOf, retryDelayOf } from '../../src/traces/api/grpc/status.js';
 

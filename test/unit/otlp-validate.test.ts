@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportRequest } from '../../bench/otlp-data.js';
-import { repairLoneSurrogates } from '../../src/http/json-bounds.js';
+import { repairLoneSurrogates } from '../../src/http/wire/json-bounds.js';
 import { spanSchema, type Span } from '../../src/traces/model/schemas.js';
 import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/ingest/otlp/wire/json.js';
 import type { NativeTrace } from '../../src/traces/ingest/otlp/wire/model.js';

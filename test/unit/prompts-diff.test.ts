@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffJson, diffText, templateVariables } from '../../src/prompts/diff.js';
+import { diffJson, diffText, templateVariables } from '../../src/prompts/service/diff.js';
 
 describe('diffText', () => {
   it('answers line hunks with context, and no hunk for equal texts', () => {

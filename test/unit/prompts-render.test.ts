@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderTemplate } from '../../src/contract/index.js';
-import { renderPromptTemplates } from '../../src/prompts/render.js';
+import { renderPromptTemplates } from '../../src/prompts/model/render.js';
 
 describe('renderTemplate', () => {
   it('fills placeholders', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkOutputSchema } from '../../src/prompts/output-schema.js';
-import { createPromptBody, createVersionBody, promptIdParams, renderBody, updatePromptBody } from '../../src/prompts/schemas.js';
+import { checkOutputSchema } from '../../src/prompts/model/output-schema.js';
+import { createPromptBody, createVersionBody, promptIdParams, renderBody, updatePromptBody } from '../../src/prompts/model/schemas.js';
 
 const paths = (result: { success: boolean; error?: { issues: { path: PropertyKey[] }[] } }) =>
   (result.error?.issues ?? []).map((i) => i.path.join('.'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bumpVersion, isGreater, MAX_VERSION_COMPONENT, parseVersion, versionOf } from '../../src/prompts/version.js';
+import { bumpVersion, isGreater, MAX_VERSION_COMPONENT, parseVersion, versionOf } from '../../src/prompts/model/version.js';
 
 describe('parseVersion', () => {
   it.each(['0.0.0', '1.0.0', '1.2.3', '10.20.30', `${MAX_VERSION_COMPONENT}.0.0`])('accepts %s', (v) => {

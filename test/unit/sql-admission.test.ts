@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SqlAdmission } from '../../src/sql/admission.js';
-import { AppError } from '../../src/http/errors.js';
+import { AppError } from '../../src/http/wire/errors.js';
 
 const limits = { perOrganization: 2, total: 3, maxWaitMs: 10_000, maxWaitingPerOrganization: 4 };
 

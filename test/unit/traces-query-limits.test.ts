@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, queryDigest } from '../../src/traces/model/cursor.js';
 import { limitSettings, resolveWindow, type QueryLimits } from '../../src/traces/model/query-limits.js';
-import { AppError } from '../../src/http/errors.js';
-import { queryTooExpensive } from '../../src/http/error-handler.js';
+import { AppError } from '../../src/http/wire/errors.js';
+import { queryTooExpensive } from '../../src/http/requests/error-handler.js';
 
 const limits: QueryLimits = { maxMemoryBytes: 2 * 1024 ** 3, maxExecutionMs: 15_000, maxWindowDays: 92, searchScanFrom: 2000 };
 const day = 24 * 3600_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inTurns, Turns } from '../../src/http/turns.js';
+import { inTurns, Turns } from '../../src/http/server/turns.js';
 
 const busy = (ms: number) => {
   const until = performance.now() + ms;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { signatureHeader, verifySignature } from '../../src/prompts/webhooks/signature.js';
-import { defaultRetryPolicy, retryDelayMs } from '../../src/prompts/webhooks/worker.js';
-import { holdingsOf } from '../../src/prompts/labels.js';
+import { signatureHeader, verifySignature } from '../../src/prompts/model/webhook-signature.js';
+import { defaultRetryPolicy, retryDelayMs } from '../../src/prompts/service/webhook-worker.js';
+import { holdingsOf } from '../../src/prompts/service/labels.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('signature', () => {

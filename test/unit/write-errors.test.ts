@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/http/errors.js';
+import { AppError } from '../../src/http/wire/errors.js';
 import { alone, diskFullOf, retryable } from '../../src/traces/writer/write-errors.js';
 
 /** An engine error as the ClickHouse client gives it: a message and the error's name as `type`. */

@@ -11,6 +11,19 @@ import { featureLayers } from './feature-layers.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
+/** The folders of src/ in layers, each with its layers top to bottom (peers in one entry). */
+const layeredFolders = {
+  traces: [['api'], ['ingest', 'query'], ['fresh'], ['writer'], ['summaries'], ['cost'], ['tables'], ['model']],
+  prompts: [['api'], ['service'], ['tables'], ['model']],
+  tenancy: [['api'], ['service'], ['tables'], ['model']],
+  http: [['routes'], ['requests', 'server'], ['wire']],
+};
+
+/** Folders with layers of their own inside a layer of the above: the OTLP bridge inside traces' `ingest` (its README; its entry points sit at its top). */
+const innerLayers = {
+  traces: [{ folder: 'traces/ingest/otlp', layers: [['logs'], ['mapping'], ['conventions'], ['values'], ['wire']] }],
+};
+
 const nodeGlobals = Object.fromEntries(
   ['process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'setTimeout', 'clearTimeout', 'fetch', 'Response'].map((name) => [
     name,
@@ -69,26 +82,20 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    // The layers of src/traces, top to bottom (src/traces/README.md): a file imports its own
-    // layer or one below, never one above, so both journeys only go down; see feature-layers.js.
-    files: ['src/traces/**/*.ts'],
-    plugins: { traces: { rules: { 'feature-layers': featureLayers } } },
+  // The layers of the folders that have them, top to bottom (each folder's README): a file imports
+  // its own layer or one below, never one above, so a request only goes down; see feature-layers.js.
+  // A folder with layers inside a layer (src/traces/ingest/otlp) is held to both.
+  ...Object.entries(layeredFolders).map(([folder, layers]) => ({
+    files: [`src/${folder}/**/*.ts`],
+    plugins: { layers: { rules: { 'feature-layers': featureLayers } } },
     rules: {
-      'traces/feature-layers': [
+      'layers/feature-layers': [
         'error',
-        {
-          root: `${repoRoot}src/traces`,
-          layers: [['api'], ['ingest', 'query'], ['fresh'], ['writer'], ['summaries'], ['cost'], ['tables'], ['model']],
-        },
-        {
-          // The OTLP bridge inside `ingest` (src/traces/ingest/otlp/README.md); its entry points sit at its top.
-          root: `${repoRoot}src/traces/ingest/otlp`,
-          layers: [['logs'], ['mapping'], ['conventions'], ['values'], ['wire']],
-        },
+        { root: `${repoRoot}src/${folder}`, layers },
+        ...(innerLayers[folder] ?? []).map((inner) => ({ root: `${repoRoot}src/${inner.folder}`, layers: inner.layers })),
       ],
     },
-  },
+  })),
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

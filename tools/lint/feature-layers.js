@@ -1,4 +1,4 @@
-// A lint rule for the layers inside a feature folder (src/traces: see its README): each first-level
+// A lint rule for the layers inside a folder of src/ (src/traces, src/prompts, ...: see their READMEs): each first-level
 // folder is a layer, the layers are listed top to bottom, and a file imports only from its own
 // layer or from a layer below it. So a read or a write walks down the folders and never climbs back.
 // Each option is one folder with its layers; a folder inside another's layer (src/traces/ingest/otlp

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
 import type { SpanContentReader } from '../../contract/span-content.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { recordErrors, recordRoutes } from '../../http/routes/crud-routes.js';
+import { envelope, sendData } from '../../http/wire/envelope.js';
 import * as datasets from '../service/datasets.js';
 import * as items from '../service/items.js';
 import { flushMirror, type RunItemsMirror } from '../service/run-items-mirror.js';
@@ -21,7 +22,7 @@ import {
   upsertItemsResultSchema,
 } from './schemas.js';
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
+const errors = recordErrors;
 const tags = ['datasets'];
 
 /** The datasets of the caller's workspace and their items (versioned by time). */
@@ -29,51 +30,32 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ sql: Sql; spans: SpanContent
   app,
   { sql, spans, mirror },
 ) => {
-  app.post('/', {
-    schema: {
-      tags,
+  recordRoutes(app, {
+    tags,
+    record: datasetSchema,
+    params: datasetParams,
+    create: {
       summary: 'Create a dataset (a name is unique in the workspace), with optional JSON Schemas for item input and expected output',
       body: createDatasetBody,
-      response: { 201: envelope(datasetSchema), ...errors, 409: errorEnvelopeSchema },
+      more: [409],
+      run: (workspaceId, body) => datasets.createDataset(sql, workspaceId, body),
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await datasets.createDataset(sql, request.auth.workspaceId, request.body), { status: 201 }),
-  });
-
-  app.get('/', {
-    schema: { tags, summary: 'The datasets of the workspace, by name', response: { 200: envelope(z.array(datasetSchema)), ...errors } },
-    handler: async (request, reply) => sendData(request, reply, await datasets.listDatasets(sql, request.auth.workspaceId)),
-  });
-
-  app.get('/:id', {
-    schema: { tags, summary: 'One dataset', params: datasetParams, response: { 200: envelope(datasetSchema), ...errors } },
-    handler: async (request, reply) =>
-      sendData(request, reply, await datasets.getDataset(sql, request.auth.workspaceId, request.params.id)),
-  });
-
-  app.patch('/:id', {
-    schema: {
-      tags,
+    list: { summary: 'The datasets of the workspace, by name', run: (workspaceId) => datasets.listDatasets(sql, workspaceId) },
+    get: { summary: 'One dataset', run: (workspaceId, id) => datasets.getDataset(sql, workspaceId, id) },
+    update: {
+      method: 'PATCH',
       summary: "Change a dataset's name, description, metadata or schemas (new schemas check the items written from then on)",
-      params: datasetParams,
       body: updateDatasetBody,
-      response: { 200: envelope(datasetSchema), ...errors, 409: errorEnvelopeSchema },
+      more: [409],
+      run: (workspaceId, id, body) => datasets.updateDataset(sql, workspaceId, id, body),
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await datasets.updateDataset(sql, request.auth.workspaceId, request.params.id, request.body)),
-  });
-
-  app.delete('/:id', {
-    schema: {
-      tags,
+    remove: {
       summary: 'Delete a dataset with its items and runs (their traces and scores stay)',
-      params: datasetParams,
-      response: { 200: envelope(z.object({ id: z.string(), deleted: z.literal(true) })), ...errors },
-    },
-    handler: async (request, reply) => {
-      const deleted = await datasets.deleteDataset(sql, request.auth.workspaceId, request.params.id);
-      await flushMirror(mirror, request);
-      return sendData(request, reply, deleted);
+      run: async (workspaceId, id, request) => {
+        const deleted = await datasets.deleteDataset(sql, workspaceId, id);
+        await flushMirror(mirror, request);
+        return deleted;
+      },
     },
   });
 
@@ -148,33 +130,18 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ sql: Sql; spans: SpanContent
       sendData(request, reply, await items.getItemHistory(sql, request.auth.workspaceId, request.params.id, request.params.itemId)),
   });
 
-  app.post('/:id/items/:itemId/archive', {
-    schema: {
-      tags,
-      summary: 'Archive an item: a new version, so runs and `asOf` reads of earlier times still see it',
-      params: itemParams,
-      response: { 200: envelope(itemSchema), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(
-        request,
-        reply,
-        await items.setItemStatus(sql, request.auth.workspaceId, request.params.id, request.params.itemId, 'archived'),
-      ),
-  });
-
-  app.post('/:id/items/:itemId/unarchive', {
-    schema: {
-      tags,
-      summary: 'Make an archived item active again (a new version)',
-      params: itemParams,
-      response: { 200: envelope(itemSchema), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(
-        request,
-        reply,
-        await items.setItemStatus(sql, request.auth.workspaceId, request.params.id, request.params.itemId, 'active'),
-      ),
-  });
+  for (const [action, status, summary] of [
+    ['archive', 'archived', 'Archive an item: a new version, so runs and `asOf` reads of earlier times still see it'],
+    ['unarchive', 'active', 'Make an archived item active again (a new version)'],
+  ] as const) {
+    app.post(`/:id/items/:itemId/${action}`, {
+      schema: { tags, summary, params: itemParams, response: { 200: envelope(itemSchema), ...errors } },
+      handler: async (request, reply) =>
+        sendData(
+          request,
+          reply,
+          await items.setItemStatus(sql, request.auth.workspaceId, request.params.id, request.params.itemId, status),
+        ),
+    });
+  }
 };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { Sql } from '../../stores/postgres.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../../http/wire/envelope.js';
 import * as runs from '../service/runs.js';
 import { flushMirror, type RunItemsMirror } from '../service/run-items-mirror.js';
 import { compareRunItems, compareRuns, getRunWithFigures, type RunReaders } from '../service/run-figures.js';

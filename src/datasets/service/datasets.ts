@@ -1,5 +1,5 @@
 import type { Sql } from '../../stores/postgres.js';
-import { AppError, notFound, validationError } from '../../http/errors.js';
+import { AppError, notFound, validationError } from '../../http/wire/errors.js';
 import type { CreateDataset, Dataset, UpdateDataset } from '../api/schemas.js';
 import { compileJsonSchema } from '../model/json-schema-rules.js';
 import * as table from '../tables/datasets-table.js';

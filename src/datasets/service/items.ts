@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../stores/postgres.js';
 import type { SpanContentReader } from '../../contract/span-content.js';
-import { firstIssuePerPath, issuePath, notFound, validationError } from '../../http/errors.js';
+import { firstIssuePerPath, issuePath, notFound, validationError } from '../../http/wire/errors.js';
 import {
   itemInputSchema,
   type Item,
@@ -11,7 +11,7 @@ import {
   type UpsertItemsResult,
 } from '../api/schemas.js';
 import { compileJsonSchema, type ValueCheck } from '../model/json-schema-rules.js';
-import { decodeItemCursor, encodeItemCursor } from '../model/item-cursor.js';
+import { afterIdOfCursor, encodeItemCursor } from '../model/item-cursor.js';
 import { lockDataset, selectDataset } from '../tables/datasets-table.js';
 import * as table from '../tables/items-table.js';
 
@@ -107,14 +107,7 @@ async function requireDataset(sql: Sql, workspaceId: string, datasetId: string) 
 
 export async function listItems(sql: Sql, workspaceId: string, datasetId: string, query: ListItemsQuery) {
   await requireDataset(sql, workspaceId, datasetId);
-  let afterId: string | undefined;
-  if (query.cursor !== undefined) {
-    afterId = decodeItemCursor(query.cursor);
-    if (afterId === undefined)
-      throw validationError('Invalid request: query.cursor: is not a cursor of this list', [
-        { path: 'query.cursor', message: 'is not a cursor of this list' },
-      ]);
-  }
+  const afterId = afterIdOfCursor(query.cursor);
   const asOf = query.asOf === undefined ? new Date() : new Date(query.asOf);
   const rows = await table.selectItemsPage(sql, datasetId, { asOf, status: query.status, limit: query.limit, afterId });
   const hasMore = rows.length > query.limit;

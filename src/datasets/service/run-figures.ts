@@ -1,8 +1,8 @@
 import type { Sql } from '../../stores/postgres.js';
 import type { RunScores } from '../../contract/run-scores.js';
 import type { TraceFiguresReader } from '../../contract/trace-figures.js';
-import { validationError } from '../../http/errors.js';
-import { decodeItemCursor, encodeItemCursor } from '../model/item-cursor.js';
+import { validationError } from '../../http/wire/errors.js';
+import { afterIdOfCursor, encodeItemCursor } from '../model/item-cursor.js';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { RunComparisonMetric } from '../api/run-figure-schemas.js';
 import {
@@ -37,19 +37,9 @@ interface PageQuery {
   cursor?: string | undefined;
 }
 
-function afterIdOf(cursor: string | undefined): string | undefined {
-  if (cursor === undefined) return undefined;
-  const afterId = decodeItemCursor(cursor);
-  if (afterId === undefined)
-    throw validationError('Invalid request: query.cursor: is not a cursor of this list', [
-      { path: 'query.cursor', message: 'is not a cursor of this list' },
-    ]);
-  return afterId;
-}
-
 /** One page (by id after the cursor's, ids in code unit order) with its pagination. */
 function pageOf<T>(all: T[], idOf: (t: T) => string, query: PageQuery) {
-  const afterId = afterIdOf(query.cursor);
+  const afterId = afterIdOfCursor(query.cursor);
   const sorted = [...all].sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
   const rest = afterId === undefined ? sorted : sorted.filter((t) => idOf(t) > afterId);
   const page = rest.slice(0, query.limit);
@@ -88,7 +78,7 @@ export async function getRunWithFigures(
   runId: string,
   query: PageQuery,
 ) {
-  afterIdOf(query.cursor);
+  afterIdOfCursor(query.cursor);
   const run = await getRun(sql, workspaceId, datasetId, runId);
   const [items] = (await itemsWithFigures(readers, workspaceId, [await selectAllRunItemFacts(sql, runId)])) as [ItemFigures[]];
   const { page, meta } = pageOf(items, (i) => i.datasetItemId, query);
@@ -200,13 +190,11 @@ export async function compareRuns(
   query: PageQuery,
   engine?: ComparisonEngine,
 ) {
-  const afterId = afterIdOf(query.cursor);
-  const runs = await comparedRuns(sql, workspaceId, datasetId, runIds);
+  const { data, meta } = await compareRunItems(sql, readers, workspaceId, datasetId, runIds, query);
   const metrics =
     (engine && (await metricsInEngine(sql, engine, readers, workspaceId, runIds))) ??
     (await metricsOfItems(sql, readers, workspaceId, runIds));
-  const { items, meta } = await sideBySidePage(sql, readers, workspaceId, runIds, query.limit, afterId);
-  return { data: { runs, metrics, items }, meta };
+  return { data: { runs: data.runs, metrics, items: data.items }, meta };
 }
 
 /**
@@ -240,7 +228,7 @@ export async function compareRunItems(
   runIds: string[],
   query: PageQuery,
 ) {
-  const afterId = afterIdOf(query.cursor);
+  const afterId = afterIdOfCursor(query.cursor);
   const runs = await comparedRuns(sql, workspaceId, datasetId, runIds);
   const { items, meta } = await sideBySidePage(sql, readers, workspaceId, runIds, query.limit, afterId);
   return { data: { runs, items }, meta };

@@ -1,5 +1,5 @@
 import type { Sql } from '../../stores/postgres.js';
-import { AppError, firstIssuePerPath, issuePath, notFound, validationError } from '../../http/errors.js';
+import { AppError, firstIssuePerPath, issuePath, notFound } from '../../http/wire/errors.js';
 import {
   runItemInputSchema,
   type CreateRun,
@@ -9,7 +9,7 @@ import {
   type UpdateRun,
   type UpsertRunItemsResult,
 } from '../api/run-schemas.js';
-import { decodeItemCursor, encodeItemCursor } from '../model/item-cursor.js';
+import { afterIdOfCursor, encodeItemCursor } from '../model/item-cursor.js';
 import { selectDataset } from '../tables/datasets-table.js';
 import * as outbox from '../tables/run-items-outbox-table.js';
 import * as table from '../tables/runs-table.js';
@@ -123,14 +123,7 @@ export async function upsertRunItems(
 
 export async function listRunItems(sql: Sql, workspaceId: string, datasetId: string, runId: string, query: ListRunItemsQuery) {
   await getRun(sql, workspaceId, datasetId, runId);
-  let afterId: string | undefined;
-  if (query.cursor !== undefined) {
-    afterId = decodeItemCursor(query.cursor);
-    if (afterId === undefined)
-      throw validationError('Invalid request: query.cursor: is not a cursor of this list', [
-        { path: 'query.cursor', message: 'is not a cursor of this list' },
-      ]);
-  }
+  const afterId = afterIdOfCursor(query.cursor);
   const rows = await table.selectRunItemsPage(sql, runId, query.limit, afterId);
   const hasMore = rows.length > query.limit;
   const page = rows.slice(0, query.limit);

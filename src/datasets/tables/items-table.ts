@@ -7,15 +7,8 @@ import type { Item } from '../api/schemas.js';
  * (datasets-table.ts lockDataset) while writing, so the versions of an item never overlap.
  */
 
-interface ItemRow {
-  id: string;
+interface ItemRow extends ItemVersionToWrite {
   datasetId: string;
-  input: unknown;
-  expectedOutput: unknown;
-  metadata: Record<string, unknown>;
-  sourceTraceId: string | null;
-  sourceSpanId: string | null;
-  status: Item['status'];
   createdAt: Date;
   validFrom: Date;
   validTo: Date | null;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { recordErrors, recordRoutes } from '../../http/routes/crud-routes.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../../http/wire/envelope.js';
 import * as connections from '../service/connections.js';
 import * as evaluators from '../service/evaluators.js';
 import { backfill } from '../service/backfill.js';
@@ -17,55 +18,38 @@ import {
   updateModelConnectionBody,
 } from './schemas.js';
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
-const deleted = envelope(z.object({ id: z.string(), deleted: z.literal(true) }));
+const errors = recordErrors;
 
 /** Model connections of the caller's workspace: the judges' models and their (encrypted) keys. */
 export const modelConnectionRoutes: FastifyPluginAsyncZod<{ deps: connections.ConnectionDeps }> = async (app, { deps }) => {
   const tags = ['evaluators'];
-  app.post('/', {
-    schema: {
-      tags,
+  recordRoutes(app, {
+    tags,
+    record: modelConnectionSchema,
+    params: idParams,
+    create: {
       summary: 'Create a model connection (the key is stored encrypted and never answered)',
       body: createModelConnectionBody,
-      response: { 201: envelope(modelConnectionSchema), ...errors, 409: errorEnvelopeSchema, 503: errorEnvelopeSchema },
+      more: [409, 503],
+      run: (workspaceId, body) => connections.createConnection(deps, workspaceId, body),
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await connections.createConnection(deps, request.auth.workspaceId, request.body), { status: 201 }),
-  });
-  app.get('/', {
-    schema: {
-      tags,
+    list: {
       summary: 'The model connections of the workspace, by name',
-      response: { 200: envelope(z.array(modelConnectionSchema)), ...errors },
+      run: (workspaceId) => connections.listConnections(deps, workspaceId),
     },
-    handler: async (request, reply) => sendData(request, reply, await connections.listConnections(deps, request.auth.workspaceId)),
-  });
-  app.get('/:id', {
-    schema: { tags, summary: 'One model connection', params: idParams, response: { 200: envelope(modelConnectionSchema), ...errors } },
-    handler: async (request, reply) =>
-      sendData(request, reply, await connections.getConnection(deps, request.auth.workspaceId, request.params.id)),
-  });
-  app.patch('/:id', {
-    schema: {
-      tags,
+    get: { summary: 'One model connection', run: (workspaceId, id) => connections.getConnection(deps, workspaceId, id) },
+    update: {
+      method: 'PATCH',
       summary: 'Change a model connection (a new apiKey replaces the stored one)',
-      params: idParams,
       body: updateModelConnectionBody,
-      response: { 200: envelope(modelConnectionSchema), ...errors, 409: errorEnvelopeSchema, 503: errorEnvelopeSchema },
+      more: [409, 503],
+      run: (workspaceId, id, body) => connections.updateConnection(deps, workspaceId, id, body),
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await connections.updateConnection(deps, request.auth.workspaceId, request.params.id, request.body)),
-  });
-  app.delete('/:id', {
-    schema: {
-      tags,
+    remove: {
       summary: 'Delete a model connection no evaluator uses',
-      params: idParams,
-      response: { 200: deleted, ...errors, 409: errorEnvelopeSchema },
+      more: [409],
+      run: (workspaceId, id) => connections.deleteConnection(deps, workspaceId, id),
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await connections.deleteConnection(deps, request.auth.workspaceId, request.params.id)),
   });
   app.post('/:id/test', {
     schema: {
@@ -89,35 +73,29 @@ const jobsQuery = z
 /** Evaluators of the caller's workspace: LLM judges and built-in checks, and their jobs. */
 export const evaluatorRoutes: FastifyPluginAsyncZod<{ deps: evaluators.EvaluatorDeps }> = async (app, { deps }) => {
   const tags = ['evaluators'];
-  app.post('/', {
-    schema: {
-      tags,
+  recordRoutes(app, {
+    tags,
+    record: evaluatorSchema,
+    params: idParams,
+    create: {
       summary: 'Create an evaluator (active at once: it scores traces that start from now on)',
       body: createEvaluatorBody,
-      response: { 201: envelope(evaluatorSchema), ...errors, 409: errorEnvelopeSchema },
+      more: [409],
+      run: (workspaceId, body) => evaluators.createEvaluator(deps, workspaceId, body),
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await evaluators.createEvaluator(deps, request.auth.workspaceId, request.body), { status: 201 }),
-  });
-  app.get('/', {
-    schema: { tags, summary: 'The evaluators of the workspace, by name', response: { 200: envelope(z.array(evaluatorSchema)), ...errors } },
-    handler: async (request, reply) => sendData(request, reply, await evaluators.listEvaluators(deps, request.auth.workspaceId)),
-  });
-  app.get('/:id', {
-    schema: { tags, summary: 'One evaluator', params: idParams, response: { 200: envelope(evaluatorSchema), ...errors } },
-    handler: async (request, reply) =>
-      sendData(request, reply, await evaluators.getEvaluator(deps, request.auth.workspaceId, request.params.id)),
-  });
-  app.put('/:id', {
-    schema: {
-      tags,
+    list: { summary: 'The evaluators of the workspace, by name', run: (workspaceId) => evaluators.listEvaluators(deps, workspaceId) },
+    get: { summary: 'One evaluator', run: (workspaceId, id) => evaluators.getEvaluator(deps, workspaceId, id) },
+    update: {
+      method: 'PUT',
       summary: "Replace an evaluator's definition: a new version, which may score targets again",
-      params: idParams,
       body: createEvaluatorBody,
-      response: { 200: envelope(evaluatorSchema), ...errors, 409: errorEnvelopeSchema },
+      more: [409],
+      run: (workspaceId, id, body) => evaluators.replaceEvaluator(deps, workspaceId, id, body),
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await evaluators.replaceEvaluator(deps, request.auth.workspaceId, request.params.id, request.body)),
+    remove: {
+      summary: 'Delete an evaluator and its jobs (its scores stay)',
+      run: (workspaceId, id) => evaluators.deleteEvaluator(deps, workspaceId, id),
+    },
   });
   for (const [action, status] of [
     ['pause', 'paused'],
@@ -134,16 +112,6 @@ export const evaluatorRoutes: FastifyPluginAsyncZod<{ deps: evaluators.Evaluator
         sendData(request, reply, await evaluators.setStatus(deps, request.auth.workspaceId, request.params.id, status)),
     });
   }
-  app.delete('/:id', {
-    schema: {
-      tags,
-      summary: 'Delete an evaluator and its jobs (its scores stay)',
-      params: idParams,
-      response: { 200: deleted, ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(request, reply, await evaluators.deleteEvaluator(deps, request.auth.workspaceId, request.params.id)),
-  });
   app.get('/:id/jobs', {
     schema: {
       tags,

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../http/wire/errors.js';
 import type { Backfill, BackfillResult } from '../api/schemas.js';
 import type { JobTarget } from '../tables/jobs-table.js';
 import type { EvaluatorDeps } from './evaluators.js';

@@ -1,6 +1,6 @@
 import type { Sql } from '../../stores/postgres.js';
 import type { TargetGuard } from '../../egress/target-guard.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../http/wire/errors.js';
 import type { CreateModelConnection, ModelConnection, UpdateModelConnection } from '../api/schemas.js';
 import { keyTail, type SecretBox } from '../model/secret-box.js';
 import * as table from '../tables/connections-table.js';

@@ -1,6 +1,6 @@
 import type { Sql } from '../../stores/postgres.js';
 import type { EvaluationPrompts } from '../../contract/evaluation-prompts.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../http/wire/errors.js';
 import type { CreateEvaluator, Evaluator, EvaluatorJob } from '../api/schemas.js';
 import { selectConnection } from '../tables/connections-table.js';
 import * as table from '../tables/evaluators-table.js';

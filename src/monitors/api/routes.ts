@@ -1,53 +1,33 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { recordErrors, recordRoutes } from '../../http/routes/crud-routes.js';
+import { envelope, sendData } from '../../http/wire/envelope.js';
 import * as monitors from '../service/monitors.js';
 import { createMonitorBody, episodeSchema, historyQuery, monitorParams, monitorSchema, updateMonitorBody } from './schemas.js';
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
 const tags = ['monitors'];
 
 /** Monitors of the caller's workspace: a metric, a window, filters, a condition; and their episodes. */
 export const monitorRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { sql }) => {
-  app.post('/', {
-    schema: { tags, summary: 'Create a monitor', body: createMonitorBody, response: { 201: envelope(monitorSchema), ...errors } },
-    handler: async (request, reply) =>
-      sendData(request, reply, await monitors.createMonitor(sql, request.auth.workspaceId, request.body), { status: 201 }),
-  });
-
-  app.get('/', {
-    schema: { tags, summary: "The workspace's monitors with their state", response: { 200: envelope(z.array(monitorSchema)), ...errors } },
-    handler: async (request, reply) => sendData(request, reply, await monitors.listMonitors(sql, request.auth.workspaceId)),
-  });
-
-  app.get('/:id', {
-    schema: { tags, summary: 'One monitor', params: monitorParams, response: { 200: envelope(monitorSchema), ...errors } },
-    handler: async (request, reply) =>
-      sendData(request, reply, await monitors.getMonitor(sql, request.auth.workspaceId, request.params.id)),
-  });
-
-  app.put('/:id', {
-    schema: {
-      tags,
+  recordRoutes(app, {
+    tags,
+    record: monitorSchema,
+    params: monitorParams,
+    create: {
+      summary: 'Create a monitor',
+      body: createMonitorBody,
+      run: (workspaceId, body) => monitors.createMonitor(sql, workspaceId, body),
+    },
+    list: { summary: "The workspace's monitors with their state", run: (workspaceId) => monitors.listMonitors(sql, workspaceId) },
+    get: { summary: 'One monitor', run: (workspaceId, id) => monitors.getMonitor(sql, workspaceId, id) },
+    update: {
+      method: 'PUT',
       summary: "Replace a monitor's definition (its state and history stay)",
-      params: monitorParams,
       body: updateMonitorBody,
-      response: { 200: envelope(monitorSchema), ...errors },
+      run: (workspaceId, id, body) => monitors.updateMonitor(sql, workspaceId, id, body),
     },
-    handler: async (request, reply) =>
-      sendData(request, reply, await monitors.updateMonitor(sql, request.auth.workspaceId, request.params.id, request.body)),
-  });
-
-  app.delete('/:id', {
-    schema: {
-      tags,
-      summary: 'Delete a monitor and its history',
-      params: monitorParams,
-      response: { 200: envelope(z.object({ id: z.string(), deleted: z.literal(true) })), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(request, reply, await monitors.deleteMonitor(sql, request.auth.workspaceId, request.params.id)),
+    remove: { summary: 'Delete a monitor and its history', run: (workspaceId, id) => monitors.deleteMonitor(sql, workspaceId, id) },
   });
 
   app.get('/:id/history', {
@@ -56,7 +36,7 @@ export const monitorRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { 
       summary: "A monitor's episodes, newest first: when it fired and when it resolved",
       params: monitorParams,
       querystring: historyQuery,
-      response: { 200: envelope(z.array(episodeSchema)), ...errors },
+      response: { 200: envelope(z.array(episodeSchema)), ...recordErrors },
     },
     handler: async (request, reply) =>
       sendData(

@@ -1,5 +1,5 @@
 import type { Sql } from '../../stores/postgres.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../http/wire/errors.js';
 import type { CreateMonitor, Episode, Monitor } from '../api/schemas.js';
 import * as table from '../tables/monitors-table.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorEnvelopeSchema, meta } from '../../http/envelope.js';
-import { validationError } from '../../http/errors.js';
+import { errorEnvelopeSchema, meta } from '../../http/wire/envelope.js';
+import { validationError } from '../../http/wire/errors.js';
 import { loupeScoreOfLangfuse } from '../model/langfuse-score.js';
 import { ingestScores, type ScoreStores } from '../service/ingest.js';
 import { authorOf } from './routes.js';
@@ -26,7 +26,7 @@ const ingestionAnswer = z.object({
 });
 
 /**
- * The Langfuse drop-in for scores (Basic credentials: tenancy/auth.ts): the Langfuse SDKs'
+ * The Langfuse drop-in for scores (Basic credentials: tenancy/service/auth.ts): the Langfuse SDKs'
  * `score-create` events on /api/public/ingestion, answered 207 per event as Langfuse does (other
  * event types are not taken: traces come over OTLP), and the API's POST /api/public/scores.
  * Both answer the Langfuse fields with the envelope's `data` and `meta` alongside.

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/envelope.js';
+import { envelope, errorEnvelopeSchema, sendData } from '../../http/wire/envelope.js';
 import { ingestScores, type ScoreStores } from '../service/ingest.js';
 import { deleteScore, getScore, listScores } from '../service/reads.js';
 import { scoreAnalytics } from '../service/analytics.js';

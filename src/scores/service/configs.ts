@@ -1,5 +1,5 @@
 import type { Sql } from '../../stores/postgres.js';
-import { AppError, notFound, validationError } from '../../http/errors.js';
+import { AppError, notFound, validationError } from '../../http/wire/errors.js';
 import { configFieldIssues, type CreateScoreConfig, type ScoreConfig, type UpdateScoreConfig } from '../api/config-schemas.js';
 import * as table from '../tables/configs-table.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { Sql } from '../../stores/postgres.js';
-import { firstIssuePerPath, issuePath } from '../../http/errors.js';
+import { firstIssuePerPath, issuePath } from '../../http/wire/errors.js';
 import { scoreInputSchema, type ScoreIngestResult, type ScoreInput } from '../api/schemas.js';
 import { isIssue, resolveScoreValue } from '../model/score-rules.js';
 import { toStoredTime } from '../model/stored-time.js';

@@ -1,4 +1,4 @@
-import { notFound, validationError } from '../../http/errors.js';
+import { notFound, validationError } from '../../http/wire/errors.js';
 import type { ListScoresQuery, Score } from '../api/schemas.js';
 import { toScore } from '../model/score-shape.js';
 import { toStoredTime } from '../model/stored-time.js';

@@ -1,8 +1,8 @@
 import type { Config } from '../../config.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { envelope, sendData } from '../../http/envelope.js';
-import { analyticsQuerySchema, analyticsResultSchema, statsQuerySchema, statsResultSchema } from '../model/analytics-schemas.js';
+import { envelope, sendData } from '../../http/wire/envelope.js';
+import { analyticsQuerySchema, analyticsResultSchema, statsQuerySchema, statsResultSchema } from '../model/wire/analytics-schemas.js';
 import { getAnalytics } from '../query/analytics.js';
 import { getStats } from '../query/stats.js';
 import { queryLimitsOf } from '../model/query-limits.js';

@@ -4,7 +4,7 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { Config } from '../../config.js';
 import type { Sql } from '../../stores/postgres.js';
 import { queryLimitsOf } from '../model/query-limits.js';
-import { envelope, sendData } from '../../http/envelope.js';
+import { envelope, sendData } from '../../http/wire/envelope.js';
 import { clientErrorsOrNotFound } from './route-errors.js';
 import * as prices from '../query/prices.js';
 import {
@@ -17,7 +17,7 @@ import {
   repriceResultSchema,
   unpricedListSchema,
   workspacePriceSchema,
-} from '../model/cost-schemas.js';
+} from '../model/wire/cost-schemas.js';
 import type { PriceBook } from '../cost/workspace-prices.js';
 
 const errors = clientErrorsOrNotFound;

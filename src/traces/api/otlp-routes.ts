@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorEnvelopeSchema, meta, metaSchema } from '../../http/envelope.js';
-import { AppError } from '../../http/errors.js';
+import { errorEnvelopeSchema, meta, metaSchema } from '../../http/wire/envelope.js';
+import { AppError } from '../../http/wire/errors.js';
 import { evaluationScoresOf } from '../ingest/otlp/logs/evaluation-events.js';
 import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from '../ingest/otlp/wire/json.js';
 import {
@@ -120,7 +120,7 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
 }> = async (app, { ingest, recordScores }) => {
   // Only these two encodings, in this scope only: anything else answers 415.
   app.removeAllContentTypeParsers();
-  // Bodies are parsed and decoded in the thread's ingest turns (http/turns.ts).
+  // Bodies are parsed and decoded in the thread's ingest turns (http/server/turns.ts).
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
     void ingest.turns.take().then(() => {
       try {

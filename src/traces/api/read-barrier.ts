@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type {} from '../../http/read-barrier.js';
+import type {} from '../../http/requests/read-barrier.js';
 
 /** A writer whose answered writes reads wait for (write-batcher.ts, `readable`): the trace writer, the score writer. */
 export interface AwaitedWriter {

@@ -1,4 +1,4 @@
-import { errorEnvelopeSchema } from '../../http/envelope.js';
+import { errorEnvelopeSchema } from '../../http/wire/envelope.js';
 
 /** The error answers every authenticated route of the feature may give: bad input, no or a refused credential. */
 export const clientErrors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { envelope, sendData } from '../../http/envelope.js';
+import { envelope, sendData } from '../../http/wire/envelope.js';
 import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
 import { withAverages } from './scored-reads.js';
 import { queryLimitsOf } from '../model/query-limits.js';
@@ -21,7 +21,7 @@ import {
   userQuery,
   userSummarySchema,
   usersQuery,
-} from '../model/sessions-schemas.js';
+} from '../model/wire/sessions-schemas.js';
 
 const errors = { ...clientErrors, 422: queryTooExpensiveSchema };
 const notFound = { 404: clientErrorsOrNotFound[404] };

@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { envelope, sendData } from '../../http/envelope.js';
+import { envelope, sendData } from '../../http/wire/envelope.js';
 import { clientErrorsOrNotFound, queryTooExpensiveSchema } from './route-errors.js';
 import { ingestTraces, type TraceIngest } from '../ingest/ingest.js';
 import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
@@ -10,7 +10,7 @@ import { withAverages, withScores } from './scored-reads.js';
 import { deleteTrace, getSpan, getTrace, getTraceTree } from '../query/read.js';
 import { listTraces } from '../query/list.js';
 import { queryLimitsOf } from '../model/query-limits.js';
-import { spanParams, traceTreeSchema } from '../model/span-tree-schemas.js';
+import { spanParams, traceTreeSchema } from '../model/wire/span-tree-schemas.js';
 import {
   batchIngestBodySchema,
   ingestBodySchema,
@@ -37,7 +37,7 @@ export const traceRoutes: FastifyPluginAsyncZod<{
 }> = async (app, { clickhouse, ingest, config, scores }) => {
   const { writer } = ingest;
   const limits = queryLimitsOf(config);
-  // Bodies are parsed in the thread's ingest turns (http/turns.ts), as fastify parses JSON.
+  // Bodies are parsed in the thread's ingest turns (http/server/turns.ts), as fastify parses JSON.
   const parseJson = app.getDefaultJsonParser(
     app.initialConfig.onProtoPoisoning ?? 'error',
     app.initialConfig.onConstructorPoisoning ?? 'error',

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { calcPrice, type ModelInfo, type ModelPrice, type Provider } from '@pydantic/genai-prices';
-import type { Pricing } from '../model/cost-schemas.js';
+import type { Pricing } from '../model/wire/cost-schemas.js';
 import type { TokenUsage } from './usage.js';
 
 /**

@@ -1,6 +1,6 @@
 import { builtinQuote, type Quote } from './builtin.js';
 import { normalizeProvider } from './provider.js';
-import type { CostSource, Pricing } from '../model/cost-schemas.js';
+import type { CostSource, Pricing } from '../model/wire/cost-schemas.js';
 import { tokenUsage, type UsageFields } from './usage.js';
 import { emptyPriceIndex, workspaceQuote, type PriceBook, type WorkspacePriceIndex } from './workspace-prices.js';
 

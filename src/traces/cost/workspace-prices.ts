@@ -2,7 +2,7 @@ import type { RE2 } from 're2-wasm';
 import { compileModelPattern } from '../model/model-pattern.js';
 import type { Sql } from '../../stores/postgres.js';
 import { normalizeProvider } from './provider.js';
-import type { WorkspacePrice } from '../model/cost-schemas.js';
+import type { WorkspacePrice } from '../model/wire/cost-schemas.js';
 import { selectPrices } from '../tables/prices-table.js';
 import type { TokenUsage } from './usage.js';
 import type { Quote } from './builtin.js';

@@ -12,7 +12,7 @@ import {
   type TraceSummaryRow,
 } from '../summaries/summary.js';
 import { selectPreviousSummaries } from '../tables/traces-table.js';
-import { inTurns } from '../../http/turns.js';
+import { inTurns } from '../../http/server/turns.js';
 import type { UnappliedWrites } from '../writer/write-batcher-types.js';
 
 /** The traces of unapplied writes and their summaries (`pendingSummaries`). */

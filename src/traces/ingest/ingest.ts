@@ -1,6 +1,6 @@
-import { firstIssuePerPath, issuePath } from '../../http/errors.js';
-import { repairLoneSurrogates } from '../../http/json-bounds.js';
-import { Turns } from '../../http/turns.js';
+import { firstIssuePerPath, issuePath } from '../../http/wire/errors.js';
+import { repairLoneSurrogates } from '../../http/wire/json-bounds.js';
+import { Turns } from '../../http/server/turns.js';
 import { spanPricerFor, type IngestPricing } from '../cost/pricing.js';
 import { toSpanRows } from './rows.js';
 import { type SpanRow } from '../tables/span-rows.js';
@@ -11,7 +11,7 @@ import { limits, traceSchema, type IngestResult, type Trace } from '../model/sch
 /**
  * What storing traces takes, made once per app (src/app.ts) and handed to the native and OTLP
  * routes and the gRPC server: the writer, the pricing of generation spans without a cost
- * (cost/pricing.ts), and the thread's ingest turns (http/turns.ts), which parsing, validation
+ * (cost/pricing.ts), and the thread's ingest turns (http/server/turns.ts), which parsing, validation
  * and the making of rows take one step at a time so reads go in between.
  */
 export interface TraceIngest {
@@ -43,7 +43,7 @@ export function traceIngestOf(
 export async function ingestTraces(ingest: TraceIngest, workspaceId: string, traces: unknown[]): Promise<IngestResult> {
   const valid: Trace[] = [];
   const errors: IngestResult['errors'] = [];
-  // Validated in the thread's ingest turns (http/turns.ts), a body of many traces over several.
+  // Validated in the thread's ingest turns (http/server/turns.ts), a body of many traces over several.
   await ingest.turns.take();
   for (const [index, candidate] of traces.entries()) {
     await ingest.turns.pause();

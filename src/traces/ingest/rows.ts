@@ -3,7 +3,7 @@ import type { Span, StoredSpan, Trace } from '../model/schemas.js';
 import type { SpanRow } from '../tables/span-rows.js';
 import { fromStoredTime, toStoredTime } from '../model/stored-time.js';
 import { nextVersion } from '../model/version.js';
-import { putKey } from '../../http/json-bounds.js';
+import { putKey } from '../../http/wire/json-bounds.js';
 
 /**
  * Conversion from the wire shapes to the rows of `spans` (tables/span-rows.ts). Optional

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../http/wire/errors.js';
 
 /**
  * Opaque page cursors (keyset pagination): the sort key and id of the last row served, the

@@ -1,5 +1,5 @@
 import { configSchema, type Config } from '../../config.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../http/wire/errors.js';
 
 /**
  * What keeps a trace read cheap whatever the workspace's size: a bounded time window and

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from '../model/query-limits.js';
-import type { AnalyticsQuery, AnalyticsResult } from '../model/analytics-schemas.js';
+import type { AnalyticsQuery, AnalyticsResult } from '../model/wire/analytics-schemas.js';
 import { finiteOrNull, finiteSum } from '../model/finite.js';
 import { selectAnalyticsTotals, selectCostBreakdown } from '../tables/traces-table-aggregates.js';
 

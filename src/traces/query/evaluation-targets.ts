@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { EvaluationTarget, EvaluationTraces } from '../../contract/evaluation-targets.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../http/wire/errors.js';
 import { listTraces } from './list.js';
 import type { QueryLimits } from '../model/query-limits.js';
 import { getSpan } from './read.js';

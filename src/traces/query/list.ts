@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../http/wire/errors.js';
 import { decodeCursor, encodeCursor, queryDigest, type CursorState } from '../model/cursor.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits, type Window } from '../model/query-limits.js';
 import type { ListTracesQuery, TraceListItem, TraceSort } from '../model/schemas.js';

@@ -1,10 +1,10 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { Sql } from '../../stores/postgres.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../http/wire/errors.js';
 import { resolveWindow, type QueryLimits } from '../model/query-limits.js';
 import { quoteSpan } from '../cost/pricing.js';
 import { repriceRange, selectUnpricedModels } from './reprice.js';
-import type { CreatePriceBody, RepriceResult } from '../model/cost-schemas.js';
+import type { CreatePriceBody, RepriceResult } from '../model/wire/cost-schemas.js';
 import { deletePriceRow, insertPrice, selectPrices } from '../tables/prices-table.js';
 import type { PriceBook } from '../cost/workspace-prices.js';
 

@@ -7,7 +7,7 @@ import { nextVersion } from '../model/version.js';
 import { type SpanRow } from '../tables/span-rows.js';
 import { storedSpanSchema, type StoredSpan } from '../model/schemas.js';
 import { quoteSpan, type SpanCost } from '../cost/pricing.js';
-import type { RepriceResult } from '../model/cost-schemas.js';
+import type { RepriceResult } from '../model/wire/cost-schemas.js';
 import type { WorkspacePriceIndex } from '../cost/workspace-prices.js';
 
 /**
@@ -37,7 +37,7 @@ type CandidateRow = SpanRow & { is_deleted: number };
 
 const detailKeys = Object.keys(storedSpanSchema.shape);
 
-/** The stored span with its new cost, keys in the order of the span table (model/span-schemas.ts). */
+/** The stored span with its new cost, keys in the order of the span table (model/wire/span-schemas.ts). */
 function withCost(span: StoredSpan, cost: SpanCost): StoredSpan {
   const { costUsd: _c, costSource: _s, pricing: _p, ...rest } = span;
   const patched: Record<string, unknown> = { ...rest, ...cost };

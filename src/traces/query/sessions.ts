@@ -1,12 +1,12 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { notFound, validationError } from '../../http/errors.js';
+import { notFound, validationError } from '../../http/wire/errors.js';
 import { decodeCursor, encodeCursor, queryDigest, type CursorState } from '../model/cursor.js';
 import { limitSettings, resolveWindow, type QueryLimits, type Window } from '../model/query-limits.js';
 import { fromStoredTime, storedTimePattern, toStoredTime } from '../model/stored-time.js';
 import { selectSessionPage } from '../tables/session-traces-table.js';
 import { selectSessionGroups, selectUserGroups, type SessionRow, type UserRow } from '../tables/traces-table-groups.js';
 import { toTraceListItem } from './tree.js';
-import type { SessionQuery, SessionSummary, SessionsQuery, UserQuery, UserSummary, UsersQuery } from '../model/sessions-schemas.js';
+import type { SessionQuery, SessionSummary, SessionsQuery, UserQuery, UserSummary, UsersQuery } from '../model/wire/sessions-schemas.js';
 
 /**
  * Sessions and users: pages of groups of trace summaries within a window (default the last 30

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import type { StatsGroup, StatsQuery, StatsResult } from '../model/analytics-schemas.js';
-import { windowedGroupBys } from '../model/analytics-schemas.js';
+import type { StatsGroup, StatsQuery, StatsResult } from '../model/wire/analytics-schemas.js';
+import { windowedGroupBys } from '../model/wire/analytics-schemas.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from '../model/query-limits.js';
 import {
   selectStatsByScoreName,

@@ -1,6 +1,6 @@
 import type { StoredSpan, TraceListItem } from '../model/schemas.js';
 import type { SpanNodeTuple } from '../tables/span-tree-queries.js';
-import type { SpanNode } from '../model/span-tree-schemas.js';
+import type { SpanNode } from '../model/wire/span-tree-schemas.js';
 
 /**
  * Stored read models back to wire shapes. `spans.detail` and `traces.item` hold the JSON the

@@ -1,5 +1,5 @@
 import { fromStoredTime } from '../model/stored-time.js';
-import { inTurns } from '../../http/turns.js';
+import { inTurns } from '../../http/server/turns.js';
 import type { TraceListItem } from '../model/schemas.js';
 import type { PreviousSummary, TraceSummaryRow } from '../tables/summary-rows.js';
 import type { SpanFacts } from '../tables/span-rows.js';

@@ -1,5 +1,5 @@
 import type { Sql } from '../../stores/postgres.js';
-import type { CreatePriceBody, WorkspacePrice } from '../model/cost-schemas.js';
+import type { CreatePriceBody, WorkspacePrice } from '../model/wire/cost-schemas.js';
 
 /** The SQL of workspace prices (postgres/0006). Every statement is confined to one workspace. */
 

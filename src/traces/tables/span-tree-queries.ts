@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { costSourceSchema } from '../model/cost-schemas.js';
+import { costSourceSchema } from '../model/wire/cost-schemas.js';
 import { spanKindSchema, spanStatusSchema } from '../model/schemas.js';
 import { workspaceId } from './params.js';
 

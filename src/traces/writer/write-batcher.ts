@@ -8,7 +8,7 @@ import { keepRefused, type IngestLog, type LoggedWrite } from './ingest-log.js';
 import { AppliedWrites } from './applied-writes.js';
 import { WriteBacklog } from './write-backlog.js';
 import { alone, diskFullOf, ingestLogFailure, retryable, storeUnavailable, unavailable } from './write-errors.js';
-import { isStoreUnavailable } from '../../http/error-handler.js';
+import { isStoreUnavailable } from '../../http/requests/error-handler.js';
 import type { UnappliedWrites, WriteBatcherOptions, WriteTarget } from './write-batcher-types.js';
 
 /** Whether the disk of `dir` has room for a write again (1 MiB, the most one line usually takes). */

@@ -1,5 +1,5 @@
-import { AppError } from '../../http/errors.js';
-import { isStoreUnavailable } from '../../http/error-handler.js';
+import { AppError } from '../../http/wire/errors.js';
+import { isStoreUnavailable } from '../../http/requests/error-handler.js';
 
 /** How the ingest writer (write-batcher.ts) tells its callers and itself what went wrong. */
 

@@ -5,6 +5,8 @@ import { api, call } from '../api/client';
 import type { Evaluator, EvaluatorJob } from '../api/types';
 import { ErrorState, Loading } from '../components/states';
 import { Clipped, ClippedLink } from '../components/Clipped';
+import { RecordTable } from '../components/RecordTable';
+import { ListPage } from '../components/ListPage';
 import { ItemDetail } from '../components/ItemDetail';
 import { Loaded } from '../components/Loaded';
 import { formatPercent, formatTime } from '../lib/format';
@@ -69,74 +71,53 @@ const StatusBadge = ({ status }: { status: string }) => (
 /** Evaluators: LLM judges and built-in checks that score new traces by themselves. */
 export function EvaluatorsPage() {
   const navigate = useNavigate();
-  const [formOpen, setFormOpen] = useState(false);
   const evaluators = useQuery({
     queryKey: ['evaluators'],
     queryFn: () => call(api.GET('/api/evaluators/')),
     select: (b) => b.data,
   });
   return (
-    <div className="page">
-      <header className="page-head">
-        <div>
-          <h1>Evaluators</h1>
-          <p className="muted">
-            Judges and checks that score new traces by themselves. Their models are the{' '}
-            <Link to="/settings/connections">model connections</Link>.
-          </p>
-        </div>
-        <button className="button primary" onClick={() => setFormOpen((o) => !o)} aria-expanded={formOpen}>
-          {formOpen ? 'Close' : 'New evaluator'}
-        </button>
-      </header>
-      {formOpen && <EvaluatorForm onSaved={(saved) => void navigate(evaluatorPath(saved.id))} />}
+    <ListPage
+      title="Evaluators"
+      intro={
+        <>
+          Judges and checks that score new traces by themselves. Their models are the{' '}
+          <Link to="/settings/connections">model connections</Link>.
+        </>
+      }
+      newLabel="New evaluator"
+      form={() => <EvaluatorForm onSaved={(saved) => void navigate(evaluatorPath(saved.id))} />}
+    >
       <Loaded query={evaluators} loading="Loading evaluators…" empty={<>No evaluators yet.</>}>
         {(items) => (
-          <div className="table-wrap">
-            <table className="table" aria-label="Evaluators">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Score</th>
-                  <th scope="col">Traces</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((e) => (
-                  <tr key={e.id} data-evaluator={e.name}>
-                    <td>
-                      <ClippedLink to={evaluatorPath(e.id)} text={e.name} inCell />
-                    </td>
-                    <td>
-                      <StatusBadge status={e.status} />
-                    </td>
-                    <td>
-                      <Clipped text={whatItDoes(e)} inCell />
-                    </td>
-                    <td>
-                      <Clipped text={`${e.score.name} (${e.score.dataType})`} inCell />
-                    </td>
-                    <td className="small">
-                      <Clipped text={whichTraces(e)} inCell />
-                    </td>
-                    <td className="num">{e.version}</td>
-                    <td>
-                      <PauseResume evaluator={e} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RecordTable label="Evaluators" columns={['Name', 'Status', 'What', 'Score', 'Traces', 'Version']}>
+            {items.map((e) => (
+              <tr key={e.id} data-evaluator={e.name}>
+                <td>
+                  <ClippedLink to={evaluatorPath(e.id)} text={e.name} inCell />
+                </td>
+                <td>
+                  <StatusBadge status={e.status} />
+                </td>
+                <td>
+                  <Clipped text={whatItDoes(e)} inCell />
+                </td>
+                <td>
+                  <Clipped text={`${e.score.name} (${e.score.dataType})`} inCell />
+                </td>
+                <td className="small">
+                  <Clipped text={whichTraces(e)} inCell />
+                </td>
+                <td className="num">{e.version}</td>
+                <td>
+                  <PauseResume evaluator={e} />
+                </td>
+              </tr>
+            ))}
+          </RecordTable>
         )}
       </Loaded>
-    </div>
+    </ListPage>
   );
 }
 
@@ -177,40 +158,28 @@ function Jobs({ evaluator }: { evaluator: Evaluator }) {
         empty={<>No jobs{status ? ` ${status}` : ''} yet: new traces matching the evaluator are judged after its delay.</>}
       >
         {(items) => (
-          <div className="table-wrap">
-            <table className="table" aria-label="Evaluator jobs">
-              <thead>
-                <tr>
-                  <th scope="col">Trace</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Error</th>
-                  <th scope="col">Score</th>
-                  <th scope="col">Queued</th>
-                  <th scope="col">Finished</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((j) => (
-                  <tr key={j.id} data-job-trace={j.traceId} data-job-status={j.status}>
-                    <td>
-                      <ClippedLink to={itemPath('traces', j.traceId)} text={j.traceId} inCell />
-                    </td>
-                    <td>
-                      <StatusBadge status={j.status} />
-                    </td>
-                    <td className="num">{j.attempts}</td>
-                    <td className="num">{j.evaluatorVersion}</td>
-                    <td className="small">{j.error ? <Clipped text={j.error} inCell /> : '—'}</td>
-                    <td>{j.scoreId ? <Link to={itemPath('traces', j.traceId)}>on the trace</Link> : '—'}</td>
-                    <td className="muted small">{formatTime(j.createdAt)}</td>
-                    <td className="muted small">{j.finishedAt ? formatTime(j.finishedAt) : '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RecordTable
+            label="Evaluator jobs"
+            columns={['Trace', 'Status', 'Attempts', 'Version', 'Error', 'Score', 'Queued', 'Finished']}
+            actions={false}
+          >
+            {items.map((j) => (
+              <tr key={j.id} data-job-trace={j.traceId} data-job-status={j.status}>
+                <td>
+                  <ClippedLink to={itemPath('traces', j.traceId)} text={j.traceId} inCell />
+                </td>
+                <td>
+                  <StatusBadge status={j.status} />
+                </td>
+                <td className="num">{j.attempts}</td>
+                <td className="num">{j.evaluatorVersion}</td>
+                <td className="small">{j.error ? <Clipped text={j.error} inCell /> : '—'}</td>
+                <td>{j.scoreId ? <Link to={itemPath('traces', j.traceId)}>on the trace</Link> : '—'}</td>
+                <td className="muted small">{formatTime(j.createdAt)}</td>
+                <td className="muted small">{j.finishedAt ? formatTime(j.finishedAt) : '—'}</td>
+              </tr>
+            ))}
+          </RecordTable>
         )}
       </Loaded>
     </section>

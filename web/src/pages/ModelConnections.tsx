@@ -1,9 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../api/client';
+import { useListMutation } from '../api/list-mutation';
 import type { ConnectionTest, ModelConnection, NewModelConnection } from '../api/types';
 import { ErrorState } from '../components/states';
 import { Clipped } from '../components/Clipped';
+import { RecordTable } from '../components/RecordTable';
+import { ListPage } from '../components/ListPage';
 import { formatTime } from '../lib/format';
 import { formText } from '../lib/form';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -19,14 +22,11 @@ export function useModelConnections() {
 }
 
 function NewConnectionForm({ onCreated }: { onCreated: () => void }) {
-  const queryClient = useQueryClient();
-  const create = useMutation({
-    mutationFn: (body: NewModelConnection) => call(api.POST('/api/model-connections/', { body })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['model-connections'] });
-      onCreated();
-    },
-  });
+  const create = useListMutation(
+    'model-connections',
+    (body: NewModelConnection) => call(api.POST('/api/model-connections/', { body })),
+    onCreated,
+  );
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const text = formText(event.currentTarget);
@@ -149,45 +149,22 @@ function ConnectionRow({ connection }: { connection: ModelConnection }) {
 /** Settings → Model connections: the judges' models; a key is shown only by its last 4 characters. */
 export function ModelConnectionsPage() {
   const connections = useModelConnections();
-  const [formOpen, setFormOpen] = useState(false);
   return (
-    <div className="page">
-      <header className="page-head">
-        <div>
-          <h1>Model connections</h1>
-          <p className="muted">The models that judge traces for evaluators. Keys are stored encrypted and never shown again.</p>
-        </div>
-        <button className="button primary" onClick={() => setFormOpen((o) => !o)} aria-expanded={formOpen}>
-          {formOpen ? 'Close' : 'New connection'}
-        </button>
-      </header>
-      {formOpen && <NewConnectionForm onCreated={() => setFormOpen(false)} />}
+    <ListPage
+      title="Model connections"
+      intro="The models that judge traces for evaluators. Keys are stored encrypted and never shown again."
+      newLabel="New connection"
+      form={(close) => <NewConnectionForm onCreated={close} />}
+    >
       <Loaded query={connections} loading="Loading model connections…" empty={<>No model connections yet.</>}>
         {(items) => (
-          <div className="table-wrap">
-            <table className="table" aria-label="Model connections">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Provider</th>
-                  <th scope="col">Base URL</th>
-                  <th scope="col">Default model</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((c) => (
-                  <ConnectionRow key={c.id} connection={c} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RecordTable label="Model connections" columns={['Name', 'Provider', 'Base URL', 'Default model', 'Key', 'Created']}>
+            {items.map((c) => (
+              <ConnectionRow key={c.id} connection={c} />
+            ))}
+          </RecordTable>
         )}
       </Loaded>
-    </div>
+    </ListPage>
   );
 }

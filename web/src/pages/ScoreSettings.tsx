@@ -1,9 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../api/client';
+import { useListMutation } from '../api/list-mutation';
 import type { NewScoreConfig, ScoreConfig } from '../api/types';
-import { ErrorState, Loading } from '../components/states';
+import { ErrorState } from '../components/states';
+import { Loaded } from '../components/Loaded';
+import { formText } from '../lib/form';
 import { Clipped } from '../components/Clipped';
+import { RecordTable } from '../components/RecordTable';
+import { ListPage } from '../components/ListPage';
 import { formatTime } from '../lib/format';
 import { useScoreConfigs } from './Scores';
 
@@ -28,22 +33,12 @@ function describe(config: ScoreConfig): string {
 }
 
 function NewConfigForm({ onCreated }: { onCreated: () => void }) {
-  const queryClient = useQueryClient();
   const [dataType, setDataType] = useState<ScoreConfig['dataType']>('numeric');
-  const create = useMutation({
-    mutationFn: (body: NewScoreConfig) => call(api.POST('/api/score-configs/', { body })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['score-configs'] });
-      onCreated();
-    },
-  });
+  const create = useListMutation('score-configs', (body: NewScoreConfig) => call(api.POST('/api/score-configs/', { body })), onCreated);
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const text = (key: string) => {
-      const value = form.get(key);
-      return typeof value === 'string' ? value.trim() : '';
-    };
+    const text = formText(event.currentTarget);
     const numberOf = (key: string) => (text(key) === '' ? undefined : Number(text(key)));
     const body: NewScoreConfig = {
       name: text('name'),
@@ -113,76 +108,49 @@ function NewConfigForm({ onCreated }: { onCreated: () => void }) {
 export function ScoreSettingsPage() {
   const configs = useScoreConfigs(true);
   const queryClient = useQueryClient();
-  const [formOpen, setFormOpen] = useState(false);
   const archive = useMutation({
     mutationFn: ({ id, archived }: { id: string; archived: boolean }) =>
       call(api.PATCH('/api/score-configs/{id}', { params: { path: { id } }, body: { archived } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['score-configs'] }),
   });
   return (
-    <div className="page">
-      <header className="page-head">
-        <div>
-          <h1>Score configs</h1>
-          <p className="muted">What a score of each name may be; the trace page offers these for annotation.</p>
-        </div>
-        <button className="button primary" onClick={() => setFormOpen((o) => !o)} aria-expanded={formOpen}>
-          {formOpen ? 'Close' : 'New config'}
-        </button>
-      </header>
-      {formOpen && <NewConfigForm onCreated={() => setFormOpen(false)} />}
+    <ListPage
+      title="Score configs"
+      intro="What a score of each name may be; the trace page offers these for annotation."
+      newLabel="New config"
+      form={(close) => <NewConfigForm onCreated={close} />}
+    >
       {archive.isError && <ErrorState error={archive.error} />}
-      {configs.isPending ? (
-        <Loading label="Loading score configs…" />
-      ) : configs.isError ? (
-        <ErrorState error={configs.error} retry={() => configs.refetch()} />
-      ) : configs.data.length === 0 ? (
-        <p className="muted">No score configs yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Score configs">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Values</th>
-                <th scope="col">Better</th>
-                <th scope="col">Description</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
+      <Loaded query={configs} loading="Loading score configs…" empty="No score configs yet.">
+        {(list) => (
+          <RecordTable label="Score configs" columns={['Name', 'Type', 'Values', 'Better', 'Description', 'Created']}>
+            {list.map((c) => (
+              <tr key={c.id} data-config={c.name} className={c.archived ? 'muted' : undefined}>
+                <td>
+                  <Clipped text={c.name} inCell /> {c.archived && <span className="badge">archived</span>}
+                </td>
+                <td>{c.dataType}</td>
+                <td>
+                  <Clipped text={describe(c)} inCell />
+                </td>
+                <td>{c.higherIsBetter ? 'higher' : 'lower'}</td>
+                <td className="muted">{c.description ? <Clipped text={c.description} inCell /> : '—'}</td>
+                <td className="muted small">{formatTime(c.createdAt)}</td>
+                <td>
+                  <button
+                    className="button small"
+                    disabled={archive.isPending}
+                    onClick={() => archive.mutate({ id: c.id, archived: !c.archived })}
+                    aria-label={`${c.archived ? 'Restore' : 'Archive'} ${c.name}`}
+                  >
+                    {c.archived ? 'Restore' : 'Archive'}
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {configs.data.map((c) => (
-                <tr key={c.id} data-config={c.name} className={c.archived ? 'muted' : undefined}>
-                  <td>
-                    <Clipped text={c.name} inCell /> {c.archived && <span className="badge">archived</span>}
-                  </td>
-                  <td>{c.dataType}</td>
-                  <td>
-                    <Clipped text={describe(c)} inCell />
-                  </td>
-                  <td>{c.higherIsBetter ? 'higher' : 'lower'}</td>
-                  <td className="muted">{c.description ? <Clipped text={c.description} inCell /> : '—'}</td>
-                  <td className="muted small">{formatTime(c.createdAt)}</td>
-                  <td>
-                    <button
-                      className="button small"
-                      disabled={archive.isPending}
-                      onClick={() => archive.mutate({ id: c.id, archived: !c.archived })}
-                      aria-label={`${c.archived ? 'Restore' : 'Archive'} ${c.name}`}
-                    >
-                      {c.archived ? 'Restore' : 'Archive'}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </div>
+            ))}
+          </RecordTable>
+        )}
+      </Loaded>
+    </ListPage>
   );
 }

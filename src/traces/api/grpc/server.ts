@@ -1,7 +1,7 @@
 import { Metadata, Server, ServerCredentials, type MethodDefinition, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import type { Http2Server } from 'node:http2';
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../http/wire/errors.js';
 import type { TraceIngest } from '../../ingest/ingest.js';
 import { ExportGate, exportSpans } from '../../ingest/otlp/export.js';
 import { evaluationScoresOf } from '../../ingest/otlp/logs/evaluation-events.js';
@@ -154,7 +154,7 @@ export async function startOtlpGrpcServer(options: OtlpGrpcServerOptions): Promi
   });
   const gate = new ExportGate(maxExportsInFlight);
 
-  /** Admits the call, decodes its message in an ingest turn (http/turns.ts), runs `work` behind the gate. */
+  /** Admits the call, decodes its message in an ingest turn (http/server/turns.ts), runs `work` behind the gate. */
   function exportMethod(work: (caller: AdmittedCall, bytes: Buffer, callLog: FastifyBaseLogger) => Promise<Buffer>) {
     return (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
       const callLog = log.child({ grpcMethod: call.getPath() });

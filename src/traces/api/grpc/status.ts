@@ -1,8 +1,8 @@
 import { Metadata, status as GrpcCode, type ServerErrorResponse } from '@grpc/grpc-js';
 import type { FastifyBaseLogger } from 'fastify';
 import protobuf from 'protobufjs';
-import { isStoreUnavailable } from '../../../http/error-handler.js';
-import { AppError, type ErrorCode } from '../../../http/errors.js';
+import { isStoreUnavailable } from '../../../http/requests/error-handler.js';
+import { AppError, type ErrorCode } from '../../../http/wire/errors.js';
 
 /**
  * The gRPC status of each error code, as the OTLP specification reads them: INVALID_ARGUMENT

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError } from '../../../http/errors.js';
+import { AppError } from '../../../http/wire/errors.js';
 import { storeUnavailable } from '../../writer/write-errors.js';
 import { storeTraces, type TraceIngest } from '../ingest.js';
 import { attachStoredContent } from './logs/log-records.js';

@@ -14,7 +14,7 @@ import { firstTokenEvents, isGenAiContentEvent, messagesFromEvents } from '../co
 import { toSpanIO } from '../values/io-genai.js';
 import { sizeOfValue, trimAttributes, type Trim } from '../values/trim.js';
 import { limits } from '../../../model/schemas.js';
-import { putKey } from '../../../../http/json-bounds.js';
+import { putKey } from '../../../../http/wire/json-bounds.js';
 
 export interface SpanRejection {
   traceId: string;

@@ -1,4 +1,4 @@
-import { maxJsonDepth, repairLoneSurrogates } from '../../../../http/json-bounds.js';
+import { maxJsonDepth, repairLoneSurrogates } from '../../../../http/wire/json-bounds.js';
 import { limits, spanKinds, spanSchema, tagSchema, traceSchema, type Span, type SpanIO, type Trace } from '../../../model/schemas.js';
 import type { NativeTrace } from '../wire/model.js';
 import type { SpanRejection } from './normalize.js';

@@ -1,5 +1,5 @@
 import type { AttributeValue, Attributes, SpanMessage } from '../wire/model.js';
-import { putKey } from '../../../../http/json-bounds.js';
+import { putKey } from '../../../../http/wire/json-bounds.js';
 
 /** Attribute values that are JSON text (as many instrumentations send structures) are parsed. */
 export function parseMaybeJson(value: unknown): unknown {

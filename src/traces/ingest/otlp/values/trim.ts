@@ -1,5 +1,5 @@
 import type { AttributeValue, Attributes } from '../wire/model.js';
-import { putKey } from '../../../../http/json-bounds.js';
+import { putKey } from '../../../../http/wire/json-bounds.js';
 
 /**
  * Attribute values too large to be worth storing whole: embedding vectors (a few thousand

@@ -1,5 +1,5 @@
 import type { AttributeValue, Attributes, PlainAnyValue, PlainKeyValue } from './model.js';
-import { putKey } from '../../../../http/json-bounds.js';
+import { putKey } from '../../../../http/wire/json-bounds.js';
 
 const toBase64 = (bytes: string | Uint8Array) =>
   typeof bytes === 'string' ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');

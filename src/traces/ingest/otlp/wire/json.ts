@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonProblem } from '../../../../http/json-bounds.js';
+import { jsonProblem } from '../../../../http/wire/json-bounds.js';
 import type { PlainAnyValue, PlainExportRequest, PlainKeyValue, PlainLogsRequest } from './model.js';
 
 /**

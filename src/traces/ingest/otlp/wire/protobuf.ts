@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { jsonProblem } from '../../../../http/json-bounds.js';
+import { jsonProblem } from '../../../../http/wire/json-bounds.js';
 import { maxOtlpJsonDepth } from './json.js';
 import protobuf from 'protobufjs';
 import type { PlainExportRequest, PlainLogsRequest } from './model.js';
