@@ -489,6 +489,57 @@ describe('evaluator targets and execution', () => {
     }
   });
 
+  it('a waiting trace whose root arrives later with an earlier start is still judged', async () => {
+    const name = uniqueId('late-root');
+    const ev = await judge({ filters: { name } });
+    const now = Date.now();
+    const child = span({
+      parentSpanId: 'root',
+      startTime: new Date(now + 50).toISOString(),
+      endTime: new Date(now + 60).toISOString(),
+      durationMs: 10,
+    });
+    const running = trace({ name, spans: [child] });
+    expect((await post(ctx, tenant, [running])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
+    expect(await worker.scan()).toBe(0);
+    const root = span({
+      spanId: 'root',
+      kind: 'agent',
+      startTime: new Date(now).toISOString(),
+      endTime: new Date(now + 100).toISOString(),
+      durationMs: 100,
+    });
+    expect((await post(ctx, tenant, [{ ...running, spans: [root, child] }])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
+    expect(await worker.scan()).toBe(1);
+    expect((await jobsOf(ev.id)).map((j) => j.traceId)).toEqual([running.traceId]);
+  });
+
+  it('a trace sent after a later-started one was scanned is still judged', async () => {
+    const name = uniqueId('out-of-order');
+    const ev = await judge({ filters: { name } });
+    const now = Date.now();
+    const at = (start: number) =>
+      trace({
+        name,
+        spans: [
+          span({ kind: 'agent', startTime: new Date(start).toISOString(), endTime: new Date(start + 5).toISOString(), durationMs: 5 }),
+        ],
+      });
+    const later = at(now + 100);
+    const earlier = at(now);
+    expect((await post(ctx, tenant, [later])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
+    // Judged once ended (the delay is 0): the scan runs after the later trace's end.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, now + 110 - Date.now())));
+    expect(await worker.scan()).toBe(1);
+    expect((await post(ctx, tenant, [earlier])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
+    expect(await worker.scan()).toBe(1);
+    expect((await jobsOf(ev.id)).length).toBe(2);
+  });
+
   it('two service instances share the queue: each target judged once', async () => {
     const name = uniqueId('pair');
     const marker = uniqueId('pair-question');
