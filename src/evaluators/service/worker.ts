@@ -173,7 +173,7 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       return queued;
     }
     // A version is the writer's clock in nanoseconds: the mark stays the lookback behind it.
-    const held = BigInt(now() - lookbackMs) * 1_000_000n;
+    const held = BigInt(Math.floor(now() - lookbackMs)) * 1_000_000n;
     const before = BigInt(next) - 1n;
     await advanceScannedVersion(sql, evaluator.id, before < held ? before : held);
     return queued;

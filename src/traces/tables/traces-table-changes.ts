@@ -16,7 +16,8 @@ import { workspaceId } from './params.js';
  * id, strictly after the cursor's (`after`) when given, matching the filter. Only rows above the
  * version are read (the minmax index of clickhouse/0021 skips the granules written before it);
  * a trace's newest row is among them whenever any is, so taking each trace's highest there is
- * its live row (`written`: its version). The filter takes the columns read there: name, source, environment, tags, start.
+ * its live row (`written`: its version). The filter takes the columns read there: name,
+ * source, environment, tags, start.
  */
 export const selectChangedTraces = defineQuery({
   name: 'selectChangedTraces',
@@ -36,16 +37,21 @@ export const selectChangedTraces = defineQuery({
   }),
   sql: ({ workspaceId, filter, afterVersion, after, fetch }) => {
     const { where, values } = traceSummaryFilter(filter, { candidates: false });
-    const cursor = after
-      ? 'AND (version > {afterRowVersion:UInt64} OR (version = {afterRowVersion:UInt64} AND trace_id > {afterId:String}))'
-      : '';
+    // A page after a cursor reads only the rows from the cursor's version on: a trace whose live
+    // row is past the cursor has it there, and those whose live row is older were on earlier pages.
+    const [from, cursor] = after
+      ? [
+          'version >= {afterRowVersion:UInt64}',
+          'AND (version > {afterRowVersion:UInt64} OR (version = {afterRowVersion:UInt64} AND trace_id > {afterId:String}))',
+        ]
+      : ['1', ''];
     return {
       values: { ...values, workspaceId, afterVersion, fetch, ...(after && { afterRowVersion: after.version, afterId: after.id }) },
       query: `
         SELECT trace_id, toString(start_time) AS started, toString(end_time) AS ended, source, toString(version) AS written
         FROM (
           SELECT workspace_id, trace_id, name, source, environment, tags, start_time, end_time, version, is_deleted FROM traces
-          WHERE workspace_id = {workspaceId:String} AND version > {afterVersion:UInt64}
+          WHERE workspace_id = {workspaceId:String} AND version > {afterVersion:UInt64} AND ${from}
           ORDER BY version DESC
           LIMIT 1 BY trace_id)
         WHERE ${where} ${cursor}
