@@ -540,6 +540,39 @@ describe('evaluator targets and execution', () => {
     expect((await jobsOf(ev.id)).length).toBe(2);
   });
 
+  it('a summary readable after a higher version was scanned is still judged: the mark stays behind the clock', async () => {
+    const name = uniqueId('late-write');
+    const ev = await judge({ filters: { name } });
+    const [first] = await newTraces(name, 1);
+    expect(await worker.scan()).toBe(1);
+    // Stored now under a version taken 5 s ago (another process's flush, a write replayed after a
+    // crash): below the version of the trace already scanned.
+    const start = new Date(Date.now() - 100).toISOString().replace('T', ' ').replace('Z', '');
+    await ctx.writeClient.insert({
+      table: 'traces',
+      values: [
+        {
+          workspace_id: tenant.workspaceId,
+          trace_id: uniqueId('late-trace'),
+          name,
+          source: 'sdk',
+          status: 'completed',
+          start_time: start,
+          end_time: start,
+          span_count: 1,
+          error_count: 0,
+          version: (BigInt(Date.now() - 5_000) * 1_000_000n).toString(),
+        },
+      ],
+      format: 'JSONEachRow',
+    });
+    const [mark] = await ctx.sql<{ v: string }[]>`select scanned_version::text as v from evaluators where id = ${ev.id}`;
+    expect(BigInt(mark!.v)).toBeLessThanOrEqual(BigInt(Date.now() - 30_000) * 1_000_000n);
+    expect(await worker.scan()).toBe(1);
+    expect((await jobsOf(ev.id)).map((j) => j.traceId)).toContain(first);
+    expect(await jobsOf(ev.id)).toHaveLength(2);
+  });
+
   it('two service instances share the queue: each target judged once', async () => {
     const name = uniqueId('pair');
     const marker = uniqueId('pair-question');
