@@ -81,6 +81,19 @@ describe('evaluator targets and execution', () => {
     );
   }
 
+  /** The root span of a running trace (starting at `start`, lasting `durationMs`), sent with its child and applied. */
+  async function sendRoot(running: ReturnType<typeof trace>, child: ReturnType<typeof span>, start: number, durationMs: number) {
+    const root = span({
+      spanId: 'root',
+      kind: 'agent',
+      startTime: new Date(start).toISOString(),
+      endTime: new Date(start + durationMs).toISOString(),
+      durationMs,
+    });
+    expect((await post(ctx, tenant, [{ ...running, spans: [root, child] }])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
+  }
+
   /** Finished traces named `name`, started now, each asking `question`. */
   function finishedTraces(name: string, count: number, question = 'What is 2 + 2?', extra: object = {}) {
     const now = Date.now();
@@ -326,15 +339,7 @@ describe('evaluator targets and execution', () => {
     for (let i = 0; i < 3; i += 1) after.push(...(await newTraces(name, 50)));
     expect(await worker.scan()).toBe(150);
     expect(await worker.scan()).toBe(0);
-    const root = span({
-      spanId: 'root',
-      kind: 'agent',
-      startTime: new Date(now).toISOString(),
-      endTime: new Date(now + 10).toISOString(),
-      durationMs: 10,
-    });
-    expect((await post(ctx, tenant, [{ ...running, spans: [root, child] }])).json().data.accepted).toBe(1);
-    await ctx.writer.settled();
+    await sendRoot(running, child, now, 10);
     expect(await worker.scan()).toBe(1);
     const jobs = await jobsOf(ev.id);
     expect(new Set(jobs.map((j) => j.traceId))).toEqual(new Set([running.traceId, ...after]));
@@ -503,15 +508,7 @@ describe('evaluator targets and execution', () => {
     expect((await post(ctx, tenant, [running])).json().data.accepted).toBe(1);
     await ctx.writer.settled();
     expect(await worker.scan()).toBe(0);
-    const root = span({
-      spanId: 'root',
-      kind: 'agent',
-      startTime: new Date(now).toISOString(),
-      endTime: new Date(now + 100).toISOString(),
-      durationMs: 100,
-    });
-    expect((await post(ctx, tenant, [{ ...running, spans: [root, child] }])).json().data.accepted).toBe(1);
-    await ctx.writer.settled();
+    await sendRoot(running, child, now, 100);
     expect(await worker.scan()).toBe(1);
     expect((await jobsOf(ev.id)).map((j) => j.traceId)).toEqual([running.traceId]);
   });
