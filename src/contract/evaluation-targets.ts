@@ -49,6 +49,22 @@ export interface FoundTrace {
   source: string;
 }
 
+/** A trace found by what changed in the store, with the version of its summary's last write. */
+export interface ChangedTrace extends FoundTrace {
+  /** The summary's version (an integer as text): every later write of the trace takes a higher one. */
+  version: string;
+}
+
+export interface ChangedTraceFilter {
+  name?: string;
+  tags?: string[];
+  environment?: string;
+  /** Traces that started after this time (ISO): an evaluator takes none older than itself. */
+  startedAfter: string;
+  /** Traces whose summary was last written at a version above this (an integer as text). */
+  changedAfter: string;
+}
+
 export interface EvaluationTraces {
   /**
    * The workspace's traces matching the filter, by start time ascending, at most `limit`, and
@@ -61,6 +77,20 @@ export interface EvaluationTraces {
     limit: number,
     cursor?: string,
   ): Promise<{ traces: FoundTrace[]; next: string | null }>;
+  /**
+   * The workspace's traces matching the filter whose summary was written after `changedAfter`,
+   * by that version ascending (ties by trace id), at most `limit`, and the cursor of the next
+   * page; `cursor` continues a walk of the same filter. A version comes from the writing
+   * process's clock (nanoseconds since the epoch): a write may become readable a little after a
+   * higher version did (another process's flush, a write replayed after a crash), so a caller
+   * that keeps a mark holds it a while behind the clock.
+   */
+  findChangedTraces(
+    workspaceId: string,
+    filter: ChangedTraceFilter,
+    limit: number,
+    cursor?: string,
+  ): Promise<{ traces: ChangedTrace[]; next: string | null }>;
   /** The trace, or undefined when it is gone. */
   readTrace(workspaceId: string, traceId: string): Promise<EvaluationTarget | undefined>;
   /** Many traces at once (a worker's jobs read together); traces gone are absent. */

@@ -81,6 +81,19 @@ describe('evaluator targets and execution', () => {
     );
   }
 
+  /** The root span of a running trace (starting at `start`, lasting `durationMs`), sent with its child and applied. */
+  async function sendRoot(running: ReturnType<typeof trace>, child: ReturnType<typeof span>, start: number, durationMs: number) {
+    const root = span({
+      spanId: 'root',
+      kind: 'agent',
+      startTime: new Date(start).toISOString(),
+      endTime: new Date(start + durationMs).toISOString(),
+      durationMs,
+    });
+    expect((await post(ctx, tenant, [{ ...running, spans: [root, child] }])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
+  }
+
   /** Finished traces named `name`, started now, each asking `question`. */
   function finishedTraces(name: string, count: number, question = 'What is 2 + 2?', extra: object = {}) {
     const now = Date.now();
@@ -326,15 +339,7 @@ describe('evaluator targets and execution', () => {
     for (let i = 0; i < 3; i += 1) after.push(...(await newTraces(name, 50)));
     expect(await worker.scan()).toBe(150);
     expect(await worker.scan()).toBe(0);
-    const root = span({
-      spanId: 'root',
-      kind: 'agent',
-      startTime: new Date(now).toISOString(),
-      endTime: new Date(now + 10).toISOString(),
-      durationMs: 10,
-    });
-    expect((await post(ctx, tenant, [{ ...running, spans: [root, child] }])).json().data.accepted).toBe(1);
-    await ctx.writer.settled();
+    await sendRoot(running, child, now, 10);
     expect(await worker.scan()).toBe(1);
     const jobs = await jobsOf(ev.id);
     expect(new Set(jobs.map((j) => j.traceId))).toEqual(new Set([running.traceId, ...after]));
@@ -487,6 +492,82 @@ describe('evaluator targets and execution', () => {
       const job = jobs.find((j) => j.traceId === traceId)!;
       expect(scores.map((s) => s.id)).toEqual([job.scoreId]);
     }
+  });
+
+  it('a waiting trace whose root arrives later with an earlier start is still judged', async () => {
+    const name = uniqueId('late-root');
+    const ev = await judge({ filters: { name } });
+    const now = Date.now();
+    const child = span({
+      parentSpanId: 'root',
+      startTime: new Date(now + 50).toISOString(),
+      endTime: new Date(now + 60).toISOString(),
+      durationMs: 10,
+    });
+    const running = trace({ name, spans: [child] });
+    expect((await post(ctx, tenant, [running])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
+    expect(await worker.scan()).toBe(0);
+    await sendRoot(running, child, now, 100);
+    expect(await worker.scan()).toBe(1);
+    expect((await jobsOf(ev.id)).map((j) => j.traceId)).toEqual([running.traceId]);
+  });
+
+  it('a trace sent after a later-started one was scanned is still judged', async () => {
+    const name = uniqueId('out-of-order');
+    const ev = await judge({ filters: { name } });
+    const now = Date.now();
+    const at = (start: number) =>
+      trace({
+        name,
+        spans: [
+          span({ kind: 'agent', startTime: new Date(start).toISOString(), endTime: new Date(start + 5).toISOString(), durationMs: 5 }),
+        ],
+      });
+    const later = at(now + 100);
+    const earlier = at(now);
+    expect((await post(ctx, tenant, [later])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
+    // Judged once ended (the delay is 0): the scan runs after the later trace's end.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, now + 110 - Date.now())));
+    expect(await worker.scan()).toBe(1);
+    expect((await post(ctx, tenant, [earlier])).json().data.accepted).toBe(1);
+    await ctx.writer.settled();
+    expect(await worker.scan()).toBe(1);
+    expect((await jobsOf(ev.id)).length).toBe(2);
+  });
+
+  it('a summary readable after a higher version was scanned is still judged: the mark stays behind the clock', async () => {
+    const name = uniqueId('late-write');
+    const ev = await judge({ filters: { name } });
+    const [first] = await newTraces(name, 1);
+    expect(await worker.scan()).toBe(1);
+    // Stored now under a version taken 5 s ago (another process's flush, a write replayed after a
+    // crash): below the version of the trace already scanned.
+    const start = new Date(Date.now() - 100).toISOString().replace('T', ' ').replace('Z', '');
+    await ctx.writeClient.insert({
+      table: 'traces',
+      values: [
+        {
+          workspace_id: tenant.workspaceId,
+          trace_id: uniqueId('late-trace'),
+          name,
+          source: 'sdk',
+          status: 'completed',
+          start_time: start,
+          end_time: start,
+          span_count: 1,
+          error_count: 0,
+          version: (BigInt(Date.now() - 5_000) * 1_000_000n).toString(),
+        },
+      ],
+      format: 'JSONEachRow',
+    });
+    const [mark] = await ctx.sql<{ v: string }[]>`select scanned_version::text as v from evaluators where id = ${ev.id}`;
+    expect(BigInt(mark!.v)).toBeLessThanOrEqual(BigInt(Date.now() - 30_000) * 1_000_000n);
+    expect(await worker.scan()).toBe(1);
+    expect((await jobsOf(ev.id)).map((j) => j.traceId)).toContain(first);
+    expect(await jobsOf(ev.id)).toHaveLength(2);
   });
 
   it('two service instances share the queue: each target judged once', async () => {

@@ -114,7 +114,7 @@ describe('evaluators', () => {
     const second = evaluatorWorkerFor(ctx, { retry: noRetryWait });
     expect(await second.scan()).toBe(0);
     // Found again (two workers scanning at once, a scan start lost): the job's key keeps it queued once.
-    await ctx.sql`update evaluators set scanned_from = scanned_from - interval '1 hour' where id = ${ev.id}`;
+    await ctx.sql`update evaluators set scanned_version = scanned_version - 3600000000000 where id = ${ev.id}`;
     expect(await second.scan()).toBe(0);
     await Promise.all([worker.runOnce(), second.runOnce()]);
     expect(fake.requests.length - before).toBe(1);

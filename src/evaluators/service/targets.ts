@@ -1,5 +1,5 @@
 import type { Sql } from '../../stores/postgres.js';
-import type { EvaluationTraces } from '../../contract/evaluation-targets.js';
+import type { ChangedTrace, EvaluationTraces, FoundTrace } from '../../contract/evaluation-targets.js';
 import type { EvaluationRuns, FoundRunItem } from '../../contract/evaluation-runs.js';
 import { enqueueJobs, type JobTarget } from '../tables/jobs-table.js';
 import type { StoredEvaluator } from '../tables/evaluators-table.js';
@@ -14,15 +14,24 @@ export interface TargetSources {
 /** The source of a judge's own trace: never a target of any evaluator. */
 export const EVALUATOR_TRACE_SOURCE = 'evaluator';
 
-/** One page of an evaluator's targets in a window, oldest first. */
+/**
+ * Where a page of targets is read: a window of start times (run items: record times), or, for
+ * traces and spans, the traces whose summary was written after a version (`changedAfter`) that
+ * started after `startedAfter`. `cursor` continues a walk of the same window.
+ */
+export type TargetWindow =
+  | { after: string; before?: string | undefined; cursor?: string | undefined }
+  | { changedAfter: string; startedAfter: string; cursor?: string | undefined };
+
+/** One page of an evaluator's targets in a window, in the window's order. */
 export interface TargetPage {
   /** Targets finished (and past the evaluator's delay): to be queued. */
   ready: JobTarget[];
-  /** The start (a run item: the record time) of the first target not ready yet that is not abandoned. */
+  /** The position (start or record time, or summary version) of the first target not ready yet that is not abandoned. */
   waitingFrom?: string;
   /** Targets of the window seen but not ready (still running, or inside the delay). */
   unfinished: number;
-  /** The time of the last trace or run item the page read; undefined when it read none. */
+  /** The position (start or record time, or summary version) of the last trace or run item the page read; undefined when it read none. */
   lastSeen?: string;
   /** Where the next page of the same window starts; undefined when this page was the last. */
   next?: string;
@@ -37,20 +46,21 @@ export interface PageOptions {
   limit: number;
 }
 
-/** A page of the evaluator's targets that started (run items: were recorded) after `after` and before `before`. */
+/** A page of the evaluator's targets in the window. */
 export async function findTargets(
   sources: TargetSources,
   evaluator: StoredEvaluator,
-  window: { after: string; before?: string | undefined; cursor?: string | undefined },
+  window: TargetWindow,
   options: PageOptions,
 ): Promise<TargetPage> {
   const { filters, kind } = evaluator.target;
   const page: TargetPage = { ready: [], unfinished: 0 };
-  const notReady = (at: string) => {
+  const notReady = (startedAt: string, position: string) => {
     page.unfinished += 1;
-    if (page.waitingFrom === undefined && Date.parse(at) > options.abandonedBefore) page.waitingFrom = at;
+    if (page.waitingFrom === undefined && Date.parse(startedAt) > options.abandonedBefore) page.waitingFrom = position;
   };
   if (kind === 'runs') {
+    if (!('after' in window)) throw new Error('run items are found by record time');
     const items = await sources.runs.findItems(
       evaluator.workspaceId,
       {
@@ -64,7 +74,7 @@ export async function findTargets(
     for (const item of items) {
       if (Date.parse(item.createdAt) <= options.readyBy)
         page.ready.push({ traceId: item.traceId, runId: item.runId, datasetItemId: item.datasetItemId });
-      else notReady(item.createdAt);
+      else notReady(item.createdAt, item.createdAt);
     }
     const last = items.at(-1);
     page.lastSeen = last?.createdAt;
@@ -72,25 +82,30 @@ export async function findTargets(
       page.next = JSON.stringify({ createdAt: last.createdAt, runId: last.runId, datasetItemId: last.datasetItemId });
     return page;
   }
-  const { traces: found, next } = await sources.traces.findTraces(
-    evaluator.workspaceId,
-    {
-      ...(kind === 'traces' && { name: filters.name }),
-      tags: filters.tags,
-      environment: filters.environment,
-      startedAfter: window.after,
-      startedBefore: window.before,
-    },
-    options.limit,
-    window.cursor,
-  );
+  const common = { ...(kind === 'traces' && { name: filters.name }), tags: filters.tags, environment: filters.environment };
+  const { traces: found, next } =
+    'changedAfter' in window
+      ? await sources.traces.findChangedTraces(
+          evaluator.workspaceId,
+          { ...common, startedAfter: window.startedAfter, changedAfter: window.changedAfter },
+          options.limit,
+          window.cursor,
+        )
+      : await sources.traces.findTraces(
+          evaluator.workspaceId,
+          { ...common, startedAfter: window.after, startedBefore: window.before },
+          options.limit,
+          window.cursor,
+        );
+  const positionOf = (trace: FoundTrace | ChangedTrace) => ('version' in trace ? trace.version : trace.startTime);
   const ready: string[] = [];
   for (const trace of found) {
     if (trace.source === EVALUATOR_TRACE_SOURCE) continue;
     if (trace.endTime !== null && Date.parse(trace.endTime) <= options.readyBy) ready.push(trace.traceId);
-    else notReady(trace.startTime);
+    else notReady(trace.startTime, positionOf(trace));
   }
-  page.lastSeen = found.at(-1)?.startTime;
+  const last = found.at(-1);
+  page.lastSeen = last && positionOf(last);
   if (next !== null) page.next = next;
   if (kind === 'traces') page.ready = ready.map((traceId) => ({ traceId }));
   else

@@ -3,8 +3,9 @@ import type { RecordEvaluationScore } from '../../contract/evaluation-scores.js'
 import {
   selectActiveEvaluators,
   selectEvaluator,
-  selectScannedFrom,
+  selectScanMarks,
   advanceScannedFrom,
+  advanceScannedVersion,
   type StoredEvaluator,
 } from '../tables/evaluators-table.js';
 import { claimDueJob, deferJob, markJobDone, markJobFailed, type ClaimedJob } from '../tables/jobs-table.js';
@@ -43,6 +44,14 @@ const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 /** Traces (or run items) read per page of a scan, and pages per evaluator per round at most. */
 const SCAN_PAGE = 100;
 const SCAN_PAGES = 20;
+/**
+ * How far behind the clock the scan's summary version mark is held at most: a summary becomes
+ * readable a little after its version was taken (a flush in another process, a write parsed
+ * before a later one stored first, one replayed after a crash), so the scan reads the last
+ * half minute's writes again each round rather than step past one of them; the job's key drops
+ * what it finds twice.
+ */
+const SCAN_LOOKBACK_MS = 30_000;
 
 export interface EvaluatorWorkerOptions extends EvaluateDeps, TargetSources {
   sql: Sql;
@@ -60,6 +69,8 @@ export interface EvaluatorWorkerOptions extends EvaluateDeps, TargetSources {
   /** The process's external trace ingest, which the worker yields to while it is busy (`ingest-yield.ts`); absent: never. */
   ingestActivity?: IngestActivity;
   yieldTo?: IngestYieldOptions;
+  /** How far behind the clock the scan's version mark is held at most (SCAN_LOOKBACK_MS). */
+  scanLookbackMs?: number;
 }
 
 export interface EvaluatorWorker {
@@ -91,6 +102,7 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   const now = options.now ?? Date.now;
   // A lease outlasts the slowest job: a provider call's bound, twice over, and a minute for the stores.
   const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 60_000;
+  const lookbackMs = options.scanLookbackMs ?? SCAN_LOOKBACK_MS;
   const inFlight = new Map<string, number>();
   const pace = options.ingestActivity && createIngestYield(options.ingestActivity, options.yieldTo ?? defaultIngestYield, now);
   /** Set while the worker stops: a lane waiting for its turn takes no job. */
@@ -117,9 +129,19 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     },
   };
 
+  /**
+   * A round of the evaluator's scan. Traces and spans are found by what changed in the trace
+   * store: the summaries written after the evaluator's version mark (`scanned_version`), of
+   * traces that started after the evaluator was made, so a trace whose start moved back or that
+   * was stored after a later-started one is still found. Run items by record time (`scanned_from`).
+   */
   async function scanEvaluator(evaluator: StoredEvaluator): Promise<number> {
-    const from = await selectScannedFrom(sql, evaluator.id);
-    if (!from) return 0;
+    const marks = await selectScanMarks(sql, evaluator.id);
+    if (!marks) return 0;
+    const byChange = evaluator.target.kind !== 'runs';
+    const window = byChange
+      ? { changedAfter: marks.scannedVersion, startedAfter: evaluator.createdAt }
+      : { after: marks.scannedFrom.toISOString() };
     let queued = 0;
     let cursor: string | undefined;
     let waitingFrom: string | undefined;
@@ -131,7 +153,7 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       const page = await findTargets(
         options,
         evaluator,
-        { after: from.toISOString(), cursor },
+        { ...window, cursor },
         { readyBy: now() - evaluator.target.delaySeconds * 1000, abandonedBefore: now() - ABANDONED_AFTER_MS, limit: SCAN_PAGE },
       );
       queued += (await queueTargets(sql, evaluator, page.ready)).queued;
@@ -143,9 +165,17 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       cursor = page.next;
     }
     // The next scan starts just before the first target still waiting, else just before the
-    // last one seen: targets sharing its time are found again, and the unique key drops them.
+    // last one seen: targets sharing its position are found again, and the unique key drops them.
     const next = waitingFrom ?? lastSeen;
-    if (next !== undefined) await advanceScannedFrom(sql, evaluator.id, new Date(justBefore(next)));
+    if (next === undefined) return queued;
+    if (!byChange) {
+      await advanceScannedFrom(sql, evaluator.id, new Date(justBefore(next)));
+      return queued;
+    }
+    // A version is the writer's clock in nanoseconds: the mark stays the lookback behind it.
+    const held = BigInt(Math.floor(now() - lookbackMs)) * 1_000_000n;
+    const before = BigInt(next) - 1n;
+    await advanceScannedVersion(sql, evaluator.id, before < held ? before : held);
     return queued;
   }
 

@@ -105,13 +105,22 @@ export async function deleteEvaluator(sql: Sql, workspaceId: string, id: string)
   return rows.length > 0;
 }
 
-/** Where the evaluator's next scan for targets starts. */
-export async function selectScannedFrom(sql: Sql, id: string): Promise<Date | undefined> {
-  const [row] = await sql<{ scannedFrom: Date }[]>`select scanned_from as "scannedFrom" from evaluators where id = ${id}`;
-  return row?.scannedFrom;
+/**
+ * Where the evaluator's next scan for targets starts: the record time of run items
+ * (`scanned_from`), the trace summary version of traces and spans (`scanned_version`, postgres/0016).
+ */
+export async function selectScanMarks(sql: Sql, id: string): Promise<{ scannedFrom: Date; scannedVersion: string } | undefined> {
+  const [row] = await sql<{ scannedFrom: Date; scannedVersion: string }[]>`
+    select scanned_from as "scannedFrom", scanned_version::text as "scannedVersion" from evaluators where id = ${id}`;
+  return row;
 }
 
 /** Moves the scan's start forward only: two workers scanning at once never move it back. */
 export async function advanceScannedFrom(sql: Sql, id: string, to: Date): Promise<void> {
   await sql`update evaluators set scanned_from = greatest(scanned_from, ${to}) where id = ${id}`;
+}
+
+/** Moves the scan's summary version forward only, as `advanceScannedFrom`. */
+export async function advanceScannedVersion(sql: Sql, id: string, to: bigint): Promise<void> {
+  await sql`update evaluators set scanned_version = greatest(scanned_version, ${to.toString()}::bigint) where id = ${id}`;
 }

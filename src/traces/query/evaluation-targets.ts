@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { EvaluationTarget, EvaluationTraces } from '../../contract/evaluation-targets.js';
 import { AppError } from '../../http/wire/errors.js';
@@ -8,6 +9,11 @@ import { traceFiguresReader } from './trace-figures.js';
 import type { StoredSpan } from '../model/schemas.js';
 import { selectSpanDetails } from '../tables/spans-table.js';
 import { groupSpansByTrace, toStoredSpan } from './tree.js';
+import { selectChangedTraces } from '../tables/traces-table-changes.js';
+import { fromStoredTime } from '../model/stored-time.js';
+
+/** A walk's position in the changed traces (made by `findChangedTraces`, never by a client): the last row's version and trace id. */
+const changeCursor = z.object({ version: z.string().regex(/^\d+$/), id: z.string() });
 
 /**
  * What an evaluator reads of a span's input or output: its text when it has one, else the
@@ -69,6 +75,27 @@ export function evaluationTracesOf(clickhouse: ClickHouseClient, limits: QueryLi
       return {
         traces: items.map((t) => ({ traceId: t.traceId, startTime: t.startTime, endTime: t.endTime, source: t.source })),
         next: pagination.nextCursor,
+      };
+    },
+    async findChangedTraces(workspaceId, filter, limit, cursor) {
+      const fetch = Math.min(limit, 100);
+      const rows = await selectChangedTraces(clickhouse, {
+        workspaceId,
+        filter: { name: filter.name, tags: filter.tags, environment: filter.environment, startAfter: filter.startedAfter },
+        afterVersion: filter.changedAfter,
+        after: cursor === undefined ? undefined : changeCursor.parse(JSON.parse(cursor)),
+        fetch,
+      });
+      const last = rows.at(-1);
+      return {
+        traces: rows.map((row) => ({
+          traceId: row.trace_id,
+          startTime: fromStoredTime(row.started),
+          endTime: row.ended === null ? null : fromStoredTime(row.ended),
+          source: row.source,
+          version: row.written,
+        })),
+        next: last && rows.length >= fetch ? JSON.stringify({ version: last.written, id: last.trace_id }) : null,
       };
     },
     async findSpans(workspaceId, traceIds, filter) {
