@@ -63,6 +63,8 @@ export interface ChangedTraceFilter {
   startedAfter: string;
   /** Traces whose summary was last written at a version above this (an integer as text). */
   changedAfter: string;
+  /** Leaves out the traces of this source (a judge's own traces: never targets). */
+  exceptSource?: string;
 }
 
 export interface EvaluationTraces {

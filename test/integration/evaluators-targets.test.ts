@@ -570,6 +570,22 @@ describe('evaluator targets and execution', () => {
     expect(await jobsOf(ev.id)).toHaveLength(2);
   });
 
+  it("a walk that finds nothing its filter takes still moves the mark up to the lookback, and judges' own traces are not read as changes", async () => {
+    const ev = await judge({ filters: { name: uniqueId('never-sent') } });
+    await newTraces(uniqueId('other-name'), 3);
+    const markOf = async () =>
+      BigInt((await ctx.sql<{ v: string }[]>`select scanned_version::text as v from evaluators where id = ${ev.id}`)[0]!.v);
+    const before = await markOf();
+    const scannedAt = Date.now();
+    expect(await worker.scan()).toBe(0);
+    const after = await markOf();
+    // Before this, the mark stayed where it was while nothing matched: each round read every change since.
+    expect(after).toBeGreaterThan(before);
+    expect(after).toBeGreaterThanOrEqual(BigInt(scannedAt - 30_000) * 1_000_000n);
+    expect(after).toBeLessThanOrEqual(BigInt(Date.now() - 30_000) * 1_000_000n);
+    expect(await jobsOf(ev.id)).toHaveLength(0);
+  });
+
   it('two service instances share the queue: each target judged once', async () => {
     const name = uniqueId('pair');
     const marker = uniqueId('pair-question');

@@ -87,7 +87,7 @@ export async function findTargets(
     'changedAfter' in window
       ? await sources.traces.findChangedTraces(
           evaluator.workspaceId,
-          { ...common, startedAfter: window.startedAfter, changedAfter: window.changedAfter },
+          { ...common, startedAfter: window.startedAfter, changedAfter: window.changedAfter, exceptSource: EVALUATOR_TRACE_SOURCE },
           options.limit,
           window.cursor,
         )

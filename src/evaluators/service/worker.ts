@@ -146,6 +146,7 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     let cursor: string | undefined;
     let waitingFrom: string | undefined;
     let lastSeen: string | undefined;
+    let walked = false;
     // Pages until the window ends, at most SCAN_PAGES a round: a busy workspace's new targets
     // are queued as fast as they come, never one page a round (unless ingest is busy: it yields).
     const maxPages = pace?.scanPages(SCAN_PAGES) ?? SCAN_PAGES;
@@ -161,19 +162,29 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       waitingFrom ??= page.waitingFrom;
       // Past a target still waiting the walk goes on (a long trace does not hold up those after
       // it; found again later, they are queued already), but the next scan starts before it.
-      if (page.next === undefined) break;
+      if (page.next === undefined) {
+        walked = true;
+        break;
+      }
       cursor = page.next;
     }
     // The next scan starts just before the first target still waiting, else just before the
     // last one seen: targets sharing its position are found again, and the unique key drops them.
     const next = waitingFrom ?? lastSeen;
-    if (next === undefined) return queued;
     if (!byChange) {
-      await advanceScannedFrom(sql, evaluator.id, new Date(justBefore(next)));
+      if (next !== undefined) await advanceScannedFrom(sql, evaluator.id, new Date(justBefore(next)));
       return queued;
     }
-    // A version is the writer's clock in nanoseconds: the mark stays the lookback behind it.
+    // A version is the writer's clock in nanoseconds: the mark stays the lookback behind it. A
+    // walk that reached the end with nothing waiting read every change up to now: the mark moves
+    // up to the lookback even when no summary matched (else a narrow filter on a busy workspace
+    // would read ever more changes each round).
     const held = BigInt(Math.floor(now() - lookbackMs)) * 1_000_000n;
+    if (waitingFrom === undefined && walked) {
+      await advanceScannedVersion(sql, evaluator.id, held);
+      return queued;
+    }
+    if (next === undefined) return queued;
     const before = BigInt(next) - 1n;
     await advanceScannedVersion(sql, evaluator.id, before < held ? before : held);
     return queued;

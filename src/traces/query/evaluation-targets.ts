@@ -83,6 +83,7 @@ export function evaluationTracesOf(clickhouse: ClickHouseClient, limits: QueryLi
         workspaceId,
         filter: { name: filter.name, tags: filter.tags, environment: filter.environment, startAfter: filter.startedAfter },
         afterVersion: filter.changedAfter,
+        ...(filter.exceptSource !== undefined && { exceptSource: filter.exceptSource }),
         after: cursor === undefined ? undefined : changeCursor.parse(JSON.parse(cursor)),
         fetch,
       });

@@ -25,6 +25,8 @@ export const selectChangedTraces = defineQuery({
     workspaceId,
     filter: traceFilterSchema,
     afterVersion: versionText,
+    /** Leaves out the traces of this source (the evaluators' own). */
+    exceptSource: z.string().optional(),
     after: z.object({ version: versionText, id: z.string() }).optional(),
     fetch: z.number().int().min(1),
   }),
@@ -35,7 +37,7 @@ export const selectChangedTraces = defineQuery({
     source: z.string(),
     written: versionText,
   }),
-  sql: ({ workspaceId, filter, afterVersion, after, fetch }) => {
+  sql: ({ workspaceId, filter, afterVersion, exceptSource, after, fetch }) => {
     const { where, values } = traceSummaryFilter(filter, { candidates: false });
     // A page after a cursor reads only the rows from the cursor's version on: a trace whose live
     // row is past the cursor has it there, and those whose live row is older were on earlier pages.
@@ -45,8 +47,16 @@ export const selectChangedTraces = defineQuery({
           'AND (version > {afterRowVersion:UInt64} OR (version = {afterRowVersion:UInt64} AND trace_id > {afterId:String}))',
         ]
       : ['1', ''];
+    const except = exceptSource === undefined ? '' : 'AND source != {exceptSource:String}';
     return {
-      values: { ...values, workspaceId, afterVersion, fetch, ...(after && { afterRowVersion: after.version, afterId: after.id }) },
+      values: {
+        ...values,
+        workspaceId,
+        afterVersion,
+        fetch,
+        ...(exceptSource !== undefined && { exceptSource }),
+        ...(after && { afterRowVersion: after.version, afterId: after.id }),
+      },
       query: `
         SELECT trace_id, toString(start_time) AS started, toString(end_time) AS ended, source, toString(version) AS written
         FROM (
@@ -54,7 +64,7 @@ export const selectChangedTraces = defineQuery({
           WHERE workspace_id = {workspaceId:String} AND version > {afterVersion:UInt64} AND ${from}
           ORDER BY version DESC
           LIMIT 1 BY trace_id)
-        WHERE ${where} ${cursor}
+        WHERE ${where} ${except} ${cursor}
         ORDER BY version ASC, trace_id ASC
         LIMIT {fetch:UInt32}`,
     };
