@@ -96,11 +96,13 @@ export async function run(args: string[]): Promise<void> {
   console.log('stores open');
   const fake = await startFakeJudge();
   try {
-    const { buildApp, evaluatorWorkerFor } = await import('../src/app.js');
+    const { buildApp, evaluatorWorkerFor, newScoreWriter } = await import('../src/app.js');
     const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
     const sql = stores.postgres.sql;
     const writer = new WriteBatcher(stores.clickhouse.writeClient);
-    const app = await buildApp({ config, sql, clickhouse: stores.clickhouse.client, writer, consoleDir: false });
+    // One score writer, as the service has (src/server.ts): the app's routes and every worker write scores through it.
+    const scoreWriter = newScoreWriter(stores.clickhouse.writeClient);
+    const app = await buildApp({ config, sql, clickhouse: stores.clickhouse.client, writer, scoreWriter, consoleDir: false });
     const headers = { 'x-api-key': await benchWorkspaceKey(sql, 'bench-evaluators') };
     const call = async (method: 'POST' | 'GET', url: string, payload?: object) => {
       const res = await app.inject({ method, url, headers, ...(payload && { payload }) });
@@ -140,7 +142,7 @@ export async function run(args: string[]): Promise<void> {
     }
     console.log('jobs queued');
     const worker = evaluatorWorkerFor(
-      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest, shared: app.evaluation },
+      { config, sql, clickhouse: stores.clickhouse.client, writer, scoreWriter, ingest: app.traceIngest, shared: app.evaluation },
       { concurrency, perWorkspaceConcurrency: concurrency },
     );
     const cpu = process.cpuUsage();
@@ -162,7 +164,7 @@ export async function run(args: string[]): Promise<void> {
     const live = await judge('live');
     await call('POST', `/api/evaluators/${live.id}/pause`);
     const liveWorker = evaluatorWorkerFor(
-      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest, shared: app.evaluation },
+      { config, sql, clickhouse: stores.clickhouse.client, writer, scoreWriter, ingest: app.traceIngest, shared: app.evaluation },
       { concurrency, perWorkspaceConcurrency: concurrency },
     );
     let batch = 0;
@@ -184,7 +186,7 @@ export async function run(args: string[]): Promise<void> {
     };
     // The worker as it was before it yielded, for the same run's comparison: it hears no ingest.
     const fullSpeedWorker = evaluatorWorkerFor(
-      { config, sql, clickhouse: stores.clickhouse.client, writer, ingest: app.traceIngest },
+      { config, sql, clickhouse: stores.clickhouse.client, writer, scoreWriter, ingest: app.traceIngest },
       { concurrency, perWorkspaceConcurrency: concurrency },
     );
     const rates = { without: [] as number[], with: [] as number[], fullSpeed: [] as number[] };
@@ -220,6 +222,7 @@ export async function run(args: string[]): Promise<void> {
     );
     await app.close();
     await writer.close();
+    await scoreWriter.close();
   } finally {
     await fake.close();
     await stores.close();
