@@ -5,9 +5,9 @@ import { createBrowserRouter, Navigate, Outlet, RouterProvider } from 'react-rou
 import { ApiError } from './api/client';
 import { SessionProvider, SignInPage } from './session';
 import { Layout } from './components/Layout';
-import { TracesPage } from './pages/Traces';
-import { TracePage } from './pages/Trace';
-import { PromptsPage } from './pages/Prompts';
+import { TracesPage } from './pages/traces/Traces';
+import { TracePage } from './pages/traces/Trace';
+import { PromptsPage } from './pages/prompts/Prompts';
 import { ErrorState } from './components/states';
 import './styles.css';
 
@@ -46,27 +46,33 @@ const router = createBrowserRouter([
           { path: '/', element: <Navigate to="/traces" replace /> },
           { path: '/traces', element: <TracesPage /> },
           { path: '/traces/:traceId', element: <TracePage /> },
-          { path: '/sessions', lazy: async () => ({ Component: (await import('./pages/Sessions')).SessionsPage }) },
-          { path: '/sessions/:sessionId', lazy: async () => ({ Component: (await import('./pages/Sessions')).SessionPage }) },
-          { path: '/users', lazy: async () => ({ Component: (await import('./pages/Users')).UsersPage }) },
-          { path: '/users/:userId', lazy: async () => ({ Component: (await import('./pages/Users')).UserPage }) },
-          { path: '/dashboard', lazy: async () => ({ Component: (await import('./pages/Dashboard')).DashboardPage }) },
+          { path: '/sessions', lazy: async () => ({ Component: (await import('./pages/traces/Sessions')).SessionsPage }) },
+          { path: '/sessions/:sessionId', lazy: async () => ({ Component: (await import('./pages/traces/Sessions')).SessionPage }) },
+          { path: '/users', lazy: async () => ({ Component: (await import('./pages/traces/Users')).UsersPage }) },
+          { path: '/users/:userId', lazy: async () => ({ Component: (await import('./pages/traces/Users')).UserPage }) },
+          { path: '/dashboard', lazy: async () => ({ Component: (await import('./pages/dashboard/Dashboard')).DashboardPage }) },
           { path: '/prompts', element: <PromptsPage /> },
-          { path: '/prompts/:name', lazy: async () => ({ Component: (await import('./pages/Prompt')).PromptPage }) },
-          { path: '/datasets', lazy: async () => ({ Component: (await import('./pages/Datasets')).DatasetsPage }) },
-          { path: '/datasets/:datasetId', lazy: async () => ({ Component: (await import('./pages/Dataset')).DatasetPage }) },
-          { path: '/datasets/:datasetId/runs/:runId', lazy: async () => ({ Component: (await import('./pages/Run')).RunPage }) },
-          { path: '/datasets/:datasetId/compare', lazy: async () => ({ Component: (await import('./pages/RunCompare')).RunComparePage }) },
-          { path: '/settings/scores', lazy: async () => ({ Component: (await import('./pages/ScoreSettings')).ScoreSettingsPage }) },
-          { path: '/evaluators', lazy: async () => ({ Component: (await import('./pages/Evaluators')).EvaluatorsPage }) },
-          { path: '/evaluators/:id', lazy: async () => ({ Component: (await import('./pages/Evaluators')).EvaluatorPage }) },
-          { path: '/monitors', lazy: async () => ({ Component: (await import('./pages/Monitors')).MonitorsPage }) },
-          { path: '/monitors/:id', lazy: async () => ({ Component: (await import('./pages/Monitors')).MonitorPage }) },
+          { path: '/prompts/:name', lazy: async () => ({ Component: (await import('./pages/prompts/Prompt')).PromptPage }) },
+          { path: '/datasets', lazy: async () => ({ Component: (await import('./pages/datasets/Datasets')).DatasetsPage }) },
+          { path: '/datasets/:datasetId', lazy: async () => ({ Component: (await import('./pages/datasets/Dataset')).DatasetPage }) },
+          { path: '/datasets/:datasetId/runs/:runId', lazy: async () => ({ Component: (await import('./pages/datasets/Run')).RunPage }) },
+          {
+            path: '/datasets/:datasetId/compare',
+            lazy: async () => ({ Component: (await import('./pages/datasets/RunCompare')).RunComparePage }),
+          },
+          {
+            path: '/settings/scores',
+            lazy: async () => ({ Component: (await import('./pages/quality/ScoreSettings')).ScoreSettingsPage }),
+          },
+          { path: '/evaluators', lazy: async () => ({ Component: (await import('./pages/quality/Evaluators')).EvaluatorsPage }) },
+          { path: '/evaluators/:id', lazy: async () => ({ Component: (await import('./pages/quality/Evaluators')).EvaluatorPage }) },
+          { path: '/monitors', lazy: async () => ({ Component: (await import('./pages/operations/Monitors')).MonitorsPage }) },
+          { path: '/monitors/:id', lazy: async () => ({ Component: (await import('./pages/operations/Monitors')).MonitorPage }) },
           {
             path: '/settings/connections',
-            lazy: async () => ({ Component: (await import('./pages/ModelConnections')).ModelConnectionsPage }),
+            lazy: async () => ({ Component: (await import('./pages/quality/ModelConnections')).ModelConnectionsPage }),
           },
-          { path: '/settings/usage', lazy: async () => ({ Component: (await import('./pages/Usage')).UsagePage }) },
+          { path: '/settings/usage', lazy: async () => ({ Component: (await import('./pages/operations/Usage')).UsagePage }) },
           { path: '*', element: <Navigate to="/traces" replace /> },
         ],
       },
