@@ -252,10 +252,14 @@ describe('monitors', () => {
       });
       while ((await worker.runOnce()) > 0);
       expect(receiverA.received).toHaveLength(2);
-      const bodies = receiverA.received.map((r) => {
-        expect(verifySignature(secret, r.body, String(r.headers['x-loupe-signature']), Math.floor(Date.now() / 1000))).toBe(true);
-        return JSON.parse(r.body) as Json;
-      });
+      // Deliveries go out in parallel lanes, so they may arrive in either order; a receiver
+      // orders events by their createdAt.
+      const bodies = receiverA.received
+        .map((r) => {
+          expect(verifySignature(secret, r.body, String(r.headers['x-loupe-signature']), Math.floor(Date.now() / 1000))).toBe(true);
+          return JSON.parse(r.body) as Json;
+        })
+        .sort((x, y) => Date.parse(String(x.createdAt)) - Date.parse(String(y.createdAt)));
       expect(bodies.map((e) => [e.type, e.workspaceId, e.data.monitorId])).toEqual([
         ['monitor.firing', a.workspaceId, m.id],
         ['monitor.resolved', a.workspaceId, m.id],
