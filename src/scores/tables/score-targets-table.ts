@@ -40,6 +40,26 @@ export const scoresOnSessions = (traces: string) => `(
   WHERE workspace_id = {workspaceId:String} AND session_id IN {sessionIds:Array(String)} AND trace_id NOT IN (${traces})
     AND is_deleted = 0)`;
 
+/**
+ * The live traces of some sessions, as `(trace_id, session_id)`: from `session_traces`
+ * (clickhouse/0009), sorted by session and exact under FINAL (a trace moved to another session
+ * leaves a tombstone under its old one), so a session's rows only. `sessions` an array expression.
+ */
+export const sessionsTraces = (sessions: string) => `
+  SELECT trace_id, session_id FROM session_traces FINAL
+  WHERE workspace_id = {workspaceId:String} AND session_id IN ${sessions} AND is_deleted = 0`;
+
+/**
+ * The live traces of some users, as `(trace_id, user_id)`: the summaries of their candidate
+ * traces (`user_traces`, clickhouse/0011, sorted by user: a superset) read by the key, the user
+ * checked on the live summary. `users` an array expression.
+ */
+export const usersTraces = (users: string) => `
+  SELECT trace_id, user_id FROM traces FINAL
+  WHERE workspace_id = {workspaceId:String}
+    AND trace_id IN (SELECT trace_id FROM user_traces WHERE workspace_id = {workspaceId:String} AND user_id IN ${users})
+    AND user_id IN ${users} AND is_deleted = 0`;
+
 /** A score as a trace or a span shows it (contract/trace-scores.ts). */
 export const targetScoreRowSchema = z.object({
   id: z.string(),
@@ -81,7 +101,7 @@ export const selectAveragesOfTraces = defineQuery({
   }),
 });
 
-/** Per user and score name, over the live scores on the user's traces (from the live trace summaries). */
+/** Per user and score name, over the live scores on the user's traces. */
 export const selectAveragesOfUsers = defineQuery({
   name: 'selectAveragesOfUsers',
   params: z.object({ workspaceId, userIds: z.array(z.string()).min(1) }),
@@ -89,9 +109,7 @@ export const selectAveragesOfUsers = defineQuery({
   sql: (values) => ({
     values,
     query: `
-      WITH user_of AS (
-        SELECT trace_id, user_id FROM traces FINAL
-        WHERE workspace_id = {workspaceId:String} AND user_id IN {userIds:Array(String)} AND is_deleted = 0)
+      WITH user_of AS (${usersTraces('{userIds:Array(String)}')})
       SELECT u.user_id AS key, s.name AS name, count() AS n, avg(s.value) AS mean
       FROM ${scoresOnTraces('(SELECT trace_id FROM user_of)')} AS s INNER JOIN user_of AS u ON s.trace_id = u.trace_id
       GROUP BY key, name ORDER BY key, name`,
@@ -99,9 +117,8 @@ export const selectAveragesOfUsers = defineQuery({
 });
 
 /**
- * Per session and score name, over the scores on the session and on its traces (their traces
- * from the live trace summaries): a score on a trace of the session counts for it, and a score
- * naming a session of the page counts for that session.
+ * Per session and score name, over the scores on the session and on its traces: a score naming
+ * a session counts for that session, any other on a trace of the session for it.
  */
 export const selectAveragesOfSessions = defineQuery({
   name: 'selectAveragesOfSessions',
@@ -110,9 +127,7 @@ export const selectAveragesOfSessions = defineQuery({
   sql: (values) => ({
     values,
     query: `
-      WITH session_of AS (
-        SELECT trace_id, session_id FROM traces FINAL
-        WHERE workspace_id = {workspaceId:String} AND session_id IN {sessionIds:Array(String)} AND is_deleted = 0)
+      WITH session_of AS (${sessionsTraces('{sessionIds:Array(String)}')})
       SELECT if(s.session_id != '', s.session_id, t.session_id) AS key, s.name AS name, count() AS n, avg(s.value) AS mean
       FROM ${scoresOnSessions('SELECT trace_id FROM session_of')} AS s
       LEFT JOIN session_of AS t ON s.trace_id = t.trace_id AND s.trace_id != ''

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { insertJsonLines, type ClickHouseClient } from '../../stores/clickhouse.js';
 import { defineQuery } from '../../stores/clickhouse-query.js';
 import { storedTime, workspaceId } from './score-params.js';
-import { scoresOnSessions, scoresOnTraces } from './score-targets-table.js';
+import { scoresOnSessions, scoresOnTraces, sessionsTraces, usersTraces } from './score-targets-table.js';
 
 /**
  * The SQL on `scores` (clickhouse/0013): one row per score id and version, tombstones with
@@ -112,8 +112,8 @@ export const scoreFilterSchema = z.object({
 export type ScoreFilter = z.infer<typeof scoreFilterSchema>;
 
 /**
- * The traces of a session and of a user come from the trace summaries (`traces`, one live row per
- * trace after FINAL, bounded by the workspace); the spans of a prompt version from `spans`, deduplicated
+ * The traces of a session and of a user come from the tables sorted by them (`sessionsTraces`,
+ * `usersTraces` in score-targets-table.ts); the spans of a prompt version from `spans`, deduplicated
  * by LIMIT 1 BY over a narrow column set as the prompt figures do. A span score counts for a prompt
  * version when its span used it, a trace score when its trace holds such a span.
  */
@@ -138,9 +138,8 @@ function scoreFilter(filter: ScoreFilter): { where: string; values: Record<strin
   if (filter.maxValue !== undefined) bind('maxValue', 'value <= {maxValue:Float64}');
   if (filter.from !== undefined) bind('from', "timestamp >= {from:DateTime64(6, 'UTC')}");
   if (filter.to !== undefined) bind('to', "timestamp < {to:DateTime64(6, 'UTC')}");
-  const sessionTraces = `SELECT trace_id FROM traces FINAL
-    WHERE workspace_id = {workspaceId:String} AND session_id = {sessionId:String} AND is_deleted = 0`;
-  const userTraces = `SELECT trace_id FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND user_id = {userId:String} AND is_deleted = 0`;
+  const sessionTraces = `SELECT trace_id FROM (${sessionsTraces('[{sessionId:String}]')})`;
+  const userTraces = `SELECT trace_id FROM (${usersTraces('[{userId:String}]')})`;
   // The session's and the user's conditions, unless the candidates below are theirs already.
   if (filter.sessionId !== undefined && filter.traceId !== undefined)
     bind('sessionId', `(session_id = {sessionId:String} OR trace_id IN (${sessionTraces}))`);
