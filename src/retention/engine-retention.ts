@@ -31,6 +31,7 @@ export const retainedTables: { table: string; expiresAt: string }[] = [
   { table: 'traces', expiresAt: expiresAt('start_time', tombstoneAware) },
   { table: 'scores', expiresAt: expiresAt('timestamp', tombstoneAware) },
   { table: 'score_summary', expiresAt: expiresAt('timestamp', tombstoneAware) },
+  { table: 'score_targets', expiresAt: expiresAt('timestamp', tombstoneAware) },
   { table: 'genai_log_records', expiresAt: expiresAt('time', workspaceLongestDays) },
   { table: 'session_traces', expiresAt: expiresAt('start_time', workspaceLongestDays) },
   { table: 'user_traces', expiresAt: expiresAt('start_time', workspaceLongestDays) },

@@ -1,14 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderClickhouseMigration, splitStatements } from '../../src/stores/clickhouse-ddl.js';
+import type { TraceScoreCondition } from '../../src/contract/trace-scores.js';
 import { VersionClock } from '../../src/scores/model/version-clock.js';
 import { traceScoresOf } from '../../src/scores/service/trace-scores.js';
-import {
-  selectPromptScoreFigures,
-  selectScoreNameFigures,
-  selectScoresOverTime,
-  selectScoreValuesOfTraces,
-} from '../../src/scores/tables/score-summary-table.js';
+import { selectPromptScoreFigures, selectScoreNameFigures, selectScoresOverTime } from '../../src/scores/tables/score-summary-table.js';
+import { selectScoreValuesOfTraces } from '../../src/scores/tables/score-targets-table.js';
 import { insertScoreLines } from '../../src/scores/tables/scores-table.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { post, span, uniqueId } from './traces-fixtures.js';
@@ -192,6 +189,17 @@ afterAll(async () => {
 /** Rows as the engine's JSONEachRow lines, as the score writer's flush inserts them. */
 const jsonLines = (rows: object[]): Buffer => Buffer.from(rows.map((row) => JSON.stringify(row) + '\n').join(''));
 
+/** The traces of this test with a live score matching the condition of the trace list's score filter. */
+async function tracesWhere(condition: TraceScoreCondition) {
+  const part = traceScoresOf(ctx.clickhouse, new VersionClock(), ctx.scoreWriter).traceCondition(condition);
+  const result = await ctx.clickhouse.query({
+    query: `SELECT trace_id FROM (SELECT arrayJoin({all:Array(String)}) AS trace_id) WHERE ${part.sql} ORDER BY trace_id`,
+    query_params: { ...part.values, all: allTraces, workspaceId: tenant.workspaceId },
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ trace_id: string }>()).map((r) => r.trace_id);
+}
+
 async function expectEveryRead() {
   const scores = traceScoresOf(ctx.clickhouse, new VersionClock(), ctx.scoreWriter);
   const workspaceId = tenant.workspaceId;
@@ -209,15 +217,6 @@ async function expectEveryRead() {
   expectAverages(await scores.averagesOfTraces(workspaceId, allTraces), expectedAveragesOf(allTraces));
 
   // The trace list's score condition, numeric range and category.
-  const tracesWhere = async (condition: Parameters<typeof scores.traceCondition>[0]) => {
-    const part = scores.traceCondition(condition);
-    const result = await ctx.clickhouse.query({
-      query: `SELECT trace_id FROM (SELECT arrayJoin({all:Array(String)}) AS trace_id) WHERE ${part.sql} ORDER BY trace_id`,
-      query_params: { ...part.values, all: allTraces, workspaceId },
-      format: 'JSONEachRow',
-    });
-    return (await result.json<{ trace_id: string }>()).map((r) => r.trace_id);
-  };
   const expectedWhere = (match: (s: Live) => boolean) => [...new Set([...live.values()].filter(match).map((s) => s.traceId))].sort();
   for (const [min, max] of [
     [0.9, undefined],
@@ -341,18 +340,24 @@ describe('the score summary', () => {
     expect(await scores.averagesOfTraces(other.workspaceId, ['nothing'])).toEqual(new Map());
   });
 
-  it('gives the same answers once refilled from `scores` by its migration', async () => {
-    const text = readFileSync(new URL('../../clickhouse/0020_score_summary.sql', import.meta.url), 'utf8');
-    const backfill = splitStatements(text).find((s) => s.startsWith('INSERT INTO score_summary'))!;
-    await ctx.clickhouse.command({
-      query: 'ALTER TABLE score_summary DELETE WHERE workspace_id = {workspaceId:String} SETTINGS mutations_sync = 2',
-      query_params: { workspaceId: tenant.workspaceId },
+  it('gives the same answers once both summaries are refilled from `scores` by their migrations', async () => {
+    const backfills = ['0020_score_summary.sql', '0023_score_targets.sql'].map((file) => {
+      const text = readFileSync(new URL(`../../clickhouse/${file}`, import.meta.url), 'utf8');
+      return splitStatements(text).find((s) => /^INSERT INTO score_(summary|targets) /.test(s))!;
     });
-    expect(
-      await traceScoresOf(ctx.clickhouse, new VersionClock(), ctx.scoreWriter).averagesOfTraces(tenant.workspaceId, allTraces),
-    ).toEqual(new Map());
-    for (const statement of renderClickhouseMigration(backfill, { database: 'default' })) {
-      await ctx.clickhouse.command({ query: statement });
+    for (const table of ['score_summary', 'score_targets']) {
+      await ctx.clickhouse.command({
+        query: `ALTER TABLE ${table} DELETE WHERE workspace_id = {workspaceId:String} SETTINGS mutations_sync = 2`,
+        query_params: { workspaceId: tenant.workspaceId },
+      });
+    }
+    const scores = traceScoresOf(ctx.clickhouse, new VersionClock(), ctx.scoreWriter);
+    expect(await scores.averagesOfTraces(tenant.workspaceId, allTraces)).toEqual(new Map());
+    expect(await tracesWhere({ name: 'quality' })).toEqual([]);
+    for (const backfill of backfills) {
+      for (const statement of renderClickhouseMigration(backfill, { database: 'default' })) {
+        await ctx.clickhouse.command({ query: statement });
+      }
     }
     await expectEveryRead();
   });

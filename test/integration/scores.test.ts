@@ -290,9 +290,76 @@ describe('scores and traces', () => {
     expect(await ids('score=relevance&scoreMin=0.5')).toEqual([traces[1], traces[2]].sort());
     expect(await ids('score=relevance&scoreMin=0.5&scoreMax=0.8')).toEqual([traces[2]]);
     expect(await ids('score=verdict&scoreValue=pass')).toEqual([traces[1]]);
+    // Another workspace's scores of the same name never match here, nor ours there.
+    const outsider = await ctx.tenant();
+    await post(ctx, outsider, [{ traceId: traces[0], source: 'sdk', spans: [span({ spanId: 'root' })] }]);
+    await postScores(ctx, outsider, { name: 'relevance', value: 0.99, traceId: traces[0] });
+    expect(await ids('score=relevance&scoreMin=0.95')).toEqual([]);
+    expect(
+      ((await getJson(ctx, outsider, '/api/traces?score=relevance&scoreMin=0.5')).json().data as { traceId: string }[]).map(
+        (t) => t.traceId,
+      ),
+    ).toEqual([traces[0]]);
     const bad = await getJson(ctx, tenant, '/api/traces?scoreMin=1');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.details.issues[0].path).toBe('querystring.scoreMin');
+  });
+
+  it('pages a list filtered by a score in each order: offsets, cursors and totals', async () => {
+    const scored = await ctx.tenant();
+    // Seven traces a minute apart, durations out of start order; five with a `grade` of 0.5 or more.
+    const recent = Date.now() - 3600_000;
+    const traces = [3, 1, 4, 1.5, 5, 9, 2].map((seconds, i) => ({
+      traceId: uniqueId(`p${i}`),
+      start: new Date(recent + i * 60_000).toISOString(),
+      seconds,
+      grade: [0.9, 0.1, 0.6, 0.5, 0.95, 0.2, 0.7][i]!,
+    }));
+    await post(
+      ctx,
+      scored,
+      traces.map((t) => ({
+        traceId: t.traceId,
+        source: 'sdk',
+        spans: [
+          span({
+            spanId: 'root',
+            startTime: t.start,
+            endTime: new Date(Date.parse(t.start) + t.seconds * 1000).toISOString(),
+            durationMs: t.seconds * 1000,
+          }),
+        ],
+      })),
+    );
+    await postScores(ctx, scored, { scores: traces.map((t) => ({ name: 'grade', value: t.grade, traceId: t.traceId, spanId: 'root' })) });
+    const matching = traces.filter((t) => t.grade >= 0.5);
+    const orders = {
+      '-startTime': [...matching].reverse(),
+      startTime: matching,
+      '-durationMs': [...matching].sort((a, b) => b.seconds - a.seconds),
+      durationMs: [...matching].sort((a, b) => a.seconds - b.seconds),
+    };
+    for (const [sort, expected] of Object.entries(orders)) {
+      const base = `/api/traces?score=grade&scoreMin=0.5&sort=${sort}&limit=2`;
+      // Cursor pages: every match once, in order, the first page's total carried along.
+      const walked: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await getJson(ctx, scored, `${base}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(res.statusCode, res.body).toBe(200);
+        const body = res.json();
+        expect(body.meta.pagination.total).toBe(matching.length);
+        walked.push(...(body.data as { traceId: string; scores: Record<string, unknown> }[]).map((t) => t.traceId));
+        cursor = body.meta.pagination.nextCursor;
+      } while (cursor);
+      expect(walked, sort).toEqual(expected.map((t) => t.traceId));
+      // An offset page.
+      const page = (await getJson(ctx, scored, `${base}&offset=3`)).json();
+      expect(page.data.map((t: { traceId: string }) => t.traceId)).toEqual(expected.slice(3, 5).map((t) => t.traceId));
+      expect(page.meta.pagination.total).toBe(matching.length);
+    }
+    const first = (await getJson(ctx, scored, '/api/traces?score=grade&scoreMin=0.5&limit=1')).json().data[0];
+    expect(first.scores).toEqual({ grade: { n: 1, mean: 0.7 } });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ScoreOnTarget } from '../../contract/trace-scores.js';
 import type { Score } from '../api/schemas.js';
-import type { TargetScoreRow } from '../tables/score-summary-table.js';
+import type { TargetScoreRow } from '../tables/score-targets-table.js';
 import type { ScoreRow } from '../tables/scores-table.js';
 import { fromStoredTime } from './stored-time.js';
 

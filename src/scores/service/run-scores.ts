@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { Sql } from '../../stores/postgres.js';
 import type { RunScores, TraceScoreValue } from '../../contract/run-scores.js';
 import { selectScoreConfigsByName } from '../tables/configs-table.js';
-import { selectScoreValuesOfTraces } from '../tables/score-summary-table.js';
+import { selectScoreValuesOfTraces } from '../tables/score-targets-table.js';
 
 /** The label most of `labels` are (a tie: the first in code unit order); null without labels. */
 function mostFrequent(labels: string[]): string | null {

@@ -3,15 +3,14 @@ import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js'
 import { toScoreOnTarget } from '../model/score-shape.js';
 import type { VersionClock } from '../model/version-clock.js';
 import type { ScoreWrites } from './score-writes.js';
+import { selectAveragesOfGroups, traceScoreCondition, traceScoreNames } from '../tables/score-summary-table.js';
 import {
-  selectAveragesOfGroups,
+  selectAveragesOfSessions,
   selectAveragesOfTraces,
   selectAveragesOfUsers,
   selectScoresOfTrace,
-  traceScoreCondition,
-  traceScoreNames,
-} from '../tables/score-summary-table.js';
-import { selectAveragesOfSessions, tombstoneScoresOfTrace } from '../tables/scores-table.js';
+} from '../tables/score-targets-table.js';
+import { tombstoneScoresOfTrace } from '../tables/scores-table.js';
 
 function byKey(rows: { key: string; name: string; n: number; mean: number }[]): Map<string, ScoreAverages> {
   const out = new Map<string, ScoreAverages>();

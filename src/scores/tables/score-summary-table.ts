@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineQuery } from '../../stores/clickhouse-query.js';
-import { averageRow, storedTime, workspaceId } from './scores-table.js';
+import { averageRow, storedTime, workspaceId } from './score-params.js';
 
 /**
  * The SQL on `score_summary` (clickhouse/0020): every row of `scores` copied by a materialized
@@ -9,10 +9,11 @@ import { averageRow, storedTime, workspaceId } from './scores-table.js';
  * under another name or trace). Read with FINAL, tombstones dropped, conditions applied after
  * it: one live row per score, as `scores` gives, so every figure stays exact.
  *
- * It serves the reads by name (the trace list's score filter, a name's figures), by trace (a
- * trace's scores, averages per trace, per user, per stats group) and the prompt comparison:
- * a name is a range of the key and a trace a few granules in each name's range, and the wide
- * reads scan these narrow rows instead of deduplicating `scores` whole.
+ * It serves the reads by name (the trace list's score filter, a name's figures), the wide reads
+ * over many traces (averages per stats group, the traces per name) and the prompt comparison: a
+ * name is a range of the key, and the wide reads scan these narrow rows instead of deduplicating
+ * `scores` whole. The reads of some traces' or sessions' scores go to `score_targets`
+ * (score-targets-table.ts), sorted by trace.
  */
 
 /** The workspace's live summary rows matching `where` (times as stored). Parameters: `workspaceId` and those `where` names. */
@@ -22,63 +23,6 @@ const liveScores = (where: string) => `(
   WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND ${where})`;
 
 const dataType = z.enum(['numeric', 'categorical', 'boolean']);
-
-export const targetScoreRowSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  data_type: dataType,
-  value: z.number(),
-  string_value: z.string(),
-  comment: z.string(),
-  source: z.string(),
-  author_id: z.string(),
-  trace_id: z.string(),
-  span_id: z.string(),
-  timestamp_text: storedTime,
-});
-export type TargetScoreRow = z.infer<typeof targetScoreRowSchema>;
-
-/** The live scores on the traces and their spans, oldest first. */
-export const selectScoresOfTrace = defineQuery({
-  name: 'selectScoresOfTrace',
-  params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
-  row: targetScoreRowSchema,
-  sql: (values) => ({
-    values,
-    query: `SELECT id, name, data_type, value, string_value, comment, source, author_id, trace_id, span_id,
-        toString(timestamp) AS timestamp_text
-      FROM ${liveScores('trace_id IN {traceIds:Array(String)}')} ORDER BY timestamp, id`,
-  }),
-});
-
-/** Per trace and score name, the count and mean of the live scores on the trace or its spans. */
-export const selectAveragesOfTraces = defineQuery({
-  name: 'selectAveragesOfTraces',
-  params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
-  row: averageRow,
-  sql: (values) => ({
-    values,
-    query: `SELECT trace_id AS key, name, count() AS n, avg(value) AS mean FROM ${liveScores('trace_id IN {traceIds:Array(String)}')}
-      GROUP BY key, name ORDER BY key, name`,
-  }),
-});
-
-/** Per user and score name, over the live scores on the user's traces (from the live trace summaries). */
-export const selectAveragesOfUsers = defineQuery({
-  name: 'selectAveragesOfUsers',
-  params: z.object({ workspaceId, userIds: z.array(z.string()).min(1) }),
-  row: averageRow,
-  sql: (values) => ({
-    values,
-    query: `
-      WITH user_of AS (
-        SELECT trace_id, user_id FROM traces FINAL
-        WHERE workspace_id = {workspaceId:String} AND user_id IN {userIds:Array(String)} AND is_deleted = 0)
-      SELECT u.user_id AS key, s.name AS name, count() AS n, avg(s.value) AS mean
-      FROM ${liveScores('trace_id IN (SELECT trace_id FROM user_of)')} AS s INNER JOIN user_of AS u ON s.trace_id = u.trace_id
-      GROUP BY key, name ORDER BY key, name`,
-  }),
-});
 
 /**
  * Per group and score name, over the live scores on the groups' traces and their spans: `groups`
@@ -239,25 +183,5 @@ export const selectScoresOverTime = defineQuery({
       SELECT name, formatDateTime(${interval === 'hour' ? 'toStartOfHour' : 'toStartOfDay'}(timestamp), '%Y-%m-%dT%H:%i:%S.000Z', 'UTC') AS bucket, count() AS n, avg(value) AS mean
       FROM ${liveScores(inWindow(name))}
       GROUP BY name, bucket ORDER BY name, bucket`,
-  }),
-});
-
-/** Per trace and score name, the data type, count and mean of the live scores on the trace or its spans (run items' scores). */
-export const selectScoreValuesOfTraces = defineQuery({
-  name: 'selectScoreValuesOfTraces',
-  params: z.object({ workspaceId, traceIds: z.array(z.string()).min(1) }),
-  row: z.object({
-    trace_id: z.string(),
-    name: z.string(),
-    data_type: dataType,
-    n: z.coerce.number(),
-    mean: z.number(),
-    /** The scores' string values (categories, `true`/`false`, '' for numeric): the alias `data_type` is the aggregate here. */
-    labels: z.array(z.string()),
-  }),
-  sql: (values) => ({
-    values,
-    query: `SELECT trace_id, name, any(data_type) AS data_type, count() AS n, avg(value) AS mean, groupArray(string_value) AS labels
-      FROM ${liveScores('trace_id IN {traceIds:Array(String)}')} GROUP BY trace_id, name ORDER BY trace_id, name`,
   }),
 });

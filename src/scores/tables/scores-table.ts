@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { insertJsonLines, type ClickHouseClient } from '../../stores/clickhouse.js';
 import { defineQuery } from '../../stores/clickhouse-query.js';
+import { storedTime, workspaceId } from './score-params.js';
+import { scoresOnSessions, scoresOnTraces, sessionsTraces, usersTraces } from './score-targets-table.js';
 
 /**
  * The SQL on `scores` (clickhouse/0013): one row per score id and version, tombstones with
@@ -8,26 +10,16 @@ import { defineQuery } from '../../stores/clickhouse-query.js';
  * sees the tombstone that hides an older row).
  *
  * Every read sees each id's newest row only, tombstones dropped, its conditions applied to that
- * row, so an older row of a corrected score never matches. Two ways (`latestScores`):
- * - narrow (some ids, traces or sessions, or a few sessions' or users' traces): the rows that
- *   match, found through the skip indexes, each id's newest of them kept when it is the id's
- *   newest row of all (its maximum version, read from the id and version columns alone by the
- *   sorting key);
- * - wide (a name, a prompt's traces, the whole workspace): `FINAL`, which the sorting key
- *   `(workspace_id, id)` serves by merging the parts in order, the conditions applied after it.
- * (A score's rows lie by id, scattered over the table, so reading every candidate id's rows
- * whole and sorting them, as the first version did, took seconds at a million scores:
- * docs/decisions/100-scores.md.) A score's target is joined when read: a score may arrive before
- * its trace.
- */
+ * row, so an older row of a corrected score never matches (`latestScores`): some ids by the
+ * sorting key `(workspace_id, id)`, every row of those ids read and the newest kept; otherwise
+ * `FINAL`, the conditions applied after it (a name's candidates through its skip index, exact
+ * under FINAL with `use_skip_indexes_if_final_exact_mode`). The scores of some traces, sessions
+ * or users are read from `score_targets` (score-targets-table.ts), sorted by trace. A score's
+ * target is joined when read: a score may arrive before its trace. */
 
 export const scoreColumns =
   'id, name, data_type, value, string_value, comment, metadata, source, environment, trace_id, span_id, session_id, ' +
   'author_id, config_id, eval_trace_id, toString(timestamp) AS timestamp_text, toString(created_at) AS created_at_text';
-
-export const workspaceId = z.string().min(1);
-/** An engine DateTime64(6) as text: 'YYYY-MM-DD hh:mm:ss.ffffff' (UTC). */
-export const storedTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
 
 export const scoreRowSchema = z.object({
   id: z.string(),
@@ -63,19 +55,11 @@ export async function insertScoreLines(clickhouse: ClickHouseClient, lines: Buff
   await insertJsonLines(clickhouse, 'scores', lines);
 }
 
-/** Conditions on a score's newest row; those on ids, traces and sessions skip granules through the indexes. */
+/** Which scores a read of `scores` starts from: some ids (through the key), or those of the filter's name (its skip index). */
 interface Candidates {
-  traceIds?: string[];
-  sessionIds?: string[];
   ids?: string[];
-  /** The parameter holding the score name, when the candidates are of one name. */
-  nameParam?: 'name' | 'scoreName';
-  /** A subquery of trace ids (its parameters bound by the caller). */
-  traceQuery?: string;
-  /** The conditions above joined by OR (a score on one of these sessions or on one of these traces), not AND. */
-  anyOf?: boolean;
-  /** Many scores match (a prompt's traces): read the workspace's scores deduplicated whole. */
-  wide?: boolean;
+  /** The scores of the name in the parameter `name`. */
+  byName?: boolean;
 }
 
 const latestColumns =
@@ -86,27 +70,16 @@ const latestColumns =
  * (times as stored). Parameters: `workspaceId` and those the candidates name.
  */
 export function latestScores(candidates: Candidates): string {
-  const narrow: string[] = [];
-  if (candidates.ids) narrow.push('id IN {ids:Array(String)}');
-  if (candidates.traceIds) narrow.push('trace_id IN {traceIds:Array(String)}');
-  if (candidates.sessionIds) narrow.push('session_id IN {sessionIds:Array(String)}');
-  if (candidates.traceQuery !== undefined) narrow.push(`trace_id IN (${candidates.traceQuery})`);
-  if (candidates.nameParam !== undefined) narrow.push(`name = {${candidates.nameParam}:String}`);
-  const matching = narrow.length === 0 ? '1' : `(${narrow.join(candidates.anyOf ? ' OR ' : ' AND ')})`;
-  if (candidates.wide || narrow.length === 0 || (candidates.nameParam !== undefined && narrow.length === 1)) {
-    return `(SELECT ${latestColumns} FROM scores FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 AND ${matching})`;
+  if (!candidates.ids) {
+    const name = candidates.byName ? 'AND name = {name:String}' : '';
+    return `(SELECT ${latestColumns} FROM scores FINAL WHERE workspace_id = {workspaceId:String} AND is_deleted = 0 ${name})`;
   }
   return `(
     SELECT ${latestColumns} FROM (
       SELECT ${latestColumns}, version, is_deleted FROM scores
-      WHERE workspace_id = {workspaceId:String} AND ${matching}
+      WHERE workspace_id = {workspaceId:String} AND id IN {ids:Array(String)}
       ORDER BY version DESC LIMIT 1 BY id)
-    WHERE is_deleted = 0 AND (id, version) IN (
-      SELECT id, max(version) FROM scores
-      WHERE workspace_id = {workspaceId:String}
-        AND id IN (SELECT id FROM scores WHERE workspace_id = {workspaceId:String} AND ${matching})
-      GROUP BY id)
-  )`;
+    WHERE is_deleted = 0)`;
 }
 
 /** The live scores of these ids (at most a request's worth). */
@@ -139,12 +112,12 @@ export const scoreFilterSchema = z.object({
 export type ScoreFilter = z.infer<typeof scoreFilterSchema>;
 
 /**
- * The traces of a session and of a user come from the trace summaries (`traces`, one live row per
- * trace after FINAL, bounded by the workspace); the spans of a prompt version from `spans`, deduplicated
+ * The traces of a session and of a user come from the tables sorted by them (`sessionsTraces`,
+ * `usersTraces` in score-targets-table.ts); the spans of a prompt version from `spans`, deduplicated
  * by LIMIT 1 BY over a narrow column set as the prompt figures do. A span score counts for a prompt
  * version when its span used it, a trace score when its trace holds such a span.
  */
-function scoreFilter(filter: ScoreFilter): { where: string; values: Record<string, unknown>; candidates: Candidates } {
+function scoreFilter(filter: ScoreFilter): { where: string; values: Record<string, unknown>; candidates: string } {
   const clauses: string[] = [];
   const values: Record<string, unknown> = {};
   const bind = (name: keyof ScoreFilter, clause: string) => {
@@ -165,11 +138,13 @@ function scoreFilter(filter: ScoreFilter): { where: string; values: Record<strin
   if (filter.maxValue !== undefined) bind('maxValue', 'value <= {maxValue:Float64}');
   if (filter.from !== undefined) bind('from', "timestamp >= {from:DateTime64(6, 'UTC')}");
   if (filter.to !== undefined) bind('to', "timestamp < {to:DateTime64(6, 'UTC')}");
-  const sessionTraces = `SELECT trace_id FROM traces FINAL
-    WHERE workspace_id = {workspaceId:String} AND session_id = {sessionId:String} AND is_deleted = 0`;
-  const userTraces = `SELECT trace_id FROM traces FINAL WHERE workspace_id = {workspaceId:String} AND user_id = {userId:String} AND is_deleted = 0`;
-  if (filter.sessionId !== undefined) bind('sessionId', `(session_id = {sessionId:String} OR trace_id IN (${sessionTraces}))`);
-  if (filter.userId !== undefined) bind('userId', `trace_id IN (${userTraces})`);
+  const sessionTraces = `SELECT trace_id FROM (${sessionsTraces('[{sessionId:String}]')})`;
+  const userTraces = `SELECT trace_id FROM (${usersTraces('[{userId:String}]')})`;
+  // The session's and the user's conditions, unless the candidates below are theirs already.
+  if (filter.sessionId !== undefined && filter.traceId !== undefined)
+    bind('sessionId', `(session_id = {sessionId:String} OR trace_id IN (${sessionTraces}))`);
+  if (filter.userId !== undefined && (filter.traceId !== undefined || filter.sessionId !== undefined))
+    bind('userId', `trace_id IN (${userTraces})`);
   if (filter.promptName !== undefined) {
     values.promptName = filter.promptName;
     const version = filter.promptVersion !== undefined ? 'AND prompt_version = {promptVersion:String}' : '';
@@ -181,17 +156,21 @@ function scoreFilter(filter: ScoreFilter): { where: string; values: Record<strin
         ORDER BY version DESC LIMIT 1 BY trace_id, span_id)
       WHERE is_deleted = 0 AND prompt_name = {promptName:String} ${version})`);
   }
-  // The narrowest condition the skip indexes serve picks the candidates: a trace, a session's or a
-  // user's traces (never every score of the workspace), else a name.
-  let candidates: Candidates = {};
+  // The scores of a trace, of a session (and its traces) or of a user's traces are read by their
+  // traces from `score_targets` (sorted by trace: never every score of the workspace); others from
+  // `scores`, a name's candidates through its skip index.
+  let candidates: string;
   if (filter.traceId !== undefined) {
-    candidates = { traceIds: [filter.traceId] };
-    values.traceIds = candidates.traceIds;
+    candidates = scoresOnTraces('{traceIds:Array(String)}');
+    values.traceIds = [filter.traceId];
   } else if (filter.sessionId !== undefined) {
-    candidates = { sessionIds: [filter.sessionId], traceQuery: sessionTraces, anyOf: true };
-    values.sessionIds = candidates.sessionIds;
-  } else if (filter.userId !== undefined) candidates = { traceQuery: userTraces };
-  else if (filter.name !== undefined) candidates = { nameParam: 'name' };
+    candidates = scoresOnSessions(sessionTraces);
+    values.sessionId = filter.sessionId;
+    values.sessionIds = [filter.sessionId];
+  } else if (filter.userId !== undefined) {
+    candidates = scoresOnTraces(`(${userTraces})`);
+    values.userId = filter.userId;
+  } else candidates = latestScores({ byName: filter.name !== undefined });
   return { where: clauses.length ? clauses.join(' AND ') : '1', values, candidates };
 }
 
@@ -215,58 +194,33 @@ export const selectScorePage = defineQuery({
       : '';
     return {
       values: { ...values, workspaceId, fetch, ...(after && { afterTime: after.timestamp, afterId: after.id }) },
-      query: `SELECT ${scoreColumns} FROM ${latestScores(candidates)} WHERE ${where} ${cursor}
+      query: `SELECT ${scoreColumns} FROM ${candidates} WHERE ${where} ${cursor}
         ORDER BY timestamp DESC, id ASC LIMIT {fetch:UInt32}`,
     };
   },
 });
 
-export const averageRow = z.object({ key: z.string(), name: z.string(), n: z.coerce.number(), mean: z.number() });
-
-/**
- * Per session and score name, over the scores on the session and on its traces (their traces
- * from the live trace summaries). A page of sessions reads wide: a page may hold a session of
- * thousands of traces, whose scores are cheaper deduplicated whole than matched by id
- * (bench/scores.ts: 0.8 s against 2.1 s at a million scores, on a busy host).
- */
-export const selectAveragesOfSessions = defineQuery({
-  name: 'selectAveragesOfSessions',
-  params: z.object({ workspaceId, sessionIds: z.array(z.string()).min(1) }),
-  row: averageRow,
-  sql: (values) => ({
-    values,
-    query: `
-      WITH session_of AS (
-        SELECT trace_id, session_id FROM traces FINAL
-        WHERE workspace_id = {workspaceId:String} AND session_id IN {sessionIds:Array(String)} AND is_deleted = 0)
-      SELECT if(s.session_id != '', s.session_id, t.session_id) AS key, s.name AS name, count() AS n, avg(s.value) AS mean
-      FROM ${latestScores({ sessionIds: values.sessionIds, traceQuery: 'SELECT trace_id FROM session_of', anyOf: true, wide: values.sessionIds.length > 1 })} AS s
-      LEFT JOIN session_of AS t ON s.trace_id = t.trace_id AND s.trace_id != ''
-      WHERE key IN {sessionIds:Array(String)}
-      GROUP BY key, name ORDER BY key, name`,
-  }),
-});
-
-/** Tombstones for the live scores matching the candidates (a trace's, or some ids), as one version. */
-async function tombstone(clickhouse: ClickHouseClient, candidates: Candidates, values: Record<string, unknown>) {
+/** Tombstones (one version) of the live scores `live` gives: a subquery with the columns of `scores`. */
+async function tombstone(clickhouse: ClickHouseClient, live: string, values: Record<string, unknown>) {
   await clickhouse.command({
     query: `
       INSERT INTO scores (workspace_id, id, name, data_type, value, string_value, comment, metadata, source, environment, trace_id,
         span_id, session_id, author_id, config_id, eval_trace_id, timestamp, created_at, version, is_deleted)
       SELECT {workspaceId:String}, id, name, data_type, value, string_value, comment, metadata, source, environment, trace_id,
         span_id, session_id, author_id, config_id, eval_trace_id, timestamp, created_at, {version:UInt64}, 1
-      FROM ${latestScores(candidates)}`,
+      FROM ${live}`,
     query_params: values,
   });
 }
 
+/** Tombstones of the trace's live scores (on it and its spans), read by the trace from `score_targets`. */
 export async function tombstoneScoresOfTrace(
   clickhouse: ClickHouseClient,
   params: { workspaceId: string; traceId: string; version: string },
 ) {
-  await tombstone(clickhouse, { traceIds: [params.traceId] }, { ...params, traceIds: [params.traceId] });
+  await tombstone(clickhouse, scoresOnTraces('{traceIds:Array(String)}'), { ...params, traceIds: [params.traceId] });
 }
 
 export async function tombstoneScore(clickhouse: ClickHouseClient, params: { workspaceId: string; id: string; version: string }) {
-  await tombstone(clickhouse, { ids: [params.id] }, { ...params, ids: [params.id] });
+  await tombstone(clickhouse, latestScores({ ids: [params.id] }), { ...params, ids: [params.id] });
 }

@@ -7,7 +7,7 @@ import { selectSearchHits, selectSpanDetails, type SearchHit } from '../tables/s
 import { searchPage } from './search-pages.js';
 import { highlightOf, parseSearch, searchFields, type Highlight } from '../model/search.js';
 import type { TraceFilter } from '../tables/traces-table.js';
-import { selectTraceCount, selectTracePage, traceSorts } from '../tables/traces-table-pages.js';
+import { selectTraceCount, selectTraceItems, selectTraceKeysAndCount, selectTracePage, traceSorts } from '../tables/traces-table-pages.js';
 import { groupSpansByTrace, toTraceListItem } from './tree.js';
 import { unappliedTraces, type PageRow } from '../fresh/unapplied-pages.js';
 import type { WriteBatcher } from '../writer/write-batcher.js';
@@ -100,7 +100,9 @@ export async function listTraces(
     ? await unapplied.page({ ...request, count: !state }, settings)
     : filter.text
       ? await searchPage(clickhouse, workspaceId, { ...request, count: !state }, settings, limits.searchScanFrom)
-      : { rows: await selectTracePage(clickhouse, { workspaceId, ...request }, settings) };
+      : filter.scoreCondition
+        ? await keyedPage(clickhouse, workspaceId, request, settings)
+        : { rows: await selectTracePage(clickhouse, { workspaceId, ...request }, settings) };
   const rows = fetched.rows.slice(0, query.limit);
   const more = fetched.rows.length > query.limit;
 
@@ -145,6 +147,36 @@ export async function listTraces(
     });
   }
   return { items, pagination: { limit: query.limit, offset: query.offset, total, hasMore: more, nextCursor } };
+}
+
+/**
+ * A page of a filter by score: its keys and the filter's count in one statement, which computes
+ * the score condition once (a page and a count statement would each compute it), then the
+ * page's items by key. A trace deleted between the two reads is left out of the page.
+ */
+async function keyedPage(
+  clickhouse: ClickHouseClient,
+  workspaceId: string,
+  request: { filter: TraceFilter; sort: TraceSort; after: { key: string; id: string } | undefined; fetch: number; offset: number },
+  settings: string,
+): Promise<{ rows: PageRow[]; total: number }> {
+  const { filter, sort, after, fetch, offset } = request;
+  const [found] = await selectTraceKeysAndCount(clickhouse, { workspaceId, filter, sort, after, reach: offset + fetch }, settings);
+  const keys = (found?.keys ?? []).slice(offset);
+  const items =
+    keys.length === 0
+      ? new Map<string, string>()
+      : new Map(
+          (await selectTraceItems(clickhouse, { workspaceId, traceIds: keys.map(([id]) => id) }, settings)).map((r) => [
+            r.trace_id,
+            r.item,
+          ]),
+        );
+  const rows = keys.flatMap(([id, k]) => {
+    const item = items.get(id);
+    return item === undefined ? [] : [{ trace_id: id, item, k }];
+  });
+  return { rows, total: found?.total ?? 0 };
 }
 
 /** Each hit's highlight: the first searched text of its first matching span that holds a term. */

@@ -221,6 +221,37 @@ export const selectTraceKeys = defineQuery({
   },
 });
 
+/** An expression whose ascending order is the sort's order (a DateTime64 as its microseconds). */
+function ascendingKey(sort: TraceSort): string {
+  const { key, type, desc } = traceSorts[sort];
+  const value = type.startsWith('DateTime64') ? `toUnixTimestamp64Micro(${key})` : key;
+  return desc ? `-${value}` : value;
+}
+
+/**
+ * In one scan of the filter's summaries: how many it matches (`total`) and the first `reach` of
+ * them in the sort's order after the cursor, as `[trace id, sort key as text]`; their items are
+ * read afterwards by key (`selectTraceItems`). For a filter whose condition is a costly
+ * subquery (a score's: clickhouse/0020), which a page and a count statement would each compute
+ * again. `total` counts the rows after the cursor: only a first page's is the filter's count.
+ */
+export const selectTraceKeysAndCount = defineQuery({
+  name: 'selectTraceKeysAndCount',
+  params: pageParams.omit({ fetch: true }).extend({ reach: z.number().int().min(1) }),
+  row: z.object({ total: z.number(), keys: z.array(z.tuple([z.string(), z.string()])) }),
+  sql: ({ workspaceId, filter, sort, after, reach }) => {
+    const { where, values } = traceSummaryFilter(filter);
+    return {
+      values: { ...values, workspaceId, reach, ...afterValues(after) },
+      query: `
+        SELECT count() AS total,
+          arrayMap(x -> (x.2, x.3), groupArraySorted({reach:UInt32})((${ascendingKey(sort)}, trace_id, toString(${traceSorts[sort].key})))) AS keys
+        FROM traces FINAL
+        WHERE ${where} ${after ? `AND ${afterCursor(sort, after)}` : ''}`,
+    };
+  },
+});
+
 /** The list items of these live traces (a page whose rows a search chose). */
 export const selectTraceItems = defineQuery({
   name: 'selectTraceItems',
