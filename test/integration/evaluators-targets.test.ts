@@ -379,6 +379,37 @@ describe('evaluator targets and execution', () => {
     expect(requestsAsking(marker)).toBe(5);
   });
 
+  it('a worker runs at most its share of lanes for one workspace; jobs claimed together keep to it', async () => {
+    const other = await ctx.tenant();
+    const keyOf = (who: Tenant) => `sk-lanes-${who === tenant ? 'first' : 'second'}-${uniqueId('k')}`;
+    const keys = new Map([tenant, other].map((who) => [who, keyOf(who)]));
+    const name = uniqueId('lanes');
+    const evaluators = [];
+    // The first workspace's jobs are the oldest: a claim that ignored the share would take them all.
+    for (const [who, count] of [
+      [tenant, 8],
+      [other, 3],
+    ] as const) {
+      const conn = await connection(who, { apiKey: keys.get(who) });
+      const ev = await judge({ filters: { name } }, { who, connectionId: conn.id });
+      evaluators.push({ who, ev, count });
+      await newTraces(name, count, 'lanes', who);
+    }
+    const lanes = evaluatorWorkerFor(ctx, { retry: noRetryWait, concurrency: 4, perWorkspaceConcurrency: 2 });
+    await lanes.scan();
+    fake.delayMs = 30;
+    try {
+      await lanes.runOnce();
+    } finally {
+      fake.delayMs = 0;
+    }
+    for (const key of keys.values()) expect(fake.busiest.get(`Bearer ${key}`)).toBeLessThanOrEqual(2);
+    for (const { who, ev, count } of evaluators) {
+      const jobs = await jobsOf(ev.id, who);
+      expect(jobs.map((j) => j.status)).toEqual(Array(count).fill('succeeded'));
+    }
+  });
+
   it("a preview counts against the worker's requests per minute: one limiter per process", async () => {
     // The worker as the service makes it: over the app's ingest, limiter and ingest measure.
     const shared = evaluatorWorkerFor({ ...ctx, ingest: ctx.app.traceIngest, shared: ctx.app.evaluation }, { retry: noRetryWait });
