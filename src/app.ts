@@ -163,7 +163,8 @@ export function evaluationScoreRecorder(stores: ScoreStores): RecordEvaluationSc
     const result = await ingestScores(
       stores,
       writer,
-      scores.map((score) => ({ ...score, source: 'eval' })),
+      scores.map(({ firstWrite: _first, ...score }) => ({ ...score, source: 'eval' })),
+      new Set(scores.flatMap((score) => (score.firstWrite ? [score.id] : []))),
     );
     return scores.map((_, index) => {
       const id = result.ids[index];

@@ -271,6 +271,9 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       traceId: job.traceId,
       ...(job.spanId !== '' && { spanId: job.spanId }),
       ...(outcome.judgeTraceId !== undefined && { evalTraceId: outcome.judgeTraceId }),
+      // A score is written only by its job, and every claim counts an attempt: before the
+      // second, no score of this id exists.
+      firstWrite: job.attempts === 1,
       metadata: {
         evaluatorId: evaluator.id,
         evaluatorVersion: evaluator.version,
