@@ -1,5 +1,5 @@
 /**
- * Evaluators: `npm run bench -- evaluators [--jobs 2000] [--concurrency 32] [--seconds 8] [--phases 2] [--ack log|store]`.
+ * Evaluators: `npm run bench -- evaluators [--jobs 2000] [--concurrency 128] [--seconds 8] [--phases 2] [--ack log|store]`.
  *
  * Embedded stores in a temp directory and a fake OpenAI-compatible server in this process that
  * answers at once (with token usage, so each judge call's trace is priced). The trace and score
@@ -91,7 +91,7 @@ function traceOf(id: string, now: number, spans = 1) {
 
 export async function run(args: string[]): Promise<void> {
   const jobCount = option(args, 'jobs', 2000);
-  const concurrency = option(args, 'concurrency', 32);
+  const concurrency = option(args, 'concurrency', 128);
   const seconds = option(args, 'seconds', 8);
   const phases = option(args, 'phases', 2);
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-evaluators-'));

@@ -59,9 +59,9 @@ export interface EvaluatorWorkerOptions extends EvaluateDeps, TargetSources {
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   retry?: RetryPolicy;
   pollIntervalMs?: number;
-  /** Jobs run at once by this worker, over all workspaces. */
+  /** Jobs run at once by this worker, over all workspaces (default 128). */
   concurrency?: number;
-  /** Jobs of one workspace run at once by this worker, so one busy workspace never holds every lane. */
+  /** Jobs of one workspace run at once by this worker (default 64), so one busy workspace never holds every lane. */
   perWorkspaceConcurrency?: number;
   now?: () => number;
   /** How long a claimed job is held before another worker may take it (its worker is taken as dead). */
@@ -96,9 +96,10 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   const retry = options.retry ?? defaultRetryPolicy;
   const pollIntervalMs = options.pollIntervalMs ?? 2_000;
   // Lanes hold no database connection while a judge answers, and the jobs running at once share
-  // their reads and writes (group commit): many lanes are cheap, and make the batches larger.
-  const concurrency = options.concurrency ?? 32;
-  const perWorkspace = options.perWorkspaceConcurrency ?? 16;
+  // their claims, reads and writes (group commit): many lanes are cheap, make the batches larger,
+  // and keep a replica busy while real judges take seconds (32 lanes and 2 s a call: 16 jobs/s).
+  const concurrency = options.concurrency ?? 128;
+  const perWorkspace = options.perWorkspaceConcurrency ?? 64;
   const now = options.now ?? Date.now;
   // A lease outlasts the slowest job: a provider call's bound, twice over, and a minute for the stores.
   const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 60_000;
