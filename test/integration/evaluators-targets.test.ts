@@ -142,6 +142,8 @@ describe('evaluator targets and execution', () => {
       spanId: string | null;
       evalTraceId: string | null;
       metadata: Record<string, unknown>;
+      value: number;
+      createdAt: string;
     }[];
   const requestsAsking = (marker: string) => fake.requests.filter((r) => JSON.stringify(r.body.messages).includes(marker)).length;
 
@@ -194,6 +196,31 @@ describe('evaluator targets and execution', () => {
     await worker.runOnce();
     const jobs = await jobsOf(ev.id, who);
     expect(jobs.map((j) => j.traceId)).toEqual([traceId]);
+  });
+
+  it('a job run again after its score was written (its worker gone before the end) corrects that score: one score, its first creation time', async () => {
+    const who = await ctx.tenant();
+    const name = uniqueId('again');
+    const ev = await judge({ filters: { name } }, { who });
+    const [traceId] = await newTraces(name, 1, 'What is 2 + 2?', who);
+    const answer = fake.answer;
+    try {
+      fake.answer = { value: 0.5, reasoning: 'first' };
+      await worker.scan();
+      await worker.runOnce();
+      const [first] = await scoresOf(traceId!, who);
+      expect(first).toMatchObject({ value: 0.5 });
+      // As a worker that stopped between the score and the job's end leaves it once its lease is over.
+      await ctx.sql`update evaluator_jobs set status = 'pending', next_attempt_at = now(), finished_at = null where evaluator_id = ${ev.id}`;
+      fake.answer = { value: 0.25, reasoning: 'second' };
+      await worker.runOnce();
+      const scores = await scoresOf(traceId!, who);
+      expect(scores).toHaveLength(1);
+      expect(scores[0]).toMatchObject({ id: first!.id, value: 0.25, createdAt: first!.createdAt });
+      expect((await jobsOf(ev.id, who)).map((j) => [j.status, j.attempts])).toEqual([['succeeded', 2]]);
+    } finally {
+      fake.answer = answer;
+    }
   });
 
   it('a failed judge call is traced too, with its error, and the job names it', async () => {
