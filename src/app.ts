@@ -245,7 +245,7 @@ const judgeTraceOf = (call: JudgeCall) => ({
 
 /**
  * One of each per process, made by the app and handed to its preview and to the worker beside
- * it (server.ts): the count of each model connection's calls (a preview counts against the
+ * it (server.ts): the count of each model connection's calls (kept in PostgreSQL for every instance; a preview counts against the
  * worker's limit), and the rate of external ingest, which the worker yields to.
  */
 export interface EvaluationShared {
@@ -253,8 +253,8 @@ export interface EvaluationShared {
   ingestActivity: IngestActivity;
 }
 
-export const evaluationSharedOf = (): EvaluationShared => ({
-  limiter: createConnectionRateLimiter(),
+export const evaluationSharedOf = (sql: Sql): EvaluationShared => ({
+  limiter: createConnectionRateLimiter(sql),
   ingestActivity: createIngestActivity(),
 });
 
@@ -287,7 +287,7 @@ export function evaluationDepsFor(deps: EvaluationStores): PreviewDeps {
     // The app's ingest prices the judge's span by the workspace's prices; without it, the built-in table.
     recordJudgeTrace: judgeTraceRecorder(judgeIngest),
     checkScore: evaluationScoreChecker(deps.sql),
-    limiter: deps.shared?.limiter ?? createConnectionRateLimiter(),
+    limiter: deps.shared?.limiter ?? createConnectionRateLimiter(deps.sql),
   };
 }
 
@@ -395,7 +395,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Ingest (native and OTLP) prices spans with the workspace's prices, kept in memory.
   const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
   // One rate limiter of model calls and one measure of external ingest for the process.
-  const evaluationShared = evaluationSharedOf();
+  const evaluationShared = evaluationSharedOf(deps.sql);
   app.decorate('evaluation', evaluationShared);
   const ingest = traceIngestOf(
     writer,

@@ -374,11 +374,19 @@ describe('evaluator targets and execution', () => {
     expect((await call('POST', `/api/evaluators/${ev.id}/pause`)).statusCode).toBe(200);
   });
 
-  it("a connection's requests per minute hold across the workers of one process", async () => {
+  it("a connection's requests per minute hold across service instances: two workers, each with a limiter of its own, one budget", async () => {
     let clock = Date.now();
-    const limiter = createConnectionRateLimiter(() => clock);
-    const first = evaluatorWorkerFor(ctx, { retry: noRetryWait, limiter, concurrency: 3 });
-    const second = evaluatorWorkerFor(ctx, { retry: noRetryWait, limiter, concurrency: 3 });
+    // Two instances' limiters: each its own, over the same PostgreSQL.
+    const first = evaluatorWorkerFor(ctx, {
+      retry: noRetryWait,
+      limiter: createConnectionRateLimiter(ctx.sql, () => clock),
+      concurrency: 3,
+    });
+    const second = evaluatorWorkerFor(ctx, {
+      retry: noRetryWait,
+      limiter: createConnectionRateLimiter(ctx.sql, () => clock),
+      concurrency: 3,
+    });
     const conn = await connection(tenant, { requestsPerMinute: 2 });
     expect((await call('GET', `/api/model-connections/${conn.id}`)).json().data.requestsPerMinute).toBe(2);
     const name = uniqueId('limited');
@@ -437,7 +445,7 @@ describe('evaluator targets and execution', () => {
     }
   });
 
-  it("a preview counts against the worker's requests per minute: one limiter per process", async () => {
+  it("a preview counts against the worker's requests per minute: one budget", async () => {
     // The worker as the service makes it: over the app's ingest, limiter and ingest measure.
     const shared = evaluatorWorkerFor({ ...ctx, ingest: ctx.app.traceIngest, shared: ctx.app.evaluation }, { retry: noRetryWait });
     const conn = await connection(tenant, { requestsPerMinute: 2 });
