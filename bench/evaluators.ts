@@ -1,8 +1,10 @@
 /**
- * Evaluators: `npm run bench -- evaluators [--jobs 2000] [--concurrency 32] [--seconds 8] [--phases 2]`.
+ * Evaluators: `npm run bench -- evaluators [--jobs 2000] [--concurrency 128] [--seconds 8] [--phases 2] [--ack log|store]`.
  *
  * Embedded stores in a temp directory and a fake OpenAI-compatible server in this process that
- * answers at once (with token usage, so each judge call's trace is priced).
+ * answers at once (with token usage, so each judge call's trace is priced). The trace and score
+ * writers are the service's (src/server.ts): over their write-ahead logs (`--ack log`, the
+ * service's default), or answering once stored (`--ack store`).
  *
  * 1. Throughput: `--jobs` finished traces, a judge evaluator made after them and backfilled
  *    (one job per trace), then one worker of `--concurrency` lanes drains the queue: jobs per
@@ -28,6 +30,13 @@ function option(args: string[], name: string, fallback: number): number {
   const n = i >= 0 ? Number(args[i + 1]) : fallback;
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number`);
   return n;
+}
+
+function ackOption(args: string[]): 'log' | 'store' {
+  const i = args.indexOf('--ack');
+  const ack = i >= 0 ? args[i + 1] : 'log';
+  if (ack !== 'log' && ack !== 'store') throw new Error('--ack must be log or store');
+  return ack;
 }
 
 /** A judge that answers at once: a fixed structured answer and its usage. */
@@ -82,7 +91,7 @@ function traceOf(id: string, now: number, spans = 1) {
 
 export async function run(args: string[]): Promise<void> {
   const jobCount = option(args, 'jobs', 2000);
-  const concurrency = option(args, 'concurrency', 32);
+  const concurrency = option(args, 'concurrency', 128);
   const seconds = option(args, 'seconds', 8);
   const phases = option(args, 'phases', 2);
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-evaluators-'));
@@ -90,18 +99,21 @@ export async function run(args: string[]): Promise<void> {
   process.env.LOUPE_WEBHOOK_ALLOW_PRIVATE = 'true';
   const { loadConfig } = await import('../src/config.js');
   const { createLogger, openStores, migrate } = await import('../src/server.js');
-  const config = loadConfig({ ...process.env, LOUPE_DATA_DIR: dir, LOG_LEVEL: 'warn' });
-  const stores = await openStores(config, createLogger(config));
+  const ack = ackOption(args);
+  const config = loadConfig({ ...process.env, LOUPE_DATA_DIR: dir, LOG_LEVEL: 'warn', LOUPE_INGEST_ACK: ack });
+  const logger = createLogger(config);
+  const stores = await openStores(config, logger);
   await migrate(config, stores);
   console.log('stores open');
   const fake = await startFakeJudge();
   try {
-    const { buildApp, evaluatorWorkerFor, newScoreWriter } = await import('../src/app.js');
-    const { WriteBatcher } = await import('../src/traces/writer/write-batcher.js');
+    const { buildApp, evaluatorWorkerFor } = await import('../src/app.js');
+    const { openWriter, openScoreWriter } = await import('../src/server.js');
     const sql = stores.postgres.sql;
-    const writer = new WriteBatcher(stores.clickhouse.writeClient);
-    // One score writer, as the service has (src/server.ts): the app's routes and every worker write scores through it.
-    const scoreWriter = newScoreWriter(stores.clickhouse.writeClient);
+    // The trace writer and the one score writer, as the service opens them (src/server.ts): over their
+    // write-ahead logs (LOUPE_INGEST_ACK=log, the default), or with `--ack store` answering once stored.
+    const writer = openWriter(config, stores.clickhouse.writeClient, logger);
+    const scoreWriter = openScoreWriter(config, stores.clickhouse.writeClient, logger);
     const app = await buildApp({ config, sql, clickhouse: stores.clickhouse.client, writer, scoreWriter, consoleDir: false });
     const headers = { 'x-api-key': await benchWorkspaceKey(sql, 'bench-evaluators') };
     const call = async (method: 'POST' | 'GET', url: string, payload?: object) => {

@@ -54,7 +54,7 @@ import { evaluationPromptsOf } from './prompts/service/evaluation-prompts.js';
 import type { CheckEvaluationScore, EvaluationScore, RecordEvaluationScore } from './contract/evaluation-scores.js';
 import { isIssue, resolveScoreValue } from './scores/model/score-rules.js';
 import { selectScoreConfigsByName } from './scores/tables/configs-table.js';
-import type { RecordJudgeTrace } from './contract/judge-traces.js';
+import type { JudgeCall, RecordJudgeTrace } from './contract/judge-traces.js';
 import { evaluationRunsOf } from './datasets/service/evaluation-runs.js';
 import { createConnectionRateLimiter, type ConnectionRateLimiter } from './evaluators/service/rate-limiter.js';
 import type { IngestActivity } from './contract/ingest-activity.js';
@@ -163,7 +163,8 @@ export function evaluationScoreRecorder(stores: ScoreStores): RecordEvaluationSc
     const result = await ingestScores(
       stores,
       writer,
-      scores.map((score) => ({ ...score, source: 'eval' })),
+      scores.map(({ firstWrite: _first, ...score }) => ({ ...score, source: 'eval' })),
+      new Set(scores.flatMap((score) => (score.firstWrite ? [score.id] : []))),
     );
     return scores.map((_, index) => {
       const id = result.ids[index];
@@ -193,47 +194,58 @@ export const evaluationScoreChecker =
  * generation span with the messages, the answer and the tokens, priced by the workspace's
  * prices like any span (cost/pricing.ts).
  */
-export const judgeTraceRecorder =
-  (ingest: TraceIngest): RecordJudgeTrace =>
-  async (workspaceId, call) => {
-    const trace = {
-      traceId: call.traceId,
-      name: call.name,
-      source: EVALUATOR_TRACE_SOURCE,
-      spans: [
-        {
-          spanId: call.traceId.slice(0, 16),
-          name: 'judge',
-          kind: 'llm.chat',
-          model: call.model,
-          provider: call.provider,
-          input: { messages: call.messages },
-          ...(call.output !== undefined && { output: { text: call.output } }),
-          ...(call.inputTokens !== undefined && { inputTokens: call.inputTokens }),
-          ...(call.outputTokens !== undefined && { outputTokens: call.outputTokens }),
-          startTime: call.startTime,
-          endTime: call.endTime,
-          durationMs: Math.max(0, Date.parse(call.endTime) - Date.parse(call.startTime)),
-          status: call.error === undefined ? 'ok' : 'error',
-          ...(call.error !== undefined && { statusMessage: call.error.slice(0, 1000) }),
-          metadata: {
-            evaluatorId: call.evaluatorId,
-            evaluatorVersion: call.evaluatorVersion,
-            jobId: call.jobId,
-            targetTraceId: call.target.traceId,
-            ...(call.target.spanId !== undefined && { targetSpanId: call.target.spanId }),
-          },
-        },
-      ],
-    };
-    const result = await ingestTraces(ingest, workspaceId, [trace]);
-    if (result.accepted !== 1)
-      throw new Error(`the judge's trace was refused: ${result.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
+export function judgeTraceRecorder(ingest: TraceIngest): RecordJudgeTrace {
+  // The calls of a workspace that end while its last ones are being stored go together in the
+  // next ingest (one write for many judges' traces, not one each).
+  const record = groupCommit(async (workspaceId, calls: JudgeCall[]) => {
+    const result = await ingestTraces(ingest, workspaceId, calls.map(judgeTraceOf));
+    return calls.map((_, index) =>
+      result.errors
+        .filter((e) => e.index === index)
+        .map((e) => `${e.path} ${e.message}`)
+        .join('; '),
+    );
+  });
+  return async (workspaceId, call) => {
+    const refused = await record(workspaceId, call);
+    if (refused !== '') throw new Error(`the judge's trace was refused: ${refused}`);
   };
+}
+
+const judgeTraceOf = (call: JudgeCall) => ({
+  traceId: call.traceId,
+  name: call.name,
+  source: EVALUATOR_TRACE_SOURCE,
+  spans: [
+    {
+      spanId: call.traceId.slice(0, 16),
+      name: 'judge',
+      kind: 'llm.chat',
+      model: call.model,
+      provider: call.provider,
+      input: { messages: call.messages },
+      ...(call.output !== undefined && { output: { text: call.output } }),
+      ...(call.inputTokens !== undefined && { inputTokens: call.inputTokens }),
+      ...(call.outputTokens !== undefined && { outputTokens: call.outputTokens }),
+      startTime: call.startTime,
+      endTime: call.endTime,
+      durationMs: Math.max(0, Date.parse(call.endTime) - Date.parse(call.startTime)),
+      status: call.error === undefined ? 'ok' : 'error',
+      ...(call.error !== undefined && { statusMessage: call.error.slice(0, 1000) }),
+      metadata: {
+        evaluatorId: call.evaluatorId,
+        evaluatorVersion: call.evaluatorVersion,
+        jobId: call.jobId,
+        targetTraceId: call.target.traceId,
+        ...(call.target.spanId !== undefined && { targetSpanId: call.target.spanId }),
+      },
+    },
+  ],
+});
 
 /**
  * One of each per process, made by the app and handed to its preview and to the worker beside
- * it (server.ts): the count of each model connection's calls (a preview counts against the
+ * it (server.ts): the count of each model connection's calls (kept in PostgreSQL for every instance; a preview counts against the
  * worker's limit), and the rate of external ingest, which the worker yields to.
  */
 export interface EvaluationShared {
@@ -241,8 +253,8 @@ export interface EvaluationShared {
   ingestActivity: IngestActivity;
 }
 
-export const evaluationSharedOf = (): EvaluationShared => ({
-  limiter: createConnectionRateLimiter(),
+export const evaluationSharedOf = (sql: Sql): EvaluationShared => ({
+  limiter: createConnectionRateLimiter(sql),
   ingestActivity: createIngestActivity(),
 });
 
@@ -275,7 +287,7 @@ export function evaluationDepsFor(deps: EvaluationStores): PreviewDeps {
     // The app's ingest prices the judge's span by the workspace's prices; without it, the built-in table.
     recordJudgeTrace: judgeTraceRecorder(judgeIngest),
     checkScore: evaluationScoreChecker(deps.sql),
-    limiter: deps.shared?.limiter ?? createConnectionRateLimiter(),
+    limiter: deps.shared?.limiter ?? createConnectionRateLimiter(deps.sql),
   };
 }
 
@@ -383,7 +395,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Ingest (native and OTLP) prices spans with the workspace's prices, kept in memory.
   const priceBook = new PriceBook(deps.sql, deps.config.LOUPE_PRICE_CACHE_MS);
   // One rate limiter of model calls and one measure of external ingest for the process.
-  const evaluationShared = evaluationSharedOf();
+  const evaluationShared = evaluationSharedOf(deps.sql);
   app.decorate('evaluation', evaluationShared);
   const ingest = traceIngestOf(
     writer,

@@ -15,6 +15,11 @@ export interface EvaluationScore {
   metadata: Record<string, unknown>;
   /** The judge's trace (source `evaluator`) the score came from: the score's own `evalTraceId`. */
   evalTraceId?: string;
+  /**
+   * No score of this id was ever written (its job's first attempt): the store need not look for
+   * an earlier write whose creation time a correction keeps.
+   */
+  firstWrite?: boolean;
 }
 
 /** Stores the score (source `eval`); answers its id, or why it was refused. */

@@ -142,6 +142,8 @@ describe('evaluator targets and execution', () => {
       spanId: string | null;
       evalTraceId: string | null;
       metadata: Record<string, unknown>;
+      value: number;
+      createdAt: string;
     }[];
   const requestsAsking = (marker: string) => fake.requests.filter((r) => JSON.stringify(r.body.messages).includes(marker)).length;
 
@@ -194,6 +196,31 @@ describe('evaluator targets and execution', () => {
     await worker.runOnce();
     const jobs = await jobsOf(ev.id, who);
     expect(jobs.map((j) => j.traceId)).toEqual([traceId]);
+  });
+
+  it('a job run again after its score was written (its worker gone before the end) corrects that score: one score, its first creation time', async () => {
+    const who = await ctx.tenant();
+    const name = uniqueId('again');
+    const ev = await judge({ filters: { name } }, { who });
+    const [traceId] = await newTraces(name, 1, 'What is 2 + 2?', who);
+    const answer = fake.answer;
+    try {
+      fake.answer = { value: 0.5, reasoning: 'first' };
+      await worker.scan();
+      await worker.runOnce();
+      const [first] = await scoresOf(traceId!, who);
+      expect(first).toMatchObject({ value: 0.5 });
+      // As a worker that stopped between the score and the job's end leaves it once its lease is over.
+      await ctx.sql`update evaluator_jobs set status = 'pending', next_attempt_at = now(), finished_at = null where evaluator_id = ${ev.id}`;
+      fake.answer = { value: 0.25, reasoning: 'second' };
+      await worker.runOnce();
+      const scores = await scoresOf(traceId!, who);
+      expect(scores).toHaveLength(1);
+      expect(scores[0]).toMatchObject({ id: first!.id, value: 0.25, createdAt: first!.createdAt });
+      expect((await jobsOf(ev.id, who)).map((j) => [j.status, j.attempts])).toEqual([['succeeded', 2]]);
+    } finally {
+      fake.answer = answer;
+    }
   });
 
   it('a failed judge call is traced too, with its error, and the job names it', async () => {
@@ -347,11 +374,19 @@ describe('evaluator targets and execution', () => {
     expect((await call('POST', `/api/evaluators/${ev.id}/pause`)).statusCode).toBe(200);
   });
 
-  it("a connection's requests per minute hold across the workers of one process", async () => {
+  it("a connection's requests per minute hold across service instances: two workers, each with a limiter of its own, one budget", async () => {
     let clock = Date.now();
-    const limiter = createConnectionRateLimiter(() => clock);
-    const first = evaluatorWorkerFor(ctx, { retry: noRetryWait, limiter, concurrency: 3 });
-    const second = evaluatorWorkerFor(ctx, { retry: noRetryWait, limiter, concurrency: 3 });
+    // Two instances' limiters: each its own, over the same PostgreSQL.
+    const first = evaluatorWorkerFor(ctx, {
+      retry: noRetryWait,
+      limiter: createConnectionRateLimiter(ctx.sql, () => clock),
+      concurrency: 3,
+    });
+    const second = evaluatorWorkerFor(ctx, {
+      retry: noRetryWait,
+      limiter: createConnectionRateLimiter(ctx.sql, () => clock),
+      concurrency: 3,
+    });
     const conn = await connection(tenant, { requestsPerMinute: 2 });
     expect((await call('GET', `/api/model-connections/${conn.id}`)).json().data.requestsPerMinute).toBe(2);
     const name = uniqueId('limited');
@@ -379,7 +414,38 @@ describe('evaluator targets and execution', () => {
     expect(requestsAsking(marker)).toBe(5);
   });
 
-  it("a preview counts against the worker's requests per minute: one limiter per process", async () => {
+  it('a worker runs at most its share of lanes for one workspace; jobs claimed together keep to it', async () => {
+    const other = await ctx.tenant();
+    const keyOf = (who: Tenant) => `sk-lanes-${who === tenant ? 'first' : 'second'}-${uniqueId('k')}`;
+    const keys = new Map([tenant, other].map((who) => [who, keyOf(who)]));
+    const name = uniqueId('lanes');
+    const evaluators = [];
+    // The first workspace's jobs are the oldest: a claim that ignored the share would take them all.
+    for (const [who, count] of [
+      [tenant, 8],
+      [other, 3],
+    ] as const) {
+      const conn = await connection(who, { apiKey: keys.get(who) });
+      const ev = await judge({ filters: { name } }, { who, connectionId: conn.id });
+      evaluators.push({ who, ev, count });
+      await newTraces(name, count, 'lanes', who);
+    }
+    const lanes = evaluatorWorkerFor(ctx, { retry: noRetryWait, concurrency: 4, perWorkspaceConcurrency: 2 });
+    await lanes.scan();
+    fake.delayMs = 30;
+    try {
+      await lanes.runOnce();
+    } finally {
+      fake.delayMs = 0;
+    }
+    for (const key of keys.values()) expect(fake.busiest.get(`Bearer ${key}`)).toBeLessThanOrEqual(2);
+    for (const { who, ev, count } of evaluators) {
+      const jobs = await jobsOf(ev.id, who);
+      expect(jobs.map((j) => j.status)).toEqual(Array(count).fill('succeeded'));
+    }
+  });
+
+  it("a preview counts against the worker's requests per minute: one budget", async () => {
     // The worker as the service makes it: over the app's ingest, limiter and ingest measure.
     const shared = evaluatorWorkerFor({ ...ctx, ingest: ctx.app.traceIngest, shared: ctx.app.evaluation }, { retry: noRetryWait });
     const conn = await connection(tenant, { requestsPerMinute: 2 });

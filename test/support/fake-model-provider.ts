@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 /**
  * A local fake OpenAI-compatible server: it answers chat completions with the JSON the test
  * sets (and the token usage a provider reports), or with the statuses queued in `failures`
- * first, after `delayMs`.
+ * first, after `delayMs`. `busiest` keeps, per API key, the most requests it held at once.
  */
 export interface FakeProvider {
   url: string;
@@ -13,6 +13,7 @@ export interface FakeProvider {
   failures: number[];
   delayMs: number;
   usage: { prompt_tokens: number; completion_tokens: number };
+  busiest: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -23,10 +24,16 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     failures: [],
     delayMs: 0,
     usage: { prompt_tokens: 120, completion_tokens: 30 },
+    busiest: new Map(),
   };
+  const holding = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
+    const key = String(req.headers.authorization);
+    holding.set(key, (holding.get(key) ?? 0) + 1);
+    fake.busiest.set(key, Math.max(fake.busiest.get(key) ?? 0, holding.get(key)!));
+    res.on('finish', () => holding.set(key, holding.get(key)! - 1));
     req.on('end', () => {
       fake.requests.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
       const failure = fake.failures.shift();

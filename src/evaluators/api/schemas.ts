@@ -29,7 +29,7 @@ export const createModelConnectionBody = z
       .max(100_000)
       .nullable()
       .optional()
-      .meta({ description: 'Calls per minute each service instance makes with this connection; null or absent: no limit' }),
+      .meta({ description: 'Calls per minute the service makes with this connection, over all its instances; null or absent: no limit' }),
   })
   .strict();
 export type CreateModelConnection = z.infer<typeof createModelConnectionBody>;

@@ -92,7 +92,7 @@ async function judgeTarget(
     evaluator.workspaceId,
     judge.connectionId,
   );
-  const deferMs = deps.limiter.take(connection.id, connection.requestsPerMinute);
+  const deferMs = await deps.limiter.take(connection.id, connection.requestsPerMinute);
   if (deferMs > 0) return { ok: false, deferMs };
   const model = judge.model ?? connection.defaultModel;
   const startTime = new Date().toISOString();

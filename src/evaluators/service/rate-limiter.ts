@@ -1,30 +1,20 @@
+import type { Sql } from '../../stores/postgres.js';
+import { takeConnectionCall } from '../tables/connection-calls-table.js';
+
 /**
- * Calls per minute per model connection, counted in this process (every lane of its worker
- * takes from one limiter): a sliding window of the last minute's call times. A job whose
- * connection has no call left is put back until the oldest call leaves the window, without
- * counting an attempt. Each service instance counts its own calls (docs/decisions/107).
+ * Calls per minute per model connection, counted in PostgreSQL so every service instance (and
+ * every lane of its worker, and the preview) takes from one budget: a token bucket of the
+ * connection's `requestsPerMinute` (postgres/0018, decision 114). A job whose connection has no
+ * call left is put back until one is, without counting an attempt. A connection with no limit
+ * costs no statement.
  */
 export interface ConnectionRateLimiter {
   /** Takes a call of the connection's budget: 0 when taken, else the milliseconds until one is free. */
-  take(connectionId: string, perMinute: number | null): number;
+  take(connectionId: string, perMinute: number | null): Promise<number>;
 }
 
-const WINDOW_MS = 60_000;
-
-export function createConnectionRateLimiter(now: () => number = Date.now): ConnectionRateLimiter {
-  const calls = new Map<string, number[]>();
+export function createConnectionRateLimiter(sql: Sql, now: () => number = Date.now): ConnectionRateLimiter {
   return {
-    take(connectionId, perMinute) {
-      if (perMinute === null) return 0;
-      const at = now();
-      const recent = (calls.get(connectionId) ?? []).filter((t) => t > at - WINDOW_MS);
-      if (recent.length >= perMinute) {
-        calls.set(connectionId, recent);
-        return Math.max(1, recent[recent.length - perMinute]! + WINDOW_MS - at);
-      }
-      recent.push(at);
-      calls.set(connectionId, recent);
-      return 0;
-    },
+    take: async (connectionId, perMinute) => (perMinute === null ? 0 : takeConnectionCall(sql, connectionId, perMinute, now())),
   };
 }

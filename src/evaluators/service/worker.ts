@@ -8,7 +8,7 @@ import {
   advanceScannedVersion,
   type StoredEvaluator,
 } from '../tables/evaluators-table.js';
-import { claimDueJob, deferJob, markJobDone, markJobFailed, type ClaimedJob } from '../tables/jobs-table.js';
+import { claimDueJobs, deferJob, markJobsDone, markJobFailed, type ClaimedJob, type JobEnd } from '../tables/jobs-table.js';
 import type { EvaluationTarget } from '../../contract/evaluation-targets.js';
 import { evaluateTarget, scoreValueOf, type EvaluateDeps, type EvaluationOutcome } from './evaluate.js';
 import { findTargets, justBefore, queueTargets, type TargetSources } from './targets.js';
@@ -59,9 +59,9 @@ export interface EvaluatorWorkerOptions extends EvaluateDeps, TargetSources {
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   retry?: RetryPolicy;
   pollIntervalMs?: number;
-  /** Jobs run at once by this worker, over all workspaces. */
+  /** Jobs run at once by this worker, over all workspaces (default 128). */
   concurrency?: number;
-  /** Jobs of one workspace run at once by this worker, so one busy workspace never holds every lane. */
+  /** Jobs of one workspace run at once by this worker (default 64), so one busy workspace never holds every lane. */
   perWorkspaceConcurrency?: number;
   now?: () => number;
   /** How long a claimed job is held before another worker may take it (its worker is taken as dead). */
@@ -96,9 +96,10 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   const retry = options.retry ?? defaultRetryPolicy;
   const pollIntervalMs = options.pollIntervalMs ?? 2_000;
   // Lanes hold no database connection while a judge answers, and the jobs running at once share
-  // their reads and writes (group commit): many lanes are cheap, and make the batches larger.
-  const concurrency = options.concurrency ?? 32;
-  const perWorkspace = options.perWorkspaceConcurrency ?? 16;
+  // their claims, reads and writes (group commit): many lanes are cheap, make the batches larger,
+  // and keep a replica busy while real judges take seconds (32 lanes and 2 s a call: 16 jobs/s).
+  const concurrency = options.concurrency ?? 128;
+  const perWorkspace = options.perWorkspaceConcurrency ?? 64;
   const now = options.now ?? Date.now;
   // A lease outlasts the slowest job: a provider call's bound, twice over, and a minute for the stores.
   const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 60_000;
@@ -113,6 +114,20 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
     return traceIds.map((id) => found.get(id));
   });
   const readTrace = (workspaceId: string, traceId: string) => readTraceOf(workspaceId, traceId);
+  // The lanes that look for a job while a claim is under way are claimed for together in the
+  // next one (one statement for many jobs), each workspace within its room; the jobs claimed
+  // are counted as running before any lane looks again.
+  const claimFor = groupCommit(async (_key, lanes: null[]) => {
+    const jobs = await claimDueJobs(sql, { limit: lanes.length, perWorkspace, running: inFlight, leaseMs });
+    for (const job of jobs) inFlight.set(job.workspaceId, (inFlight.get(job.workspaceId) ?? 0) + 1);
+    return lanes.map((_, i) => jobs[i]);
+  });
+  // The jobs that end while an end is being written are ended together in the next statement.
+  const endJob = groupCommit(async (_key, ends: { job: ClaimedJob; end: JobEnd }[]) => {
+    await markJobsDone(sql, ends);
+    return ends.map(() => undefined);
+  });
+  const markJobDone = (job: ClaimedJob, end: JobEnd) => endJob('', { job, end });
   // What every job of an evaluator reads alike, read once for the jobs of a few seconds: its
   // version's definition, its connection and key (a new key is used within seconds), its prompt.
   const evaluatorOf = shortCache<StoredEvaluator | undefined>(60_000, now);
@@ -225,14 +240,14 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
         ? await evaluatorOf(`${job.evaluatorId}/${job.evaluatorVersion}`, () => selectEvaluator(sql, job.workspaceId, job.evaluatorId))
         : undefined;
     if (!evaluator || evaluator.version !== job.evaluatorVersion) {
-      await markJobDone(sql, job, { status: 'skipped', scoreId: null, note: 'the evaluator changed before the job ran' });
+      await markJobDone(job, { status: 'skipped', scoreId: null, note: 'the evaluator changed before the job ran' });
       return;
     }
     const target = await readTarget(job);
     if (!target) {
       // A run item's trace may be recorded before its spans are stored: waited for like a transient failure.
       if (job.runId !== null) await fail(job, { transient: true, error: 'the trace of the run item is not stored (yet)' });
-      else await markJobDone(sql, job, { status: 'skipped', scoreId: null, note: 'the target is gone' });
+      else await markJobDone(job, { status: 'skipped', scoreId: null, note: 'the target is gone' });
       return;
     }
     let outcome: EvaluationOutcome;
@@ -257,6 +272,9 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       traceId: job.traceId,
       ...(job.spanId !== '' && { spanId: job.spanId }),
       ...(outcome.judgeTraceId !== undefined && { evalTraceId: outcome.judgeTraceId }),
+      // A score is written only by its job, and every claim counts an attempt: before the
+      // second, no score of this id exists.
+      firstWrite: job.attempts === 1,
       metadata: {
         evaluatorId: evaluator.id,
         evaluatorVersion: evaluator.version,
@@ -265,7 +283,7 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
       },
     });
     if ('error' in stored) await fail(job, { transient: false, error: `the score was refused: ${stored.error}`, ...outcome });
-    else await markJobDone(sql, job, { status: 'succeeded', scoreId: stored.id, note: null, judgeTraceId: outcome.judgeTraceId });
+    else await markJobDone(job, { status: 'succeeded', scoreId: stored.id, note: null, judgeTraceId: outcome.judgeTraceId });
   }
 
   /** A failed attempt: retried with a doubling wait while transient and attempts are left, else failed for good. */
@@ -290,10 +308,8 @@ export function createEvaluatorWorker(options: EvaluatorWorkerOptions): Evaluato
   }
 
   async function claimAndRun(): Promise<boolean> {
-    const busy = [...inFlight].filter(([, n]) => n >= perWorkspace).map(([w]) => w);
-    const job = await claimDueJob(sql, busy, leaseMs);
+    const job = await claimFor('', null);
     if (!job) return false;
-    inFlight.set(job.workspaceId, (inFlight.get(job.workspaceId) ?? 0) + 1);
     try {
       await runJob(job);
     } finally {

@@ -59,39 +59,67 @@ export interface ClaimedJob {
 }
 
 /**
- * Claims the oldest due job of a workspace not in `busy` for `leaseMs`: picked with `FOR UPDATE
- * SKIP LOCKED` (two workers never pick one row) and leased by moving its due time past the
- * lease, in one short statement, so no connection is held while the judge answers. A job whose
- * worker died is due again when its lease ends; the attempt is counted at the claim, so a job
- * that kills its worker runs out of attempts like any other. A paused evaluator's jobs wait.
+ * Claims up to `limit` due jobs, oldest first, for `leaseMs`, in one statement: picked with `FOR
+ * UPDATE SKIP LOCKED` (two workers never pick one row) and leased by moving their due time past
+ * the lease, so no connection is held while the judges answer. At most `room` jobs of a
+ * workspace are taken: `perWorkspace` less the jobs of it this worker is running
+ * (`running`); a workspace with none left is not looked at. A job whose worker died is due
+ * again when its lease ends; the attempt is counted at the claim, so a job that kills its
+ * worker runs out of attempts like any other. A paused evaluator's jobs wait.
  */
-export async function claimDueJob(sql: Sql, busy: string[], leaseMs: number): Promise<ClaimedJob | undefined> {
-  const [job] = await sql<ClaimedJob[]>`
-    update evaluator_jobs j
-    set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000}), claim = gen_random_uuid(), attempts = j.attempts + 1
-    where j.id = (
-      select d.id from evaluator_jobs d join evaluators e on e.id = d.evaluator_id and e.status = 'active'
-      where d.status = 'pending' and d.next_attempt_at <= now() and d.workspace_id <> all(${busy}::uuid[])
+export async function claimDueJobs(
+  sql: Sql,
+  claim: { limit: number; perWorkspace: number; running: ReadonlyMap<string, number>; leaseMs: number },
+): Promise<ClaimedJob[]> {
+  const running = Object.fromEntries(claim.running);
+  const full = [...claim.running].filter(([, n]) => n >= claim.perWorkspace).map(([w]) => w);
+  return sql<ClaimedJob[]>`
+    with picked as (
+      select d.id, d.workspace_id, d.next_attempt_at from evaluator_jobs d join evaluators e on e.id = d.evaluator_id and e.status = 'active'
+      where d.status = 'pending' and d.next_attempt_at <= now() and d.workspace_id <> all(${full}::uuid[])
       order by d.next_attempt_at
-      limit 1
-      for update of d skip locked)
+      limit ${claim.limit}
+      for update of d skip locked),
+    chosen as (
+      select id from (
+        select p.id, row_number() over (partition by p.workspace_id order by p.next_attempt_at, p.id) as nth,
+          ${claim.perWorkspace}::int - coalesce((${sql.json(running)}::jsonb ->> p.workspace_id::text)::int, 0) as room
+        from picked p) r
+      where r.nth <= r.room)
+    update evaluator_jobs j
+    set next_attempt_at = now() + make_interval(secs => ${claim.leaseMs / 1000}), claim = gen_random_uuid(), attempts = j.attempts + 1
+    from chosen c
+    where j.id = c.id
     returning j.id, j.claim, j.workspace_id as "workspaceId", j.evaluator_id as "evaluatorId", j.evaluator_version as "evaluatorVersion",
       j.trace_id as "traceId", j.span_id as "spanId", j.run_id as "runId", j.dataset_item_id as "datasetItemId", j.attempts,
       (select e.version from evaluators e where e.id = j.evaluator_id) as "currentVersion"`;
-  return job;
 }
 
 type Claimed = Pick<ClaimedJob, 'id' | 'claim'>;
 
-export async function markJobDone(
-  sql: Sql,
-  job: Claimed,
-  outcome: { status: 'succeeded' | 'skipped'; scoreId: string | null; note: string | null; judgeTraceId?: string | undefined },
-): Promise<void> {
+export interface JobEnd {
+  status: 'succeeded' | 'skipped';
+  scoreId: string | null;
+  note: string | null;
+  judgeTraceId?: string | undefined;
+}
+
+/** Ends jobs (each still held by its claim) in one statement; a job whose claim was taken over is left alone. */
+export async function markJobsDone(sql: Sql, ends: { job: Claimed; end: JobEnd }[]): Promise<void> {
+  if (ends.length === 0) return;
+  const rows = ends.map(({ job, end }) => ({
+    id: job.id,
+    claim: job.claim,
+    status: end.status,
+    score_id: end.scoreId,
+    note: end.note,
+    judge_trace_id: end.judgeTraceId ?? null,
+  }));
   await sql`
-    update evaluator_jobs set status = ${outcome.status}, score_id = ${outcome.scoreId}, last_error = ${outcome.note},
-      finished_at = now(), judge_trace_id = coalesce(${outcome.judgeTraceId ?? null}, judge_trace_id), claim = null
-    where id = ${job.id} and claim = ${job.claim}`;
+    update evaluator_jobs j set status = t.status, score_id = t.score_id, last_error = t.note, finished_at = now(),
+      judge_trace_id = coalesce(t.judge_trace_id, j.judge_trace_id), claim = null
+    from jsonb_to_recordset(${sql.json(rows)}::jsonb) as t(id uuid, claim uuid, status text, score_id text, note text, judge_trace_id text)
+    where j.id = t.id and j.claim = t.claim`;
 }
 
 /** A failed attempt: retried after `retryAfterMs`, or failed for good when it is null. */

@@ -34,7 +34,13 @@ export interface ScoreWriter {
  * higher version that keeps the first write's creation time (from the store, or from a write
  * not yet applied).
  */
-export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, items: unknown[]): Promise<ScoreIngestResult> {
+export async function ingestScores(
+  stores: ScoreStores,
+  writer: ScoreWriter,
+  items: unknown[],
+  /** Ids the caller knows were never written (an evaluator job's first attempt): no earlier creation time is looked for. */
+  newIds: ReadonlySet<string> = new Set(),
+): Promise<ScoreIngestResult> {
   const errors: ScoreIngestResult['errors'] = [];
   const ids: (string | null)[] = items.map(() => null);
   const valid: { index: number; score: ScoreInput }[] = [];
@@ -60,7 +66,7 @@ export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, ite
   });
 
   const configs = await selectScoreConfigsByName(stores.sql, writer.workspaceId, [...new Set(valid.map((v) => v.score.name))]);
-  const sentIds = valid.flatMap((v) => (v.score.id === undefined ? [] : [v.score.id]));
+  const sentIds = valid.flatMap((v) => (v.score.id === undefined || newIds.has(v.score.id) ? [] : [v.score.id]));
   const earlier = sentIds.length === 0 ? new Map<string, string>() : await firstCreatedAt(stores, writer.workspaceId, sentIds);
 
   // The request's time, in its stored form once (a default of every row that names none).
