@@ -66,7 +66,7 @@ import type { ConnectionDeps } from './evaluators/service/connections.js';
 import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
 import type { ScoreStores } from './scores/service/ingest.js';
-import { scoreTarget } from './scores/service/score-writes.js';
+import { scoreTarget, type PendingScore } from './scores/service/score-writes.js';
 import type { ScoreRowToInsert } from './scores/tables/scores-table.js';
 import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
 import { groupCommit } from './stores/group-commit.js';
@@ -295,12 +295,12 @@ export function evaluatorWorkerFor(deps: EvaluationStores, options: Partial<Eval
 }
 
 /** The score writer: the ingest writer's batching, log and retries over the scores' table (docs/decisions/109-score-ingest-through-the-write-path.md). */
-export type ScoreWriter = WriteBatcher<ScoreRowToInsert, ScoreRowToInsert>;
+export type ScoreWriter = WriteBatcher<ScoreRowToInsert, PendingScore>;
 
 /** A score writer over `clickhouse`; with `options.log`, answered once logged. */
 export const newScoreWriter = (
   clickhouse: ClickHouseClient,
-  options: Omit<WriteBatcherOptions<ScoreRowToInsert, ScoreRowToInsert>, 'target'> = {},
+  options: Omit<WriteBatcherOptions<ScoreRowToInsert, PendingScore>, 'target'> = {},
 ): ScoreWriter => new WriteBatcher(clickhouse, { ...options, target: scoreTarget });
 
 /** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
@@ -396,6 +396,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
   // Scores: one version clock per app, so a correction always outranks the score it corrects.
   const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock(), writes: scoreWriter };
+
   const traceScores = traceScoresOf(deps.clickhouse, scoreStores.clock, scoreWriter);
   // Evaluation events (OTLP span events and log records) become scores (source otel) on their
   // spans; OTLP/gRPC (started by server.ts beside the app) takes the same hook from the app.

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { Sql } from '../../stores/postgres.js';
 import { firstIssuePerPath, issuePath } from '../../http/wire/errors.js';
@@ -9,6 +8,7 @@ import type { VersionClock } from '../model/version-clock.js';
 import { selectScoreConfigsByName } from '../tables/configs-table.js';
 import { selectScoresByIds, type ScoreRowToInsert } from '../tables/scores-table.js';
 import { unappliedCreatedAt, type ScoreWrites } from './score-writes.js';
+import { newScoreId } from './score-ids.js';
 
 export interface ScoreStores {
   clickhouse: ClickHouseClient;
@@ -59,7 +59,8 @@ export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, ite
     valid.push({ index, score: parsed.data });
   });
 
-  const configs = await selectScoreConfigsByName(stores.sql, writer.workspaceId, [...new Set(valid.map((v) => v.score.name))]);
+  const names = [...new Set(valid.map((v) => v.score.name))];
+  const configs = await selectScoreConfigsByName(stores.sql, writer.workspaceId, names);
   const sentIds = valid.flatMap((v) => (v.score.id === undefined ? [] : [v.score.id]));
   const earlier = sentIds.length === 0 ? new Map<string, string>() : await firstCreatedAt(stores, writer.workspaceId, sentIds);
 
@@ -72,33 +73,36 @@ export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, ite
       errors.push({ index, id: score.id ?? null, path: `scores.${index}.${resolved.field}`, message: resolved.message });
       continue;
     }
-    const id = score.id ?? randomUUID();
+    const id = score.id ?? newScoreId();
     ids[index] = id;
+    // Empty columns left undefined: the line leaves them out and the engine stores '' (ScoreRowToInsert).
     rows.push({
       workspace_id: writer.workspaceId,
       id,
       name: score.name,
       data_type: resolved.dataType,
       value: resolved.value,
-      string_value: resolved.stringValue,
-      comment: score.comment ?? '',
-      metadata: score.metadata === undefined ? '' : JSON.stringify(score.metadata),
+      string_value: resolved.stringValue || undefined,
+      comment: score.comment || undefined,
+      metadata: score.metadata === undefined ? undefined : JSON.stringify(score.metadata),
       source: score.source ?? writer.defaultSource ?? 'api',
-      environment: score.environment ?? '',
-      trace_id: score.traceId ?? '',
-      span_id: score.spanId ?? '',
-      session_id: score.sessionId ?? '',
+      environment: score.environment,
+      trace_id: score.traceId,
+      span_id: score.spanId,
+      session_id: score.sessionId,
       author_id: writer.authorId,
-      config_id: resolved.configId,
-      eval_trace_id: score.evalTraceId ?? '',
+      config_id: resolved.configId || undefined,
+      eval_trace_id: score.evalTraceId,
       timestamp: score.timestamp === undefined ? now : toStoredTime(score.timestamp),
       created_at: earlier.get(id) ?? now,
       version: stores.clock.next().toString(),
-      is_deleted: 0,
+      is_deleted: undefined,
     });
   }
   if (rows.length > 0)
-    await stores.writes.write(writer.workspaceId, rows, [...new Set(rows.flatMap((row) => (row.trace_id === '' ? [] : [row.trace_id])))]);
+    await stores.writes.write(writer.workspaceId, rows, [
+      ...new Set(rows.flatMap((row) => (row.trace_id === undefined ? [] : [row.trace_id]))),
+    ]);
   errors.sort((a, b) => a.index - b.index);
   return { accepted: rows.length, rejected: items.length - rows.length, ids, errors };
 }

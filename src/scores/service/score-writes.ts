@@ -15,24 +15,31 @@ export interface ScoreWrites {
   /** Waits for the workspace's answered scores not yet applied (with `traceIds`, those on these traces); undefined when none. */
   readable(workspaceId: string, traceIds?: readonly string[]): Promise<void> | undefined;
   /** The workspace's score rows answered and not yet applied; undefined when none. */
-  unapplied(workspaceId: string): { applying: ScoreRowToInsert[]; queued: ScoreRowToInsert[][] } | undefined;
+  unapplied(workspaceId: string): { applying: PendingScore[]; queued: PendingScore[][] } | undefined;
 }
 
 /**
- * The score writer's target (the trace writer's `WriteTarget`): a write keeps its rows and
- * their JSON lines (the log's line is made of the same bytes); a flush inserts its writes'
- * lines in one statement. Versions stay as ingest gave them (the app's version clock), so a
- * write applied again after a crash never outranks a later correction.
+ * What the writer keeps of a score row until its flush, beside the row's line: what a read of
+ * the scores not yet applied needs (a correction's first creation time). Few fields a row, so
+ * the thousands of rows waiting for a flush cost the service's collections little.
  */
+export type PendingScore = Pick<ScoreRowToInsert, 'workspace_id' | 'id' | 'created_at'>;
+
 /** A write the score writer took, as its flush sees it. */
 interface ScoreWrite {
-  rows: ScoreRowToInsert[];
+  rows: PendingScore[];
   lines: Buffer;
 }
 
+/**
+ * The score writer's target (the trace writer's `WriteTarget`): a write keeps its rows' pending
+ * fields and their JSON lines (the log's line is made of the same bytes); a flush inserts its
+ * writes' lines in one statement. Versions stay as ingest gave them (the app's version clock),
+ * so a write applied again after a crash never outranks a later correction.
+ */
 export const scoreTarget = {
   pendingOf: (rows: readonly ScoreRowToInsert[]) => ({
-    rows: [...rows],
+    rows: rows.map(({ workspace_id, id, created_at }): PendingScore => ({ workspace_id, id, created_at })),
     lines: Buffer.from(rows.map((row) => JSON.stringify(row)).join('\n'), 'utf8'),
   }),
   flushOf: <W extends ScoreWrite>(writes: W[], applied: bigint) => ({
