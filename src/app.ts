@@ -67,6 +67,7 @@ import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
 import type { ScoreStores } from './scores/service/ingest.js';
 import { scoreTarget, type PendingScore } from './scores/service/score-writes.js';
+import { createScoreConfigCache } from './scores/service/config-cache.js';
 import type { ScoreRowToInsert } from './scores/tables/scores-table.js';
 import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
 import { groupCommit } from './stores/group-commit.js';
@@ -395,8 +396,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('traceIngest', ingest);
   const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
   // Scores: one version clock per app, so a correction always outranks the score it corrects.
-  const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock(), writes: scoreWriter };
-
+  const scoreStores = {
+    clickhouse: deps.clickhouse,
+    sql: deps.sql,
+    clock: new VersionClock(),
+    writes: scoreWriter,
+    configs: createScoreConfigCache(deps.sql, {
+      ttlMs: deps.config.LOUPE_CREDENTIAL_CACHE_MS,
+      onListenError: (error) =>
+        app.log.warn({ err: error }, 'cannot LISTEN for score config changes: configs are read on every score request'),
+    }),
+  };
   const traceScores = traceScoresOf(deps.clickhouse, scoreStores.clock, scoreWriter);
   // Evaluation events (OTLP span events and log records) become scores (source otel) on their
   // spans; OTLP/gRPC (started by server.ts beside the app) takes the same hook from the app.

@@ -9,6 +9,7 @@ import { selectScoreConfigsByName } from '../tables/configs-table.js';
 import { selectScoresByIds, type ScoreRowToInsert } from '../tables/scores-table.js';
 import { unappliedCreatedAt, type ScoreWrites } from './score-writes.js';
 import { newScoreId } from './score-ids.js';
+import type { ScoreConfigCache } from './config-cache.js';
 
 export interface ScoreStores {
   clickhouse: ClickHouseClient;
@@ -16,6 +17,8 @@ export interface ScoreStores {
   clock: VersionClock;
   /** The score writer (score-writes.ts): ingest hands it the rows, reads wait for what it has not applied. */
   writes: ScoreWrites;
+  /** The configs kept in memory (config-cache.ts); without it, each request reads those of its names. */
+  configs?: ScoreConfigCache;
 }
 
 export interface ScoreWriter {
@@ -60,7 +63,9 @@ export async function ingestScores(stores: ScoreStores, writer: ScoreWriter, ite
   });
 
   const names = [...new Set(valid.map((v) => v.score.name))];
-  const configs = await selectScoreConfigsByName(stores.sql, writer.workspaceId, names);
+  const configs = await (stores.configs
+    ? stores.configs.byName(writer.workspaceId, names)
+    : selectScoreConfigsByName(stores.sql, writer.workspaceId, names));
   const sentIds = valid.flatMap((v) => (v.score.id === undefined ? [] : [v.score.id]));
   const earlier = sentIds.length === 0 ? new Map<string, string>() : await firstCreatedAt(stores, writer.workspaceId, sentIds);
 
