@@ -66,7 +66,7 @@ import type { ConnectionDeps } from './evaluators/service/connections.js';
 import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
 import type { ScoreStores } from './scores/service/ingest.js';
-import { scoreTarget, type PendingScore } from './scores/service/score-writes.js';
+import { scoreTarget, scoreWriterBounds, type PendingScore } from './scores/service/score-writes.js';
 import { createScoreConfigCache } from './scores/service/config-cache.js';
 import type { ScoreRowToInsert } from './scores/tables/scores-table.js';
 import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
@@ -302,7 +302,7 @@ export type ScoreWriter = WriteBatcher<ScoreRowToInsert, PendingScore>;
 export const newScoreWriter = (
   clickhouse: ClickHouseClient,
   options: Omit<WriteBatcherOptions<ScoreRowToInsert, PendingScore>, 'target'> = {},
-): ScoreWriter => new WriteBatcher(clickhouse, { ...options, target: scoreTarget });
+): ScoreWriter => new WriteBatcher(clickhouse, { ...scoreWriterBounds, ...options, target: scoreTarget });
 
 /** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
 export const maxPathParamLength = 512;

@@ -25,6 +25,15 @@ export interface ScoreWrites {
  */
 export type PendingScore = Pick<ScoreRowToInsert, 'workspace_id' | 'id' | 'created_at'>;
 
+/**
+ * The score writer's bounds, the trace writer's (8,000 rows a flush, 20,000 waiting) taken as
+ * bytes: a score's line is about 400 bytes, a span's several kilobytes, so five times the rows
+ * hold about what the trace writer holds, in the engine's memory for a flush and in the service's
+ * while they wait. With the trace writer's counts, a burst of requests of 1,000 scores waited for
+ * room after 20 requests, and each flush of 8,000 made two parts (`scores`, `score_summary`) to merge.
+ */
+export const scoreWriterBounds = { maxRows: 40_000, maxBacklogRows: 100_000 };
+
 /** A write the score writer took, as its flush sees it. */
 interface ScoreWrite {
   rows: PendingScore[];
