@@ -66,7 +66,8 @@ import type { ConnectionDeps } from './evaluators/service/connections.js';
 import { createSecretBox } from './evaluators/model/secret-box.js';
 import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOptions } from './evaluators/service/worker.js';
 import type { ScoreStores } from './scores/service/ingest.js';
-import { scoreTarget } from './scores/service/score-writes.js';
+import { scoreTarget, scoreWriterBounds, type PendingScore } from './scores/service/score-writes.js';
+import { createScoreConfigCache } from './scores/service/config-cache.js';
 import type { ScoreRowToInsert } from './scores/tables/scores-table.js';
 import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
 import { groupCommit } from './stores/group-commit.js';
@@ -307,13 +308,13 @@ export function evaluatorWorkerFor(deps: EvaluationStores, options: Partial<Eval
 }
 
 /** The score writer: the ingest writer's batching, log and retries over the scores' table (docs/decisions/109-score-ingest-through-the-write-path.md). */
-export type ScoreWriter = WriteBatcher<ScoreRowToInsert, ScoreRowToInsert>;
+export type ScoreWriter = WriteBatcher<ScoreRowToInsert, PendingScore>;
 
 /** A score writer over `clickhouse`; with `options.log`, answered once logged. */
 export const newScoreWriter = (
   clickhouse: ClickHouseClient,
-  options: Omit<WriteBatcherOptions<ScoreRowToInsert, ScoreRowToInsert>, 'target'> = {},
-): ScoreWriter => new WriteBatcher(clickhouse, { ...options, target: scoreTarget });
+  options: Omit<WriteBatcherOptions<ScoreRowToInsert, PendingScore>, 'target'> = {},
+): ScoreWriter => new WriteBatcher(clickhouse, { ...scoreWriterBounds, ...options, target: scoreTarget });
 
 /** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
 export const maxPathParamLength = 512;
@@ -407,7 +408,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('traceIngest', ingest);
   const keys = deps.keys ?? credentialCacheFor(deps.sql, deps.config, app.log);
   // Scores: one version clock per app, so a correction always outranks the score it corrects.
-  const scoreStores = { clickhouse: deps.clickhouse, sql: deps.sql, clock: new VersionClock(), writes: scoreWriter };
+  const scoreStores = {
+    clickhouse: deps.clickhouse,
+    sql: deps.sql,
+    clock: new VersionClock(),
+    writes: scoreWriter,
+    configs: createScoreConfigCache(deps.sql, {
+      ttlMs: deps.config.LOUPE_CREDENTIAL_CACHE_MS,
+      onListenError: (error) =>
+        app.log.warn({ err: error }, 'cannot LISTEN for score config changes: configs are read on every score request'),
+    }),
+  };
   const traceScores = traceScoresOf(deps.clickhouse, scoreStores.clock, scoreWriter);
   // Evaluation events (OTLP span events and log records) become scores (source otel) on their
   // spans; OTLP/gRPC (started by server.ts beside the app) takes the same hook from the app.

@@ -13,6 +13,7 @@ import type { WriteBatcherOptions } from '../../src/traces/writer/write-batcher-
 import { IngestLog } from '../../src/traces/writer/ingest-log.js';
 import { openTestStores, type TestStores } from './stores.js';
 import type { ScoreRowToInsert } from '../../src/scores/tables/scores-table.js';
+import type { PendingScore } from '../../src/scores/service/score-writes.js';
 
 export interface Tenant {
   organizationId: string;
@@ -49,7 +50,7 @@ export interface TestContextOptions {
   /** The writer's other options (flush sizes, intervals). */
   writer?: Omit<WriteBatcherOptions, 'log'>;
   /** The score writer's other options (flush sizes, intervals). */
-  scoreWriter?: Omit<WriteBatcherOptions<ScoreRowToInsert, ScoreRowToInsert>, 'log' | 'target'>;
+  scoreWriter?: Omit<WriteBatcherOptions<ScoreRowToInsert, PendingScore>, 'log' | 'target'>;
 }
 
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {

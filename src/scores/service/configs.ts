@@ -2,11 +2,13 @@ import type { Sql } from '../../stores/postgres.js';
 import { AppError, notFound, validationError } from '../../http/wire/errors.js';
 import { configFieldIssues, type CreateScoreConfig, type ScoreConfig, type UpdateScoreConfig } from '../api/config-schemas.js';
 import * as table from '../tables/configs-table.js';
+import { scoreConfigsChanged } from './config-cache.js';
 
-/** CRUD of score configs; a name is unique in its workspace (409 on a second). */
+/** CRUD of score configs; a name is unique in its workspace (409 on a second). Each change forgets the configs this replica keeps (config-cache.ts). */
 
 export async function createScoreConfig(sql: Sql, workspaceId: string, body: CreateScoreConfig): Promise<ScoreConfig> {
   const created = await table.insertScoreConfig(sql, workspaceId, body);
+  scoreConfigsChanged(sql);
   if (!created) throw new AppError('CONFLICT', `A score config named "${body.name}" exists in this workspace`, { name: body.name });
   return created;
 }
@@ -37,11 +39,14 @@ export async function updateScoreConfig(sql: Sql, workspaceId: string, id: strin
     throw validationError(`Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   }
   const updated = await table.updateScoreConfig(sql, workspaceId, id, merged);
+  scoreConfigsChanged(sql);
   if (!updated) throw notFound('Score config', { id });
   return updated;
 }
 
 export async function deleteScoreConfig(sql: Sql, workspaceId: string, id: string) {
-  if (!(await table.deleteScoreConfig(sql, workspaceId, id))) throw notFound('Score config', { id });
+  const deleted = await table.deleteScoreConfig(sql, workspaceId, id);
+  scoreConfigsChanged(sql);
+  if (!deleted) throw notFound('Score config', { id });
   return { id, deleted: true as const };
 }

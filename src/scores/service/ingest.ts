@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { Sql } from '../../stores/postgres.js';
 import { firstIssuePerPath, issuePath } from '../../http/wire/errors.js';
@@ -9,6 +8,8 @@ import type { VersionClock } from '../model/version-clock.js';
 import { selectScoreConfigsByName } from '../tables/configs-table.js';
 import { selectScoresByIds, type ScoreRowToInsert } from '../tables/scores-table.js';
 import { unappliedCreatedAt, type ScoreWrites } from './score-writes.js';
+import { newScoreId } from './score-ids.js';
+import type { ScoreConfigCache } from './config-cache.js';
 
 export interface ScoreStores {
   clickhouse: ClickHouseClient;
@@ -16,6 +17,8 @@ export interface ScoreStores {
   clock: VersionClock;
   /** The score writer (score-writes.ts): ingest hands it the rows, reads wait for what it has not applied. */
   writes: ScoreWrites;
+  /** The configs kept in memory (config-cache.ts); without it, each request reads those of its names. */
+  configs?: ScoreConfigCache;
 }
 
 export interface ScoreWriter {
@@ -65,7 +68,10 @@ export async function ingestScores(
     valid.push({ index, score: parsed.data });
   });
 
-  const configs = await selectScoreConfigsByName(stores.sql, writer.workspaceId, [...new Set(valid.map((v) => v.score.name))]);
+  const names = [...new Set(valid.map((v) => v.score.name))];
+  const configs = await (stores.configs
+    ? stores.configs.byName(writer.workspaceId, names)
+    : selectScoreConfigsByName(stores.sql, writer.workspaceId, names));
   const sentIds = valid.flatMap((v) => (v.score.id === undefined || newIds.has(v.score.id) ? [] : [v.score.id]));
   const earlier = sentIds.length === 0 ? new Map<string, string>() : await firstCreatedAt(stores, writer.workspaceId, sentIds);
 
@@ -78,33 +84,36 @@ export async function ingestScores(
       errors.push({ index, id: score.id ?? null, path: `scores.${index}.${resolved.field}`, message: resolved.message });
       continue;
     }
-    const id = score.id ?? randomUUID();
+    const id = score.id ?? newScoreId();
     ids[index] = id;
+    // Empty columns left undefined: the line leaves them out and the engine stores '' (ScoreRowToInsert).
     rows.push({
       workspace_id: writer.workspaceId,
       id,
       name: score.name,
       data_type: resolved.dataType,
       value: resolved.value,
-      string_value: resolved.stringValue,
-      comment: score.comment ?? '',
-      metadata: score.metadata === undefined ? '' : JSON.stringify(score.metadata),
+      string_value: resolved.stringValue || undefined,
+      comment: score.comment || undefined,
+      metadata: score.metadata === undefined ? undefined : JSON.stringify(score.metadata),
       source: score.source ?? writer.defaultSource ?? 'api',
-      environment: score.environment ?? '',
-      trace_id: score.traceId ?? '',
-      span_id: score.spanId ?? '',
-      session_id: score.sessionId ?? '',
+      environment: score.environment,
+      trace_id: score.traceId,
+      span_id: score.spanId,
+      session_id: score.sessionId,
       author_id: writer.authorId,
-      config_id: resolved.configId,
-      eval_trace_id: score.evalTraceId ?? '',
+      config_id: resolved.configId || undefined,
+      eval_trace_id: score.evalTraceId,
       timestamp: score.timestamp === undefined ? now : toStoredTime(score.timestamp),
       created_at: earlier.get(id) ?? now,
       version: stores.clock.next().toString(),
-      is_deleted: 0,
+      is_deleted: undefined,
     });
   }
   if (rows.length > 0)
-    await stores.writes.write(writer.workspaceId, rows, [...new Set(rows.flatMap((row) => (row.trace_id === '' ? [] : [row.trace_id])))]);
+    await stores.writes.write(writer.workspaceId, rows, [
+      ...new Set(rows.flatMap((row) => (row.trace_id === undefined ? [] : [row.trace_id]))),
+    ]);
   errors.sort((a, b) => a.index - b.index);
   return { accepted: rows.length, rejected: items.length - rows.length, ids, errors };
 }

@@ -15,24 +15,40 @@ export interface ScoreWrites {
   /** Waits for the workspace's answered scores not yet applied (with `traceIds`, those on these traces); undefined when none. */
   readable(workspaceId: string, traceIds?: readonly string[]): Promise<void> | undefined;
   /** The workspace's score rows answered and not yet applied; undefined when none. */
-  unapplied(workspaceId: string): { applying: ScoreRowToInsert[]; queued: ScoreRowToInsert[][] } | undefined;
+  unapplied(workspaceId: string): { applying: PendingScore[]; queued: PendingScore[][] } | undefined;
 }
 
 /**
- * The score writer's target (the trace writer's `WriteTarget`): a write keeps its rows and
- * their JSON lines (the log's line is made of the same bytes); a flush inserts its writes'
- * lines in one statement. Versions stay as ingest gave them (the app's version clock), so a
- * write applied again after a crash never outranks a later correction.
+ * What the writer keeps of a score row until its flush, beside the row's line: what a read of
+ * the scores not yet applied needs (a correction's first creation time). Few fields a row, so
+ * the thousands of rows waiting for a flush cost the service's collections little.
  */
+export type PendingScore = Pick<ScoreRowToInsert, 'workspace_id' | 'id' | 'created_at'>;
+
+/**
+ * The score writer's bounds, the trace writer's (8,000 rows a flush, 20,000 waiting) taken as
+ * bytes: a score's line is about 400 bytes, a span's several kilobytes, so five times the rows
+ * hold about what the trace writer holds, in the engine's memory for a flush and in the service's
+ * while they wait. With the trace writer's counts, a burst of requests of 1,000 scores waited for
+ * room after 20 requests, and each flush of 8,000 made two parts (`scores`, `score_summary`) to merge.
+ */
+export const scoreWriterBounds = { maxRows: 40_000, maxBacklogRows: 100_000 };
+
 /** A write the score writer took, as its flush sees it. */
 interface ScoreWrite {
-  rows: ScoreRowToInsert[];
+  rows: PendingScore[];
   lines: Buffer;
 }
 
+/**
+ * The score writer's target (the trace writer's `WriteTarget`): a write keeps its rows' pending
+ * fields and their JSON lines (the log's line is made of the same bytes); a flush inserts its
+ * writes' lines in one statement. Versions stay as ingest gave them (the app's version clock),
+ * so a write applied again after a crash never outranks a later correction.
+ */
 export const scoreTarget = {
   pendingOf: (rows: readonly ScoreRowToInsert[]) => ({
-    rows: [...rows],
+    rows: rows.map(({ workspace_id, id, created_at }): PendingScore => ({ workspace_id, id, created_at })),
     lines: Buffer.from(rows.map((row) => JSON.stringify(row)).join('\n'), 'utf8'),
   }),
   flushOf: <W extends ScoreWrite>(writes: W[], applied: bigint) => ({

@@ -42,13 +42,25 @@ export const scoreRowSchema = z.object({
   created_at_text: storedTime,
 });
 export type ScoreRow = z.infer<typeof scoreRowSchema>;
-export type ScoreRowToInsert = Omit<ScoreRow, 'timestamp_text' | 'created_at_text'> & {
-  workspace_id: string;
-  timestamp: string;
-  created_at: string;
-  version: string;
-  is_deleted: 0 | 1;
-};
+/** The columns a score often leaves empty: an insert may leave them out, and the engine stores ''. */
+type EmptyByDefault =
+  'string_value' | 'comment' | 'metadata' | 'environment' | 'trace_id' | 'span_id' | 'session_id' | 'config_id' | 'eval_trace_id';
+
+/**
+ * A row as a flush inserts it, one JSON line (JSONEachRow) each. A column left undefined is left
+ * out of the line (JSON.stringify drops it) and the engine stores its default ('', `is_deleted`
+ * 0): most of a score's twenty columns are empty (no comment, metadata, session, config, …), so
+ * the engine and the write-ahead log take about a quarter fewer bytes per score. A row read
+ * back from the log holds the same fields as its line.
+ */
+export type ScoreRowToInsert = Omit<ScoreRow, 'timestamp_text' | 'created_at_text' | EmptyByDefault> &
+  Partial<Pick<ScoreRow, EmptyByDefault>> & {
+    workspace_id: string;
+    timestamp: string;
+    created_at: string;
+    version: string;
+    is_deleted?: 1;
+  };
 
 /** Inserts score rows given as their JSON lines (JSONEachRow, one a line): a flush of the score writer (service/score-writes.ts). */
 export async function insertScoreLines(clickhouse: ClickHouseClient, lines: Buffer): Promise<void> {
