@@ -3,12 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderClickhouseMigration, splitStatements } from '../../src/stores/clickhouse-ddl.js';
 import { VersionClock } from '../../src/scores/model/version-clock.js';
 import { traceScoresOf } from '../../src/scores/service/trace-scores.js';
-import {
-  selectPromptScoreFigures,
-  selectScoreNameFigures,
-  selectScoresOverTime,
-  selectScoreValuesOfTraces,
-} from '../../src/scores/tables/score-summary-table.js';
+import { selectPromptScoreFigures } from '../../src/scores/tables/prompt-version-scores-table.js';
+import { selectScoreNameFigures, selectScoresOverTime, selectScoreValuesOfTraces } from '../../src/scores/tables/score-summary-table.js';
 import { insertScoreLines } from '../../src/scores/tables/scores-table.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { post, span, uniqueId } from './traces-fixtures.js';
