@@ -16,7 +16,9 @@
 -- score sent before its trace counts once the trace lands. Its version is the score's plus the
 -- highest version of the trace's prompt span rows: it grows with either side, so the newest
 -- state wins (ReplacingMergeTree), and a pair that no longer holds (the score deleted or moved,
--- the span deleted or moved to another version) is written as a tombstone. Read with FINAL.
+-- the span deleted or moved to another version) is written as a tombstone. A score on a span is
+-- paired only with the versions its span, or a span it was on before, has named: the scores of
+-- a trace's other spans write nothing. Read with FINAL.
 CREATE TABLE IF NOT EXISTS prompt_spans {{on_cluster}} (
   workspace_id LowCardinality(String),
   trace_id String,
@@ -118,10 +120,11 @@ SELECT s.workspace_id AS workspace_id, k.prompt_name AS prompt_name, k.prompt_ve
 FROM {{local:score_summary}} AS s
 INNER JOIN (
   SELECT workspace_id, trace_id, key.1 AS prompt_name, key.2 AS prompt_version,
-    arrayMap(x -> (x.1, x.2), arrayFilter(x -> x.3 = key.1 AND x.4 = key.2, live)) AS spans, span_version
+    arrayMap(x -> (x.1, x.2), arrayFilter(x -> x.3 = key.1 AND x.4 = key.2, live)) AS spans, span_version, span_keys
   FROM (
     SELECT workspace_id, trace_id, arrayDistinct(arrayFlatten(groupArray(keys))) AS all_keys,
-      groupArrayIf((span_id, start, prompt, pversion), deleted = 0 AND prompt != '') AS live, max(last) AS span_version
+      groupArrayIf((span_id, start, prompt, pversion), deleted = 0 AND prompt != '') AS live, max(last) AS span_version,
+      groupArray((span_id, keys)) AS span_keys
     FROM (
       SELECT workspace_id, trace_id, span_id, argMax(prompt_name, version) AS prompt, argMax(prompt_version, version) AS pversion,
         argMax(start_time, version) AS start, argMax(is_deleted, version) AS deleted, max(version) AS last,
@@ -132,7 +135,15 @@ INNER JOIN (
     GROUP BY workspace_id, trace_id)
   ARRAY JOIN all_keys AS key
 ) AS k ON k.workspace_id = s.workspace_id AND k.trace_id = s.trace_id
-WHERE s.trace_id != '';
+LEFT JOIN (
+  SELECT workspace_id, trace_id, name, id, groupUniqArray(span_id) AS past_spans
+  FROM scores_by_trace_stored
+  WHERE (workspace_id, trace_id) IN (SELECT workspace_id, trace_id FROM {{local:score_summary}})
+  GROUP BY workspace_id, trace_id, name, id
+) AS h ON h.workspace_id = s.workspace_id AND h.trace_id = s.trace_id AND h.name = s.name AND h.id = s.id
+WHERE s.trace_id != ''
+  AND (s.span_id = '' OR arrayExists(x -> (x.1 = s.span_id OR has(h.past_spans, x.1)) AND has(x.2, (k.prompt_name, k.prompt_version)),
+    k.span_keys));
 
 -- Prompt span rows land: the rows of every score of their traces (the scores' latest rows), per
 -- prompt version the traces' spans have named, from the stored prompt spans and these. The
@@ -146,10 +157,11 @@ SELECT s.workspace_id AS workspace_id, k.prompt_name AS prompt_name, k.prompt_ve
 FROM (SELECT DISTINCT workspace_id, trace_id FROM {{local:prompt_spans}}) AS b
 INNER JOIN (
   SELECT workspace_id, trace_id, key.1 AS prompt_name, key.2 AS prompt_version,
-    arrayMap(x -> (x.1, x.2), arrayFilter(x -> x.3 = key.1 AND x.4 = key.2, live)) AS spans, span_version
+    arrayMap(x -> (x.1, x.2), arrayFilter(x -> x.3 = key.1 AND x.4 = key.2, live)) AS spans, span_version, span_keys
   FROM (
     SELECT workspace_id, trace_id, arrayDistinct(arrayFlatten(groupArray(keys))) AS all_keys,
-      groupArrayIf((span_id, start, prompt, pversion), deleted = 0 AND prompt != '') AS live, max(last) AS span_version
+      groupArrayIf((span_id, start, prompt, pversion), deleted = 0 AND prompt != '') AS live, max(last) AS span_version,
+      groupArray((span_id, keys)) AS span_keys
     FROM (
       SELECT workspace_id, trace_id, span_id, argMax(prompt_name, version) AS prompt, argMax(prompt_version, version) AS pversion,
         argMax(start_time, version) AS start, argMax(is_deleted, version) AS deleted, max(version) AS last,
@@ -167,12 +179,14 @@ INNER JOIN (
 INNER JOIN (
   SELECT workspace_id, trace_id, name, id, argMax(span_id, version) AS score_span, argMax(data_type, version) AS score_type,
     argMax(value, version) AS score_value, argMax(string_value, version) AS score_label, argMax(environment, version) AS score_environment,
-    argMax(timestamp, version) AS score_time, max(version) AS score_version, argMax(is_deleted, version) AS deleted
+    argMax(timestamp, version) AS score_time, max(version) AS score_version, argMax(is_deleted, version) AS deleted,
+    groupUniqArray(span_id) AS past_spans
   FROM scores_by_trace_stored
   WHERE (workspace_id, trace_id) IN (SELECT workspace_id, trace_id FROM {{local:prompt_spans}})
   GROUP BY workspace_id, trace_id, name, id
   HAVING deleted = 0
-) AS s ON s.workspace_id = b.workspace_id AND s.trace_id = b.trace_id;
+) AS s ON s.workspace_id = b.workspace_id AND s.trace_id = b.trace_id
+WHERE s.score_span = '' OR arrayExists(x -> has(s.past_spans, x.1) AND has(x.2, (k.prompt_name, k.prompt_version)), k.span_keys);
 
 -- What is stored already: the scores by trace first, then the prompt spans, whose view above
 -- writes the versions' rows.

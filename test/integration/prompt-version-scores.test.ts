@@ -163,6 +163,13 @@ describe("the prompt versions' scores", () => {
     });
     const quality = rows.find((r) => r.name === 'quality')!;
     expect(quality.n).toBe(expected().get(`${v1}/quality`)!.length);
+    // A score on a span naming no prompt is paired with no version: not even a tombstone is written.
+    const paired = await ctx.clickhouse.query({
+      query: "SELECT count() AS n FROM prompt_version_scores WHERE workspace_id = {workspaceId:String} AND id = 'a-3'",
+      query_params: { workspaceId: tenant.workspaceId },
+      format: 'JSONEachRow',
+    });
+    expect(await paired.json()).toEqual([{ n: 0 }]);
   });
 
   it('follow corrections, moves, deletes and a span re-sent under another version', async () => {
