@@ -111,6 +111,7 @@ FROM {{local:score_summary}}
 WHERE trace_id != '';
 
 -- A score row lands: its rows per prompt version of its trace, from the trace's stored prompt spans.
+-- The spans a score was on before are read only for traces with prompt spans (the others pair nothing).
 CREATE MATERIALIZED VIEW IF NOT EXISTS prompt_version_scores_of_scores_mv {{on_cluster}} TO prompt_version_scores AS
 SELECT s.workspace_id AS workspace_id, k.prompt_name AS prompt_name, k.prompt_version AS prompt_version, s.name AS name, s.id AS id,
   s.trace_id AS trace_id, s.span_id AS span_id, s.data_type AS data_type, s.value AS value, s.string_value AS string_value,
@@ -138,7 +139,9 @@ INNER JOIN (
 LEFT JOIN (
   SELECT workspace_id, trace_id, name, id, groupUniqArray(span_id) AS past_spans
   FROM scores_by_trace_stored
-  WHERE (workspace_id, trace_id) IN (SELECT workspace_id, trace_id FROM {{local:score_summary}})
+  WHERE (workspace_id, trace_id) IN (
+    SELECT workspace_id, trace_id FROM prompt_spans_stored
+    WHERE (workspace_id, trace_id) IN (SELECT workspace_id, trace_id FROM {{local:score_summary}}))
   GROUP BY workspace_id, trace_id, name, id
 ) AS h ON h.workspace_id = s.workspace_id AND h.trace_id = s.trace_id AND h.name = s.name AND h.id = s.id
 WHERE s.trace_id != ''
