@@ -4,7 +4,8 @@ import { renderClickhouseMigration, splitStatements } from '../../src/stores/cli
 import type { TraceScoreCondition } from '../../src/contract/trace-scores.js';
 import { VersionClock } from '../../src/scores/model/version-clock.js';
 import { traceScoresOf } from '../../src/scores/service/trace-scores.js';
-import { selectPromptScoreFigures, selectScoreNameFigures, selectScoresOverTime } from '../../src/scores/tables/score-summary-table.js';
+import { selectPromptScoreFigures } from '../../src/scores/tables/prompt-version-scores-table.js';
+import { selectScoreNameFigures, selectScoresOverTime } from '../../src/scores/tables/score-summary-table.js';
 import { selectScoreValuesOfTraces } from '../../src/scores/tables/score-targets-table.js';
 import { insertScoreLines } from '../../src/scores/tables/scores-table.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';

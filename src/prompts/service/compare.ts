@@ -24,10 +24,11 @@ export async function comparePromptVersions(
   if (!subject) throw notFound('Prompt', { id });
   if (!baseline) throw notFound('Prompt', { id: query.against });
   const window = { startAfter: query.startAfter, startBefore: query.startBefore };
+  // The figures of every version of a prompt come in one read: one per prompt name, not per side.
+  const names = [...new Set([subject.name, baseline.name])];
+  const figuresByName = new Map(names.map((name) => [name, figures(workspaceId, name, window)]));
   const figuresOf = async (prompt: { id: number; name: string; version: string }) => {
-    const row: PromptVersionFigures | undefined = (await figures(workspaceId, prompt.name, window)).find(
-      (r) => r.version === prompt.version,
-    );
+    const row: PromptVersionFigures | undefined = (await figuresByName.get(prompt.name)!).find((r) => r.version === prompt.version);
     return {
       promptId: prompt.id,
       name: prompt.name,

@@ -13,7 +13,7 @@ import {
 } from '../../statistics/statistics.js';
 import { toStoredTime } from '../model/stored-time.js';
 import { selectScoreConfigsByName } from '../tables/configs-table.js';
-import { selectPromptScoreFigures } from '../tables/score-summary-table.js';
+import { selectPromptScoreFigures } from '../tables/prompt-version-scores-table.js';
 
 type FigureRow = Awaited<ReturnType<typeof selectPromptScoreFigures>>[number];
 type DataType = ScoreComparison['dataType'];
@@ -86,16 +86,20 @@ function compareSides(name: string, subject: Side, baseline: Side, higherIsBette
 
 /** The prompt comparisons (contract/prompt-scores.ts), handed to the prompt routes by the app. */
 export function promptScoresOf(clickhouse: ClickHouseClient, sql: Sql): PromptScores {
-  const figuresOf = (workspaceId: string, ref: PromptVersionRef, w: Parameters<PromptScores['compare']>[3]) =>
-    selectPromptScoreFigures(clickhouse, { workspaceId, promptName: ref.name, promptVersion: ref.version, ...window(w) });
   return {
     async compare(workspaceId, subjectRef, baselineRef, w) {
-      const [subjectRows, baselineRows] = await Promise.all([
-        figuresOf(workspaceId, subjectRef, w),
-        figuresOf(workspaceId, baselineRef, w),
-      ]);
-      const subject = sidesOf(subjectRows);
-      const baseline = sidesOf(baselineRows);
+      // Both sides in one statement: the summary and the prompts' spans are read once.
+      const rows = await selectPromptScoreFigures(clickhouse, {
+        workspaceId,
+        versions: [
+          { name: subjectRef.name, version: subjectRef.version },
+          { name: baselineRef.name, version: baselineRef.version },
+        ],
+        ...window(w),
+      });
+      const of = (ref: PromptVersionRef) => sidesOf(rows.filter((r) => r.prompt_name === ref.name && r.version === ref.version));
+      const subject = of(subjectRef);
+      const baseline = of(baselineRef);
       const names = [...new Set([...subject.keys(), ...baseline.keys()])].sort();
       const configs = await selectScoreConfigsByName(sql, workspaceId, names);
       return names.map((name) => {

@@ -9,11 +9,12 @@ import { averageRow, storedTime, workspaceId } from './score-params.js';
  * under another name or trace). Read with FINAL, tombstones dropped, conditions applied after
  * it: one live row per score, as `scores` gives, so every figure stays exact.
  *
- * It serves the reads by name (the trace list's score filter, a name's figures), the wide reads
- * over many traces (averages per stats group, the traces per name) and the prompt comparison: a
- * name is a range of the key, and the wide reads scan these narrow rows instead of deduplicating
- * `scores` whole. The reads of some traces' or sessions' scores go to `score_targets`
- * (score-targets-table.ts), sorted by trace.
+ * It serves the reads by name (the trace list's score filter, a name's figures) and the wide reads
+ * over many traces (averages per stats group, the traces per name): a name is a range of the key,
+ * and the wide reads scan these narrow rows instead of deduplicating `scores` whole. The reads of
+ * some traces' or sessions' scores go to `score_targets` (score-targets-table.ts), sorted by
+ * trace; the prompt comparison reads `prompt_version_scores` (prompt-version-scores-table.ts),
+ * kept from this table's rows.
  */
 
 /** The workspace's live summary rows matching `where` (times as stored). Parameters: `workspaceId` and those `where` names. */
@@ -79,67 +80,6 @@ export function traceScoreCondition(condition: {
   }
   return { sql: `trace_id IN (SELECT trace_id FROM ${liveScores(clauses.join(' AND '))})`, values };
 }
-
-/** The widest window DateTime64(6) holds, for a window that names no bound. */
-const earliest = '1900-01-01 00:00:00.000000';
-const latest = '2299-12-31 23:59:59.999999';
-
-/**
- * The spans of one prompt (and version, when named) starting strictly inside the window, with
- * their trace: each span's newest row (LIMIT 1 BY over a narrow column set, as the prompt
- * figures read them); tombstones are read beside the named rows so a deleted span drops out.
- */
-const promptSpans = (withVersion: boolean) => `
-  SELECT trace_id, span_id, prompt_version FROM (
-    SELECT trace_id, span_id, prompt_name, prompt_version, start_time, is_deleted FROM spans
-    WHERE workspace_id = {workspaceId:String} AND (prompt_name = {promptName:String} OR is_deleted = 1)
-    ORDER BY version DESC LIMIT 1 BY trace_id, span_id)
-  WHERE is_deleted = 0 AND prompt_name = {promptName:String} ${withVersion ? 'AND prompt_version = {promptVersion:String}' : ''}
-    AND start_time > {startAfter:DateTime64(6, 'UTC')} AND start_time < {startBefore:DateTime64(6, 'UTC')}`;
-
-const versionFigureRow = z.object({
-  version: z.string(),
-  name: z.string(),
-  data_type: dataType,
-  category: z.string(),
-  n: z.coerce.number(),
-  mean: z.number(),
-  /** Sample variance; null with one score. */
-  variance: z.number().nullable(),
-});
-
-/**
- * Per version, score name, type and category (categorical only), the count, mean and sample
- * variance of the live scores on the prompt's spans or on their traces. A trace score counts once
- * per version however many of the version's spans its trace holds. The prompt's spans are read
- * once, the join's small side; the summary's rows stream through it and the engine sums them.
- */
-export const selectPromptScoreFigures = defineQuery({
-  name: 'selectPromptScoreFigures',
-  params: z.object({
-    workspaceId,
-    promptName: z.string(),
-    promptVersion: z.string().optional(),
-    startAfter: storedTime.optional(),
-    startBefore: storedTime.optional(),
-  }),
-  row: versionFigureRow,
-  sql: ({ workspaceId, promptName, promptVersion, startAfter, startBefore }) => {
-    const spansOf = promptSpans(promptVersion !== undefined);
-    return {
-      values: { workspaceId, promptName, promptVersion, startAfter: startAfter ?? earliest, startBefore: startBefore ?? latest },
-      query: `
-        SELECT v.prompt_version AS version, s.name AS name, s.data_type AS data_type,
-          if(s.data_type = 'categorical', s.string_value, '') AS category,
-          count() AS n, avg(s.value) AS mean, if(n > 1, varSamp(s.value), NULL) AS variance
-        FROM ${liveScores("trace_id != ''")} AS s
-        INNER JOIN (SELECT DISTINCT trace_id, arrayJoin(['', span_id]) AS span_id, prompt_version FROM (${spansOf})) AS v
-          ON s.trace_id = v.trace_id AND s.span_id = v.span_id
-        GROUP BY version, name, data_type, category
-        ORDER BY version, name, category`,
-    };
-  },
-});
 
 const nameFigureRow = z.object({
   name: z.string(),
