@@ -28,7 +28,7 @@ import { otlpRoutes } from './traces/api/otlp-routes.js';
 import { analyticsRoutes } from './traces/api/analytics-routes.js';
 import { modelRoutes } from './traces/api/models-routes.js';
 import { PriceBook } from './traces/cost/workspace-prices.js';
-import { WriteBatcher } from './traces/writer/write-batcher.js';
+import { WriteBatcher, type WriteBatcherOptions } from './traces/writer/write-batcher.js';
 import { ingestTraces, traceIngestOf, type TraceIngest } from './traces/ingest/ingest.js';
 import { registerReadBarrier } from './traces/api/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
@@ -68,7 +68,6 @@ import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOption
 import type { ScoreStores } from './scores/service/ingest.js';
 import { scoreTarget } from './scores/service/score-writes.js';
 import type { ScoreRowToInsert } from './scores/tables/scores-table.js';
-import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
 import { groupCommit } from './stores/group-commit.js';
 import { monitorRoutes } from './monitors/api/routes.js';
 import { traceFiguresReader } from './traces/query/trace-figures.js';
