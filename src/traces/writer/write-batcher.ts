@@ -93,7 +93,7 @@ export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pendin
   private storeFull: { reason: string; since: number } | undefined;
   private readonly onTrouble: WriteBatcherOptions['onTrouble'];
   private closing = false;
-  private closed = false;
+  private isClosed = false;
   /** The last write of the flush under way. */
   private inFlight = 0;
   /** The writes of the flush under way; its statement under way (all of them, or one when isolating), as it fills it in (flush.ts). */
@@ -119,6 +119,11 @@ export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pendin
     this.onRefused = options.onRefused;
     this.onTrouble = options.onTrouble;
     this.applied = new AppliedWrites(this.log?.lastSeq ?? 0);
+  }
+
+  /** Whether `close` ended: no flush starts after it. */
+  get closed(): boolean {
+    return this.isClosed;
   }
 
   /**
@@ -194,7 +199,7 @@ export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pendin
 
   /** Starts the next flush when none runs and its writes are in. */
   private schedule(retry = false): void {
-    if (this.flushing || this.queue.length === 0 || this.closed) return;
+    if (this.flushing || this.queue.length === 0 || this.isClosed) return;
     if (!retry && this.timing.waits(this.queue.length, this.applied.anyWaiting)) return;
     const batch = this.takeBatch();
     this.inFlight = batch.at(-1)!.seq;
@@ -392,7 +397,7 @@ export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pendin
   /** Resolves once every write taken so far is applied (or refused and kept aside). */
   async settled(): Promise<void> {
     const last = Math.max(this.queue.at(-1)?.seq ?? 0, this.inFlight);
-    if (last <= this.applied.appliedThrough || this.closed) return;
+    if (last <= this.applied.appliedThrough || this.isClosed) return;
     const applied = this.applied.waitFor(last);
     this.hurry();
     await applied.catch(() => this.settled());
@@ -429,7 +434,7 @@ export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pendin
     ]);
     clearTimeout(timer);
     // No flush starts after this; one under way ends on its own, and what it leaves stays in the log.
-    this.closed = true;
+    this.isClosed = true;
     this.timing.stop();
     this.applied.rejectWaiting(unavailable('The service is shutting down; retry shortly'));
     await this.log?.close(drained && this.queue.length === 0);
