@@ -4,7 +4,7 @@ import { settleMerges } from './ingest-server.js';
 
 /** Span rows and summary rows of `traces` traces as the bulk shape sends them, re-keyed per insert. */
 async function rawRows(workspaceId: string, traces: number) {
-  const { toSpanRows } = await import('../src/traces/ingest/rows.js');
+  const { toSpanRows } = await import('../src/traces/ingest/ingest.js');
   const base = Date.parse('2025-06-01T12:00:00.000Z');
   const made = Array.from({ length: traces }, (_, i) => makeTrace(String(i).padStart(3, '0'), base + i * 1000));
   const spanRows = toSpanRows(workspaceId, made);

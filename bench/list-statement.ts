@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ClickHouseClient } from '../src/stores/clickhouse.js';
-import type { TraceSummaryRow } from '../src/traces/tables/summary-rows.js';
+import type { TraceSummaryRow } from '../src/traces/tables/traces-table.js';
 import { makeTrace, randomTraceId, summaryOf } from './ingest-data.js';
 import { median, sampleReads } from './ingest-load.js';
 
@@ -59,8 +59,7 @@ export async function run(args: string[]) {
   const { openClickhouse, migrateClickhouse } = await import('../src/stores/clickhouse.js');
   const { nextVersion } = await import('../src/traces/model/version.js');
   const { insertTraceSummaries, selectPreviousSummaries } = await import('../src/traces/tables/traces-table.js');
-  const { overlayOf, selectNewestStored, selectNewestStoredKeys, selectTracePage } =
-    await import('../src/traces/tables/traces-table-pages.js');
+  const { overlayOf, selectNewestStored, selectNewestStoredKeys, selectTracePage } = await import('../src/traces/tables/traces-table.js');
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-list-'));
   const store = await openClickhouse({ database: 'loupe', dataDir: dir });
   try {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repairLoneSurrogates } from '../src/http/wire/json-bounds.js';
 import { ingestBodySchema, traceSchema, type Trace } from '../src/traces/model/schemas.js';
-import { toSpanRows } from '../src/traces/ingest/rows.js';
+import { toSpanRows } from '../src/traces/ingest/ingest.js';
 import { validateTraces } from '../src/traces/ingest/otlp/mapping/validate.js';
 import { decodeJsonRequest, parseOtlpJson } from '../src/traces/ingest/otlp/wire/json.js';
 import type { PlainExportRequest } from '../src/traces/ingest/otlp/wire/model.js';

@@ -28,7 +28,7 @@ import { otlpRoutes } from './traces/api/otlp-routes.js';
 import { analyticsRoutes } from './traces/api/analytics-routes.js';
 import { modelRoutes } from './traces/api/models-routes.js';
 import { PriceBook } from './traces/cost/workspace-prices.js';
-import { WriteBatcher } from './traces/writer/write-batcher.js';
+import { WriteBatcher, type WriteBatcherOptions } from './traces/writer/write-batcher.js';
 import { ingestTraces, traceIngestOf, type TraceIngest } from './traces/ingest/ingest.js';
 import { registerReadBarrier } from './traces/api/read-barrier.js';
 import { sqlRoutes } from './sql/routes.js';
@@ -69,7 +69,6 @@ import type { ScoreStores } from './scores/service/ingest.js';
 import { scoreTarget, scoreWriterBounds, type PendingScore } from './scores/service/score-writes.js';
 import { createScoreConfigCache } from './scores/service/config-cache.js';
 import type { ScoreRowToInsert } from './scores/tables/scores-table.js';
-import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
 import { groupCommit } from './stores/group-commit.js';
 import { monitorRoutes } from './monitors/api/routes.js';
 import { traceFiguresReader } from './traces/query/trace-figures.js';
@@ -292,19 +291,47 @@ export function evaluationDepsFor(deps: EvaluationStores): PreviewDeps {
   };
 }
 
+/** The evaluators' worker of `evaluatorWorkerFor`, with the writer its scores go through. */
+export interface ServiceEvaluatorWorker extends EvaluatorWorker {
+  /** The app's score writer, or without it the worker's own, which `stop` closes (a write after that makes another). */
+  readonly scoreWriter: ScoreWriter;
+}
+
 /** The evaluators' worker over this service's stores: one per replica (server.ts), or made by a test. */
-export function evaluatorWorkerFor(deps: EvaluationStores, options: Partial<EvaluatorWorkerOptions> = {}): EvaluatorWorker {
-  return createEvaluatorWorker({
+export function evaluatorWorkerFor(deps: EvaluationStores, options: Partial<EvaluatorWorkerOptions> = {}): ServiceEvaluatorWorker {
+  // Without the app's score writer (tests, benchmarks), one of the worker's own, answering once stored.
+  let own = deps.scoreWriter ? undefined : newScoreWriter(deps.clickhouse);
+  const current = (): ScoreWriter => {
+    if (deps.scoreWriter) return deps.scoreWriter;
+    if (own!.closed) own = newScoreWriter(deps.clickhouse);
+    return own!;
+  };
+  const worker = createEvaluatorWorker({
     ...evaluationDepsFor(deps),
     ...(deps.shared && { ingestActivity: deps.shared.ingestActivity }),
     recordScore: evaluationScoreRecorder({
       clickhouse: deps.clickhouse,
       sql: deps.sql,
       clock: new VersionClock(),
-      writes: deps.scoreWriter ?? newScoreWriter(deps.clickhouse),
+      writes: deps.scoreWriter ?? {
+        write: (workspaceId, rows, traceIds) => current().write(workspaceId, rows, traceIds),
+        readable: (workspaceId, traceIds) => current().readable(workspaceId, traceIds),
+        unapplied: (workspaceId) => current().unapplied(workspaceId),
+      },
     }),
     ...options,
   });
+  return {
+    ...worker,
+    get scoreWriter() {
+      return current();
+    },
+    async stop() {
+      await worker.stop();
+      // The app closes its own writer when it stops; the worker closes the one it made.
+      await own?.close();
+    },
+  };
 }
 
 /** The score writer: the ingest writer's batching, log and retries over the scores' table (docs/decisions/109-score-ingest-through-the-write-path.md). */

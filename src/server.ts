@@ -22,9 +22,8 @@ import { bootstrap, type BootstrapResult } from './tenancy/service/bootstrap.js'
 import { oauthVerifierFromConfig } from './tenancy/service/oauth.js';
 import { createRateLimiter } from './tenancy/service/rate-limit.js';
 import { createFailedAuthLimiter } from './tenancy/service/failed-auth.js';
-import { WriteBatcher } from './traces/writer/write-batcher.js';
+import { WriteBatcher, type WriteBatcherOptions } from './traces/writer/write-batcher.js';
 import { IngestLog, type Recovered } from './traces/writer/ingest-log.js';
-import type { WriteBatcherOptions } from './traces/writer/write-batcher-types.js';
 import type { ClickHouseClient } from './stores/clickhouse.js';
 import { postgresOutage } from './http/requests/outage.js';
 import { createWebhookWorker, type WebhookWorker } from './prompts/service/webhook-worker.js';

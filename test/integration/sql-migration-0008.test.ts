@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { stringMapOf, toSpanRows } from '../../src/traces/ingest/rows.js';
+import { stringMapOf, toSpanRows } from '../../src/traces/ingest/ingest.js';
 import type { Trace } from '../../src/traces/model/schemas.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
 

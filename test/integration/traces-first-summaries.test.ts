@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestLog } from '../../src/traces/writer/ingest-log.js';
 import { recomputeTraceSummaries } from '../../src/traces/summaries/recompute.js';
-import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { toSpanRows } from '../../src/traces/ingest/ingest.js';
 import { insertSpanRows } from '../../src/traces/tables/spans-table.js';
 import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, openWriter } from '../../src/server.js';
 import { IngestLog } from '../../src/traces/writer/ingest-log.js';
-import { linesOf } from '../../src/traces/writer/pending-lines.js';
-import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { linesOf } from '../../src/traces/writer/flush.js';
+import { toSpanRows } from '../../src/traces/ingest/ingest.js';
 import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
-import { storeTraces, traceIngestOf } from '../../src/traces/ingest/ingest.js';
+import { storeTraces, traceIngestOf, storedSpanOf, toSpanRows } from '../../src/traces/ingest/ingest.js';
 import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { getTrace } from '../../src/traces/query/read.js';
 import { listTraces } from '../../src/traces/query/list.js';
-import { storedSpanOf, toSpanRows } from '../../src/traces/ingest/rows.js';
 import { listTracesQuery, type Span, type Trace } from '../../src/traces/model/schemas.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
 

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateClickhouse, openClickhouse, type ClickhouseStore } from '../../src/stores/clickhouse.js';
 import { storeTraces, traceIngestOf } from '../../src/traces/ingest/ingest.js';
-import { selectChangedTraces } from '../../src/traces/tables/traces-table-changes.js';
+import { selectChangedTraces } from '../../src/traces/tables/traces-table.js';
 import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { embeddedClickhouseDir } from '../support/stores.js';
 import { oneSpanTrace, skipIndexOf } from './traces-migration-fixtures.js';
 
 /**
  * Migration 0021: a minmax index of `traces.version`, so that the evaluators' read of the
- * summaries written after a version (traces-table-changes.ts) skips the parts written before
+ * summaries written after a version (tables/traces-table.ts, `selectChangedTraces`) skips the parts written before
  * it, old ones included (the migration indexes them), instead of reading every trace's version.
  */
 

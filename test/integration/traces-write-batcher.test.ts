@@ -2,7 +2,7 @@ import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { toSpanRows } from '../../src/traces/ingest/ingest.js';
 import { WriteBatcher } from '../../src/traces/writer/write-batcher.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 

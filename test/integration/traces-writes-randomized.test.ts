@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { toSpanRows } from '../../src/traces/ingest/ingest.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { span } from './traces-fixtures.js';
 

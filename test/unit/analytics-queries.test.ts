@@ -1,25 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { bucketStarts, resolveRange, type AnalyticsRange } from '../../src/traces/query/analytics.js';
 import { analyticsQuerySchema, statsQuerySchema } from '../../src/traces/model/wire/analytics-schemas.js';
-import {
-  selectAnalyticsTotals,
-  selectCostBreakdown,
-  selectStatsByScoreName,
-  selectStatsBySpanGroup,
-  selectStatsByTraceField,
-} from '../../src/traces/tables/traces-table-aggregates.js';
+import { selectAnalyticsTotals, selectCostBreakdown, selectStats } from '../../src/traces/tables/traces-table.js';
 
 const squash = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 /** The statement GET /api/traces/stats runs for a query string (stats.ts), and the values it binds besides the workspace and limit. */
 const stats = (querystring: Record<string, string>) => {
   const { groupBy, from, to, sessionId, limit } = statsQuerySchema.parse(querystring);
   const common = { workspaceId: 'ws', filter: { startFrom: from, startBefore: to, sessionId }, limit };
-  const { query, values } =
+  const grouping =
     groupBy === 'model' || groupBy === 'provider' || groupBy === 'kind'
-      ? selectStatsBySpanGroup.sql({ ...common, dimension: groupBy })
+      ? { dimension: groupBy }
       : groupBy === 'score'
-        ? selectStatsByScoreName.sql({ ...common, scoreNames: { sql: 'SELECT trace_id, name AS key FROM scores', values: {} } })
-        : selectStatsByTraceField.sql({ ...common, field: groupBy });
+        ? { scoreNames: { sql: 'SELECT trace_id, name AS key FROM scores', values: {} } }
+        : { field: groupBy };
+  const { query, values } = selectStats.sql({ ...common, grouping });
   const { workspaceId: _workspaceId, limit: _limit, ...params } = values;
   return { query, params };
 };

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { inStoredYears } from '../../src/contract/iso-time.js';
 import { jsonProblem } from '../../src/http/wire/json-bounds.js';
-import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { toSpanRows } from '../../src/traces/ingest/ingest.js';
 import { fromStoredTime, toStoredTime } from '../../src/traces/model/stored-time.js';
 import { isBefore, traceSchema } from '../../src/traces/model/schemas.js';
 
 /**
  * The shortcuts ingest takes on its hot path (src/contract/iso-time.ts, span-schemas.ts isBefore,
- * rows.ts shownTime, json-bounds.ts jsonProblem) against the plain rules they stand for, over
+ * ingest.ts shownTime, json-bounds.ts jsonProblem) against the plain rules they stand for, over
  * times and values built to cross every edge they skip.
  */
 

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingWrite } from '../../src/traces/writer/flush.js';
-import { flushLines, loggedWriteOf, pendingOf, withVersion } from '../../src/traces/writer/pending-lines.js';
-import { toSpanRows } from '../../src/traces/ingest/rows.js';
-import { inApplyOrder } from '../../src/traces/writer/apply-order.js';
-import { pendingRowOf, type SpanRow } from '../../src/traces/tables/span-rows.js';
-import type { SpanFacts } from '../../src/traces/tables/span-rows.js';
+import { type PendingWrite, flushLines, loggedWriteOf, pendingOf, withVersion, inApplyOrder } from '../../src/traces/writer/flush.js';
+import { toSpanRows } from '../../src/traces/ingest/ingest.js';
+import { pendingRowOf, type SpanRow, type SpanFacts } from '../../src/traces/tables/spans-table.js';
 import type { Trace } from '../../src/traces/model/schemas.js';
 
 const trace = (traceId: string, spans = 3): Trace => ({

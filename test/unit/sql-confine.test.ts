@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { checkConfinement, ConfinementError, parseExplainAst } from '../../src/sql/confine.js';
 import { limitError, limitSettings } from '../../src/sql/limits.js';
 import { cleanEngineMessage } from '../../src/sql/query.js';
-import { stringMapOf } from '../../src/traces/ingest/rows.js';
+import { stringMapOf } from '../../src/traces/ingest/ingest.js';
 
 const rules = { views: ['spans', 'traces'] };
 

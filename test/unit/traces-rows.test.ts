@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { toSpanRows } from '../../src/traces/ingest/rows.js';
+import { toSpanRows } from '../../src/traces/ingest/ingest.js';
 import { fromStoredTime, toStoredTime } from '../../src/traces/model/stored-time.js';
-import { inApplyOrder } from '../../src/traces/writer/apply-order.js';
+import { inApplyOrder } from '../../src/traces/writer/flush.js';
 import { nextVersion } from '../../src/traces/model/version.js';
-import { type SpanRow } from '../../src/traces/tables/span-rows.js';
+import { type SpanRow } from '../../src/traces/tables/spans-table.js';
 import { toStoredSpan } from '../../src/traces/query/tree.js';
 import type { Trace } from '../../src/traces/model/schemas.js';
 

@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AppliedWrites } from '../../src/traces/writer/applied-writes.js';
-import { FlushTiming } from '../../src/traces/writer/flush-timing.js';
-import { WriteBacklog } from '../../src/traces/writer/write-backlog.js';
+import { AppliedWrites, FlushTiming, WriteBacklog } from '../../src/traces/writer/write-batcher.js';
 
 /** Whether a promise has settled, after the microtasks queued so far ran. */
 async function settled(promise: Promise<unknown>): Promise<'resolved' | 'rejected' | 'pending'> {

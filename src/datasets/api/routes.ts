@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
 import type { SpanContentReader } from '../../contract/span-content.js';
-import { recordErrors, recordRoutes } from '../../http/routes/crud-routes.js';
-import { envelope, sendData } from '../../http/wire/envelope.js';
+import { recordRoute, recordRoutes } from '../../http/routes/crud-routes.js';
 import * as datasets from '../service/datasets.js';
 import * as items from '../service/items.js';
 import { flushMirror, type RunItemsMirror } from '../service/run-items-mirror.js';
@@ -22,7 +21,6 @@ import {
   upsertItemsResultSchema,
 } from './schemas.js';
 
-const errors = recordErrors;
 const tags = ['datasets'];
 
 /** The datasets of the caller's workspace and their items (versioned by time). */
@@ -59,89 +57,73 @@ export const datasetRoutes: FastifyPluginAsyncZod<{ sql: Sql; spans: SpanContent
     },
   });
 
-  app.post('/:id/items', {
-    schema: {
-      tags,
-      summary: 'Upsert one item or up to 1,000 (`{items: [...]}`); answered per item, a re-sent id is a new version of its item',
-      params: datasetParams,
-      body: upsertItemsBody,
-      response: { 200: envelope(upsertItemsResultSchema), ...errors },
-    },
-    handler: async (request, reply) => {
-      const body = request.body;
-      const sent = 'items' in body && Array.isArray(body.items) ? body.items : [body];
-      return sendData(request, reply, await items.upsertItems(sql, request.auth.workspaceId, request.params.id, sent));
+  recordRoute(app, tags, {
+    method: 'POST',
+    url: '/:id/items',
+    summary: 'Upsert one item or up to 1,000 (`{items: [...]}`); answered per item, a re-sent id is a new version of its item',
+    params: datasetParams,
+    body: upsertItemsBody,
+    answer: upsertItemsResultSchema,
+    run: (workspaceId, { params, body }) =>
+      items.upsertItems(sql, workspaceId, params.id, 'items' in body && Array.isArray(body.items) ? body.items : [body]),
+  });
+
+  recordRoute(app, tags, {
+    method: 'POST',
+    url: '/:id/items/from-span',
+    readBarrier: 'workspace',
+    summary: "Add a stored span to the dataset: its input the item's input, its output the expected output",
+    params: datasetParams,
+    body: itemFromSpanBody,
+    answer: itemSchema,
+    status: 201,
+    run: (workspaceId, { params, body }) => items.addItemFromSpan(sql, spans, workspaceId, params.id, body),
+  });
+
+  recordRoute(app, tags, {
+    method: 'GET',
+    url: '/:id/items',
+    summary: "A page of the dataset's items by id, as they are now or as they were at `asOf` (active ones unless `status` says)",
+    params: datasetParams,
+    query: listItemsQuery,
+    answer: z.array(itemSchema),
+    meta: itemPageMetaSchema,
+    run: async (workspaceId, { params, query }) => {
+      const page = await items.listItems(sql, workspaceId, params.id, query);
+      return { data: page.items, meta: page.meta };
     },
   });
 
-  app.post('/:id/items/from-span', {
-    config: { readBarrier: 'workspace' },
-    schema: {
-      tags,
-      summary: "Add a stored span to the dataset: its input the item's input, its output the expected output",
-      params: datasetParams,
-      body: itemFromSpanBody,
-      response: { 201: envelope(itemSchema), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(request, reply, await items.addItemFromSpan(sql, spans, request.auth.workspaceId, request.params.id, request.body), {
-        status: 201,
-      }),
+  recordRoute(app, tags, {
+    method: 'GET',
+    url: '/:id/items/:itemId',
+    summary: 'One item, as it is now or as it was at `asOf`',
+    params: itemParams,
+    query: itemAsOfQuery,
+    answer: itemSchema,
+    run: (workspaceId, { params, query }) => items.getItem(sql, workspaceId, params.id, params.itemId, query.asOf),
   });
 
-  app.get('/:id/items', {
-    schema: {
-      tags,
-      summary: "A page of the dataset's items by id, as they are now or as they were at `asOf` (active ones unless `status` says)",
-      params: datasetParams,
-      querystring: listItemsQuery,
-      response: { 200: envelope(z.array(itemSchema), itemPageMetaSchema), ...errors },
-    },
-    handler: async (request, reply) => {
-      const page = await items.listItems(sql, request.auth.workspaceId, request.params.id, request.query);
-      return sendData(request, reply, page.items, { meta: page.meta });
-    },
-  });
-
-  app.get('/:id/items/:itemId', {
-    schema: {
-      tags,
-      summary: 'One item, as it is now or as it was at `asOf`',
-      params: itemParams,
-      querystring: itemAsOfQuery,
-      response: { 200: envelope(itemSchema), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(
-        request,
-        reply,
-        await items.getItem(sql, request.auth.workspaceId, request.params.id, request.params.itemId, request.query.asOf),
-      ),
-  });
-
-  app.get('/:id/items/:itemId/versions', {
-    schema: {
-      tags,
-      summary: 'Every version of an item, oldest first',
-      params: itemParams,
-      response: { 200: envelope(z.array(itemSchema)), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(request, reply, await items.getItemHistory(sql, request.auth.workspaceId, request.params.id, request.params.itemId)),
+  recordRoute(app, tags, {
+    method: 'GET',
+    url: '/:id/items/:itemId/versions',
+    summary: 'Every version of an item, oldest first',
+    params: itemParams,
+    answer: z.array(itemSchema),
+    run: (workspaceId, { params }) => items.getItemHistory(sql, workspaceId, params.id, params.itemId),
   });
 
   for (const [action, status, summary] of [
     ['archive', 'archived', 'Archive an item: a new version, so runs and `asOf` reads of earlier times still see it'],
     ['unarchive', 'active', 'Make an archived item active again (a new version)'],
   ] as const) {
-    app.post(`/:id/items/:itemId/${action}`, {
-      schema: { tags, summary, params: itemParams, response: { 200: envelope(itemSchema), ...errors } },
-      handler: async (request, reply) =>
-        sendData(
-          request,
-          reply,
-          await items.setItemStatus(sql, request.auth.workspaceId, request.params.id, request.params.itemId, status),
-        ),
+    recordRoute(app, tags, {
+      method: 'POST',
+      url: `/:id/items/:itemId/${action}`,
+      summary,
+      params: itemParams,
+      answer: itemSchema,
+      run: (workspaceId, { params }) => items.setItemStatus(sql, workspaceId, params.id, params.itemId, status),
     });
   }
 };

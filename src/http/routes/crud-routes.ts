@@ -129,3 +129,72 @@ export function recordRoutes<
       handler: async (request, reply) => sendData(request, reply, await remove.run(request.auth.workspaceId, idOf(request), request)),
     });
 }
+
+/**
+ * One route on a record (or on the records) of the caller's workspace that is not one of the
+ * five of `recordRoutes`: `/:id/history`, `/:id/diff`, a record's sub-records. Declared from the
+ * feature's zod schemas and service function like them: the schemas validate the request and
+ * make the OpenAPI document, the handler calls `run` with the workspace and the request's
+ * parsed parts and answers in the envelope (with `meta`, `run` answers `{ data, meta }`).
+ */
+export interface RecordRoute<
+  Params extends z.ZodType,
+  Query extends z.ZodType,
+  Body extends z.ZodType,
+  Answer extends z.ZodType,
+  Meta extends z.ZodRawShape | undefined,
+> extends Route {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  params?: Params;
+  query?: Query;
+  body?: Body;
+  /** The data answered, and the fields its `meta` carries beyond the request id and time. */
+  answer: Answer;
+  meta?: Meta;
+  /** 201 for a record made. */
+  status?: 201;
+  /** The route reads what the workspace's answered writes stored (`config.readBarrier`, http/requests/read-barrier.ts). */
+  readBarrier?: 'workspace';
+  run: (
+    workspaceId: string,
+    input: { params: z.output<Params>; query: z.output<Query>; body: z.output<Body> },
+    request: FastifyRequest,
+  ) => Promise<Meta extends z.ZodRawShape ? { data: z.input<Answer>; meta: Record<string, unknown> } : z.input<Answer>>;
+}
+
+/** Registers the route `route` declares on `app`, under `tags`. */
+export function recordRoute<
+  Params extends z.ZodType = z.ZodUndefined,
+  Query extends z.ZodType = z.ZodUndefined,
+  Body extends z.ZodType = z.ZodUndefined,
+  Answer extends z.ZodType = z.ZodUnknown,
+  Meta extends z.ZodRawShape | undefined = undefined,
+>(app: App, tags: string[], route: RecordRoute<Params, Query, Body, Answer, Meta>) {
+  const { method, url, summary, params, query, body, answer, meta, status, more, readBarrier, run } = route;
+  // Declared as recordRoutes declares its routes (see there): the schemas validate, the casts name their types.
+  app.withTypeProvider<FastifyTypeProviderDefault>().route({
+    method,
+    url,
+    ...(readBarrier ? { config: { readBarrier } } : {}),
+    schema: {
+      tags,
+      summary,
+      ...(params ? { params } : {}),
+      ...(query ? { querystring: query } : {}),
+      ...(body ? { body } : {}),
+      response: { [status ?? 200]: envelope(answer, meta), ...errorsWith(more) },
+    },
+    handler: async (request, reply) => {
+      const input = { params: request.params, query: request.query, body: request.body } as {
+        params: z.output<Params>;
+        query: z.output<Query>;
+        body: z.output<Body>;
+      };
+      const answered = await run(request.auth.workspaceId, input, request);
+      if (!meta) return sendData(request, reply, answered, { status: status ?? 200 });
+      const { data, meta: extra } = answered as { data: unknown; meta: Record<string, unknown> };
+      return sendData(request, reply, data, { status: status ?? 200, meta: extra });
+    },
+  });
+}

@@ -7,6 +7,7 @@ import { comparePromptVersions } from '../service/compare.js';
 import { compareQuery, promptComparisonSchema } from '../model/compare-schemas.js';
 import { envelope, errorEnvelopeSchema, sendData } from '../../http/wire/envelope.js';
 import { paginationMeta, paginationOf } from '../../http/wire/pagination.js';
+import { recordRoute } from '../../http/routes/crud-routes.js';
 import {
   createPromptBody,
   createVersionBody,
@@ -24,7 +25,6 @@ import { promptMetrics } from '../service/metrics.js';
 import { promptMetricsQuery, promptMetricsSchema } from '../model/metrics-schemas.js';
 
 const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 403: errorEnvelopeSchema, 404: errorEnvelopeSchema };
-const writeErrors = { ...errors, 409: errorEnvelopeSchema };
 const tags = ['prompts'];
 
 /** Prompt versions of the caller's workspace; every query is confined to `request.auth.workspaceId`. */
@@ -73,88 +73,79 @@ export const promptRoutes: FastifyPluginAsyncZod<{
         ),
     });
   }
-  app.post('/', {
-    schema: {
-      tags,
-      summary: 'Create a prompt (its first version)',
-      body: createPromptBody,
-      response: { 201: envelope(promptSchema), ...writeErrors },
-    },
-    handler: async (request, reply) =>
-      sendData(request, reply, await versions.createPrompt(sql, request.auth.workspaceId, request.body), { status: 201 }),
+  recordRoute(app, tags, {
+    method: 'POST',
+    url: '/',
+    summary: 'Create a prompt (its first version)',
+    body: createPromptBody,
+    answer: promptSchema,
+    status: 201,
+    more: [409],
+    run: (workspaceId, { body }) => versions.createPrompt(sql, workspaceId, body),
   });
 
-  app.get('/', {
-    schema: {
-      tags,
-      summary: 'List prompt versions: name ascending, then version descending',
-      querystring: listPromptsQuery,
-      response: { 200: envelope(z.array(promptSchema), paginationMeta), ...errors },
-    },
-    handler: async (request, reply) => {
-      const { prompts, total } = await versions.listPrompts(sql, request.auth.workspaceId, request.query);
-      return sendData(request, reply, prompts, { meta: { pagination: paginationOf(request.query, prompts.length, total) } });
+  recordRoute(app, tags, {
+    method: 'GET',
+    url: '/',
+    summary: 'List prompt versions: name ascending, then version descending',
+    query: listPromptsQuery,
+    answer: z.array(promptSchema),
+    meta: paginationMeta,
+    run: async (workspaceId, { query }) => {
+      const { prompts, total } = await versions.listPrompts(sql, workspaceId, query);
+      return { data: prompts, meta: { pagination: paginationOf(query, prompts.length, total) } };
     },
   });
 
-  app.get('/:id', {
-    schema: { tags, summary: 'One prompt version', params: promptIdParams, response: { 200: envelope(promptSchema), ...errors } },
-    handler: async (request, reply) => sendData(request, reply, await versions.getPrompt(sql, request.auth.workspaceId, request.params.id)),
+  recordRoute(app, tags, {
+    method: 'GET',
+    url: '/:id',
+    summary: 'One prompt version',
+    params: promptIdParams,
+    answer: promptSchema,
+    run: (workspaceId, { params }) => versions.getPrompt(sql, workspaceId, params.id),
   });
 
-  app.post('/:id/versions', {
-    schema: {
-      tags,
-      summary: 'Create a version from the record :id with changes',
-      params: promptIdParams,
-      body: createVersionBody,
-      response: { 201: envelope(promptSchema), ...writeErrors },
-    },
-    handler: async (request, reply) =>
-      sendData(
-        request,
-        reply,
-        await versions.createVersion(sql, request.auth.workspaceId, request.params.id, request.body, movedByOf(request)),
-        {
-          status: 201,
-        },
-      ),
+  recordRoute(app, tags, {
+    method: 'POST',
+    url: '/:id/versions',
+    summary: 'Create a version from the record :id with changes',
+    params: promptIdParams,
+    body: createVersionBody,
+    answer: promptSchema,
+    status: 201,
+    more: [409],
+    run: (workspaceId, { params, body }, request) => versions.createVersion(sql, workspaceId, params.id, body, movedByOf(request)),
   });
 
-  app.patch('/:id', {
-    schema: {
-      tags,
-      summary: 'Update a prompt: a new, latest version numbered after the highest one',
-      params: promptIdParams,
-      body: updatePromptBody,
-      response: { 201: envelope(promptSchema), ...writeErrors },
-    },
-    handler: async (request, reply) =>
-      sendData(request, reply, await versions.updatePrompt(sql, request.auth.workspaceId, request.params.id, request.body), {
-        status: 201,
-      }),
+  recordRoute(app, tags, {
+    method: 'PATCH',
+    url: '/:id',
+    summary: 'Update a prompt: a new, latest version numbered after the highest one',
+    params: promptIdParams,
+    body: updatePromptBody,
+    answer: promptSchema,
+    status: 201,
+    more: [409],
+    run: (workspaceId, { params, body }) => versions.updatePrompt(sql, workspaceId, params.id, body),
   });
 
-  app.delete('/:id', {
-    schema: {
-      tags,
-      summary: 'Delete a prompt: every version of its group',
-      params: promptIdParams,
-      response: { 200: envelope(deletedPromptSchema), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(request, reply, await versions.deletePrompt(sql, request.auth.workspaceId, request.params.id)),
+  recordRoute(app, tags, {
+    method: 'DELETE',
+    url: '/:id',
+    summary: 'Delete a prompt: every version of its group',
+    params: promptIdParams,
+    answer: deletedPromptSchema,
+    run: (workspaceId, { params }) => versions.deletePrompt(sql, workspaceId, params.id),
   });
 
-  app.post('/:id/render', {
-    schema: {
-      tags,
-      summary: 'Fill the placeholders of a version',
-      params: promptIdParams,
-      body: renderBody,
-      response: { 200: envelope(renderedPromptSchema), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(request, reply, await versions.renderPrompt(sql, request.auth.workspaceId, request.params.id, request.body)),
+  recordRoute(app, tags, {
+    method: 'POST',
+    url: '/:id/render',
+    summary: 'Fill the placeholders of a version',
+    params: promptIdParams,
+    body: renderBody,
+    answer: renderedPromptSchema,
+    run: (workspaceId, { params, body }) => versions.renderPrompt(sql, workspaceId, params.id, body),
   });
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineQuery } from '../../stores/clickhouse-query.js';
-import { storedTime, workspaceId } from './scores-table.js';
+import { storedTime, workspaceId } from './score-params.js';
 
 /**
  * The SQL on `prompt_version_scores` (clickhouse/0025): per prompt version and live score on a

@@ -25,7 +25,7 @@ export interface CredentialCache {
 
 const caches = new WeakMap<Sql, CredentialCache[]>();
 
-/** Tells the caches of `sql` that this replica changed a key or an organization (store.ts). */
+/** Tells the caches of `sql` that this replica changed a key or an organization (tenants.ts). */
 export function credentialsChanged(sql: Sql): void {
   for (const cache of caches.get(sql) ?? []) cache.forget();
 }

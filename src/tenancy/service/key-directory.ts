@@ -1,5 +1,6 @@
 import type { Sql } from '../../stores/postgres.js';
 import { hashApiKey, hashesEqual, keyPrefix } from '../model/keys.js';
+import { liveKeyHashes } from '../tables/credentials-table.js';
 
 export interface KeyDirectoryOptions {
   /** A miss reloads new keys at most this often, however many misses arrive. */
@@ -32,12 +33,7 @@ export function createKeyDirectory(sql: Sql, options: KeyDirectoryOptions = {}) 
   async function read() {
     const full = newest === undefined || reads % 100 === 0;
     // Keys committed late may carry an earlier created_at: a margin re-reads the last minute.
-    const rows = full
-      ? await sql<{ prefix: string; hash: Buffer; createdAt: Date }[]>`
-          select prefix, hash, created_at as "createdAt" from api_keys where revoked_at is null`
-      : await sql<{ prefix: string; hash: Buffer; createdAt: Date }[]>`
-          select prefix, hash, created_at as "createdAt" from api_keys
-          where created_at >= ${new Date(newest!.getTime() - 60_000)} and revoked_at is null`;
+    const rows = await liveKeyHashes(sql, full ? undefined : new Date(newest!.getTime() - 60_000));
     if (full) byPrefix.clear();
     for (const row of rows) {
       const hash = Buffer.from(row.hash);

@@ -4,7 +4,7 @@ import type { KeyScope } from '../model/schemas.js';
 
 /**
  * The statements authentication runs on every request (API keys, OAuth subjects, memberships);
- * the statements of the admin routes are in store.ts, those of the rate limit in rate-limit-sql.ts.
+ * the statements of the admin routes are in tenants-table.ts, those of the rate limit in rate-limit-table.ts.
  */
 
 /** An API key as authentication needs it, with its organization's plan and stored limits. */
@@ -69,4 +69,14 @@ export async function membershipOf(
 export async function userBySubject(sql: Sql, subject: string): Promise<string | undefined> {
   const [row] = await sql<{ id: string }[]>`select id from users where external_subject = ${subject}`;
   return row?.id;
+}
+
+/** The prefix and hash of each live key, with when it was made: every one, or with `since` those made from then on (the key directory's reads). */
+export async function liveKeyHashes(sql: Sql, since?: Date): Promise<{ prefix: string; hash: Buffer; createdAt: Date }[]> {
+  return since === undefined
+    ? await sql<{ prefix: string; hash: Buffer; createdAt: Date }[]>`
+        select prefix, hash, created_at as "createdAt" from api_keys where revoked_at is null`
+    : await sql<{ prefix: string; hash: Buffer; createdAt: Date }[]>`
+        select prefix, hash, created_at as "createdAt" from api_keys
+        where created_at >= ${since} and revoked_at is null`;
 }

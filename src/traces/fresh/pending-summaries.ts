@@ -1,7 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { inApplyOrder } from '../writer/apply-order.js';
-import { type PendingRow } from '../tables/span-rows.js';
-import { selectSummarySpans } from '../tables/spans-table.js';
+import { inApplyOrder } from '../writer/flush.js';
+import { type PendingRow, selectSummarySpans } from '../tables/spans-table.js';
 import {
   earliestStart,
   keepLatest as keep,
@@ -13,7 +12,7 @@ import {
 } from '../summaries/summary.js';
 import { selectPreviousSummaries } from '../tables/traces-table.js';
 import { inTurns } from '../../http/server/turns.js';
-import type { UnappliedWrites } from '../writer/write-batcher-types.js';
+import type { UnappliedWrites } from '../writer/write-batcher.js';
 
 /** The traces of unapplied writes and their summaries (`pendingSummaries`). */
 export interface PendingSummaries {

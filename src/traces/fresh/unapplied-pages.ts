@@ -1,10 +1,15 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { pendingSummaries, pendingTraceIds, pendingTraces } from './pending-summaries.js';
-import type { TraceFilter } from '../tables/traces-table.js';
-import { overlayOf, selectNewestStored, selectNewestStoredKeys, selectTraceCount, selectTracePage } from '../tables/traces-table-pages.js';
+import {
+  type TraceFilter,
+  overlayOf,
+  selectNewestStored,
+  selectNewestStoredKeys,
+  selectTraceCount,
+  selectTracePage,
+} from '../tables/traces-table.js';
 import type { TraceSort } from '../model/schemas.js';
-import type { WriteBatcher } from '../writer/write-batcher.js';
-import type { UnappliedWrites } from '../writer/write-batcher-types.js';
+import type { WriteBatcher, UnappliedWrites } from '../writer/write-batcher.js';
 
 /** A page of the list: its rows in order, and with `count` asked, the filter's total. */
 export interface PageRequest {

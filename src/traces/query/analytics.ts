@@ -2,10 +2,10 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from '../model/query-limits.js';
 import type { AnalyticsQuery, AnalyticsResult } from '../model/wire/analytics-schemas.js';
 import { finiteOrNull, finiteSum } from '../model/finite.js';
-import { selectAnalyticsTotals, selectCostBreakdown } from '../tables/traces-table-aggregates.js';
+import { selectAnalyticsTotals, selectCostBreakdown } from '../tables/traces-table.js';
 
 /**
- * GET /api/traces/analytics as two aggregate queries (traces-table-aggregates.ts): one over the
+ * GET /api/traces/analytics as two aggregate queries (tables/traces-table.ts): one over the
  * deduplicated trace summaries (totals, latency, usage over time, efficiency, budget), one over
  * the per-trace span groups on the summaries (the cost breakdown). A trace is in range when startAfter < its start time < startBefore, the same
  * rule as the list filters, so the list's total and `totals.traceCount` agree.

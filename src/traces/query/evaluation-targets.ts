@@ -9,7 +9,7 @@ import { traceFiguresReader } from './trace-figures.js';
 import type { StoredSpan } from '../model/schemas.js';
 import { selectSpanDetails } from '../tables/spans-table.js';
 import { groupSpansByTrace, toStoredSpan } from './tree.js';
-import { selectChangedTraces } from '../tables/traces-table-changes.js';
+import { selectChangedTraces } from '../tables/traces-table.js';
 import { fromStoredTime } from '../model/stored-time.js';
 
 /** A walk's position in the changed traces (made by `findChangedTraces`, never by a client): the last row's version and trace id. */

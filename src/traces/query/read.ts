@@ -2,10 +2,9 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { notFound } from '../../http/wire/errors.js';
 import { tombstoneLogRecords } from '../tables/log-records-table.js';
 import { nextVersion } from '../model/version.js';
-import { tombstoneSpans } from '../tables/spans-table.js';
+import { tombstoneSpans, selectSpanDetail, selectTraceTree } from '../tables/spans-table.js';
 import { selectTraceExists, selectTraceWithSpans, tombstoneTraceSummary } from '../tables/traces-table.js';
 import type { StoredSpan, TraceDetail } from '../model/schemas.js';
-import { selectSpanDetail, selectTraceTree } from '../tables/span-tree-queries.js';
 import type { TraceTree } from '../model/wire/span-tree-schemas.js';
 import { toSpanNode, toStoredSpan, toTraceListItem } from './tree.js';
 

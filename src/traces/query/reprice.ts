@@ -1,10 +1,9 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { recomputeTraceSummaries } from '../summaries/recompute.js';
-import { insertSpanRows } from '../tables/spans-table.js';
+import { insertSpanRows, type SpanRow } from '../tables/spans-table.js';
 import { limitSettings, type QueryLimits } from '../model/query-limits.js';
 import { fromStoredTime, toStoredTime } from '../model/stored-time.js';
 import { nextVersion } from '../model/version.js';
-import { type SpanRow } from '../tables/span-rows.js';
 import { storedSpanSchema, type StoredSpan } from '../model/schemas.js';
 import { quoteSpan, type SpanCost } from '../cost/pricing.js';
 import type { RepriceResult } from '../model/wire/cost-schemas.js';

@@ -1,7 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { selectSearchCandidates, selectSearchHits, type SearchHit } from '../tables/spans-table.js';
-import type { TraceFilter } from '../tables/traces-table.js';
-import { selectTraceCount, selectTraceItems, selectTraceKeys, selectTracePage } from '../tables/traces-table-pages.js';
+import { type TraceFilter, selectTraceCount, selectTraceItems, selectTraceKeys, selectTracePage } from '../tables/traces-table.js';
 import type { PageRequest, PageRow } from '../fresh/unapplied-pages.js';
 
 /**

@@ -4,7 +4,7 @@ import { decodeCursor, encodeCursor, queryDigest, type CursorState } from '../mo
 import { limitSettings, resolveWindow, type QueryLimits, type Window } from '../model/query-limits.js';
 import { fromStoredTime, storedTimePattern, toStoredTime } from '../model/stored-time.js';
 import { selectSessionPage } from '../tables/session-traces-table.js';
-import { selectSessionGroups, selectUserGroups, type SessionRow, type UserRow } from '../tables/traces-table-groups.js';
+import { selectSessionGroups, selectUserGroups, type SessionRow, type UserRow } from '../tables/traces-table.js';
 import { toTraceListItem } from './tree.js';
 import type { SessionQuery, SessionSummary, SessionsQuery, UserQuery, UserSummary, UsersQuery } from '../model/wire/sessions-schemas.js';
 

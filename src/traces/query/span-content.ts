@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { SpanContentReader } from '../../contract/span-content.js';
-import { selectSpanDetail } from '../tables/span-tree-queries.js';
+import { selectSpanDetail } from '../tables/spans-table.js';
 import { toStoredSpan } from './tree.js';
 
 /** The reader of a span's input and output the app hands to the datasets feature (contract/span-content.ts). */

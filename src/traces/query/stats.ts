@@ -2,19 +2,12 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import type { StatsGroup, StatsQuery, StatsResult } from '../model/wire/analytics-schemas.js';
 import { windowedGroupBys } from '../model/wire/analytics-schemas.js';
 import { defaultQueryLimits, limitSettings, resolveWindow, type QueryLimits } from '../model/query-limits.js';
-import {
-  selectStatsByScoreName,
-  selectStatsBySpanGroup,
-  selectStatsByTraceField,
-  statsGroupTraces,
-  type AggregateRow,
-  type StatsGrouping,
-} from '../tables/traces-table-aggregates.js';
+import { selectStats, statsGroupTraces, type AggregateRow, type StatsGrouping } from '../tables/traces-table.js';
 import type { TraceScores } from '../../contract/trace-scores.js';
 import { finiteOrNull, finiteSum } from '../model/finite.js';
 
 /**
- * GET /api/traces/stats as one aggregate query per call (traces-table-aggregates.ts).
+ * GET /api/traces/stats as one aggregate query per call (tables/traces-table.ts, `selectStats`).
  *
  * Groups by model, provider and kind are over spans (a trace counts in every group one of its
  * spans falls in), read from the span groups each trace summary carries; by source over trace
@@ -69,14 +62,7 @@ export async function getStats(
       : groupBy === 'score'
         ? scores && { scoreNames: scores.traceNames() }
         : { field: groupBy };
-  const params = { workspaceId, filter, limit };
-  const rows = !grouping
-    ? []
-    : 'dimension' in grouping
-      ? await selectStatsBySpanGroup(clickhouse, { ...params, ...grouping }, settings)
-      : 'field' in grouping
-        ? await selectStatsByTraceField(clickhouse, { ...params, ...grouping }, settings)
-        : await selectStatsByScoreName(clickhouse, { ...params, ...grouping }, settings);
+  const rows = grouping ? await selectStats(clickhouse, { workspaceId, filter, limit, grouping }, settings) : [];
   const groups = rows.map(toStatsGroup);
   if (scores && grouping && groups.length > 0) {
     const keys = groups.map((g) => g.key ?? '');

@@ -1,10 +1,10 @@
 import type { StoredSpan, TraceListItem } from '../model/schemas.js';
-import type { SpanNodeTuple } from '../tables/span-tree-queries.js';
+import type { SpanNodeTuple } from '../tables/spans-table.js';
 import type { SpanNode } from '../model/wire/span-tree-schemas.js';
 
 /**
  * Stored read models back to wire shapes. `spans.detail` and `traces.item` hold the JSON the
- * API returns (ingest/rows.ts storedSpanOf, summaries/summary.ts), so reading is a parse. A span
+ * API returns (ingest/ingest.ts storedSpanOf, summaries/summary.ts), so reading is a parse. A span
  * tree is returned flat: every span of the trace in start order, each with its
  * `parentSpanId` (absent for a root), exactly as it was sent.
  */
@@ -52,7 +52,7 @@ export function groupSpansByTrace(rows: Array<{ trace_id: string; detail: string
 }
 
 /**
- * A span's tree fields (span-tree-queries.ts) as a node: the fields of its `detail` other
+ * A span's tree fields (tables/spans-table.ts, `selectTraceTree`) as a node: the fields of its `detail` other
  * than the heavy ones, in the same order, each present exactly when it was stored (a string
  * column '' and a number column NULL both mean "not sent"). Assigned one by one: a large
  * trace has 10,000 of them.

@@ -1,5 +1,5 @@
-import type { SpanGroup } from '../tables/summary-rows.js';
-import type { SpanFacts } from '../tables/span-rows.js';
+import type { SpanGroup } from '../tables/traces-table.js';
+import type { SpanFacts } from '../tables/spans-table.js';
 
 /**
  * The usage rules of a trace's summary (summary.ts): which spans' usage the trace counts, their

@@ -1,12 +1,12 @@
 import { fromStoredTime } from '../model/stored-time.js';
 import { inTurns } from '../../http/server/turns.js';
 import type { TraceListItem } from '../model/schemas.js';
-import type { PreviousSummary, TraceSummaryRow } from '../tables/summary-rows.js';
-import type { SpanFacts } from '../tables/span-rows.js';
+import type { PreviousSummary, TraceSummaryRow } from '../tables/traces-table.js';
+import type { SpanFacts } from '../tables/spans-table.js';
 import { compareText, costBySource, countedSpans, modelSpan, spanGroups, sumSent } from './summary-usage.js';
 
-export type { PreviousSummary, SpanGroup, TraceSummaryRow } from '../tables/summary-rows.js';
-export type { SpanFacts } from '../tables/span-rows.js';
+export type { PreviousSummary, SpanGroup, TraceSummaryRow } from '../tables/traces-table.js';
+export type { SpanFacts } from '../tables/spans-table.js';
 
 /**
  * A trace's summary row (clickhouse/0001, 0003, 0004), computed from its deduplicated live

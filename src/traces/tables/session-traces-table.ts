@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { defineQuery } from '../../stores/clickhouse-query.js';
-import type { PreviousSummary, TraceSummaryRow } from './summary-rows.js';
-import { sessionFigures, sessionGroupRow } from './traces-table-groups.js';
+import { sessionFigures, sessionGroupRow, type PreviousSummary, type TraceSummaryRow } from './traces-table.js';
 import { workspaceId } from './params.js';
 
 /**
@@ -62,7 +61,7 @@ export const selectSessionPage = defineQuery({
     afterId: z.string(),
     fetch: z.number().int().min(1),
   }),
-  // A session group's figures (traces-table-groups.ts), without its id, and the page.
+  // A session group's figures (traces-table.ts, `sessionFigures`), without its id, and the page.
   row: sessionGroupRow.omit({ id: true }).extend({
     page: z.array(z.tuple([z.string(), z.string(), z.string()]).transform(([trace_id, item, k]) => ({ trace_id, item, k }))),
   }),

@@ -3,9 +3,10 @@ import { insertJsonLines, type ClickHouseClient } from '../../stores/clickhouse.
 import { defineQuery } from '../../stores/clickhouse-query.js';
 import type { PromptFiguresReader } from '../../contract/prompt-figures.js';
 import { toStoredTime } from '../model/stored-time.js';
-import { spanFactsSchema, type SpanRow } from './span-rows.js';
 import { finiteOrNull } from '../model/finite.js';
 import { textSearchSchema, type SearchField, type TextSearch } from '../model/search.js';
+import { costSourceSchema } from '../model/wire/cost-schemas.js';
+import { spanKindSchema, spanStatusSchema } from '../model/schemas.js';
 import { spanKeyParams, workspaceId } from './params.js';
 
 /**
@@ -18,6 +19,111 @@ import { spanKeyParams, workspaceId } from './params.js';
  * recomputed right after must see them.
  */
 
+// The rows.
+
+/**
+ * The rows of `spans` (clickhouse/0001, 0003, 0004) as ingest makes them (ingest/ingest.ts), and
+ * the narrower row a write keeps until its flush. Optional fields that were not sent are stored
+ * as '' (strings) or NULL (numbers); `detail` holds the span as the API returns it.
+ */
+
+/** An engine UInt64 as decimal text (toString), so no digit is lost in JSON. */
+export const versionText = z.string().regex(/^\d+$/);
+const nullableNumber = z.number().nullable();
+
+/**
+ * The columns of one live span that the summaries (summaries/summary.ts) and the reads over
+ * unapplied writes use, as the key read returns them (tables/spans-table.ts).
+ */
+export const spanFactsSchema = z.object({
+  trace_id: z.string(),
+  span_id: z.string(),
+  version: versionText,
+  trace_name: z.string(),
+  session_id: z.string(),
+  environment: z.string(),
+  service: z.string(),
+  user_id: z.string(),
+  tags: z.array(z.string()),
+  source: z.string(),
+  parent_span_id: z.string(),
+  status: z.string(),
+  kind: z.string(),
+  /** 'YYYY-MM-DD hh:mm:ss.ffffff' (UTC): fixed width, so text order is time order. */
+  start_time: z.string(),
+  end_time: z.string(),
+  duration_ms: z.number(),
+  model: z.string(),
+  provider: z.string(),
+  input_tokens: nullableNumber,
+  output_tokens: nullableNumber,
+  total_tokens: nullableNumber,
+  cost_usd: nullableNumber,
+  /** 'provided' | 'computed' | 'none', '' for a span without a cost that was not priced (cost/pricing.ts). */
+  cost_source: z.string(),
+  ttft_ms: nullableNumber,
+});
+export type SpanFacts = z.infer<typeof spanFactsSchema>;
+
+/** A whole row of `spans`: the facts, and what only the insert and the reads of one span take. */
+export const spanRowSchema = spanFactsSchema.extend({
+  workspace_id: z.string(),
+  name: z.string(),
+  status_message: z.string(),
+  cache_read_tokens: nullableNumber,
+  cache_write_tokens: nullableNumber,
+  reasoning_tokens: nullableNumber,
+  prompt_name: z.string(),
+  prompt_version: z.string(),
+  /** The StoredSpan as JSON text (ingest/ingest.ts, storedSpanOf). */
+  detail: z.string(),
+  /** attributes and metadata as string maps (stringMapOf), for queries by key (clickhouse/0008). */
+  attributes_map: z.record(z.string(), z.string()),
+  metadata_map: z.record(z.string(), z.string()),
+});
+export type SpanRow = z.infer<typeof spanRowSchema>;
+
+/**
+ * A span row as a write keeps it until its flush (writer/write-batcher.ts): the columns the summaries
+ * and the reads over unapplied writes use (SpanFacts) and its workspace. The rest (`detail`, the
+ * attribute maps, the status message: most of a row's bytes) only the insert reads, and the
+ * write's encoded lines hold it (writer/flush.ts); the row whole would be kept twice.
+ */
+export type PendingRow = SpanFacts & { workspace_id: string };
+
+/** The pending row of a span row, field by field (no rest spread: one of these per span ingested). */
+export function pendingRowOf(row: SpanRow): PendingRow {
+  return {
+    workspace_id: row.workspace_id,
+    trace_id: row.trace_id,
+    span_id: row.span_id,
+    version: row.version,
+    trace_name: row.trace_name,
+    session_id: row.session_id,
+    environment: row.environment,
+    service: row.service,
+    user_id: row.user_id,
+    tags: row.tags,
+    source: row.source,
+    parent_span_id: row.parent_span_id,
+    status: row.status,
+    kind: row.kind,
+    start_time: row.start_time,
+    end_time: row.end_time,
+    duration_ms: row.duration_ms,
+    model: row.model,
+    provider: row.provider,
+    input_tokens: row.input_tokens,
+    output_tokens: row.output_tokens,
+    total_tokens: row.total_tokens,
+    cost_usd: row.cost_usd,
+    cost_source: row.cost_source,
+    ttft_ms: row.ttft_ms,
+  };
+}
+
+// The statements.
+
 /**
  * Reads of a few traces by primary key: more threads only add start-up cost. In the statement,
  * not in clickhouse_settings: the embedded session would keep it for every later query.
@@ -25,7 +131,6 @@ import { spanKeyParams, workspaceId } from './params.js';
 export const keyReadSettings = 'SETTINGS max_threads = 1';
 
 const traceIds = z.array(z.string()).min(1);
-const nullableNumber = z.number().nullable();
 
 export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -34,7 +139,7 @@ export async function insertSpanRows(clickhouse: ClickHouseClient, rows: SpanRow
 
 /**
  * The same insert from rows already encoded, one JSON object a line, as UTF-8 bytes (the writer
- * encodes each request's rows as it takes them: write-batcher.ts, pending-lines.ts), handed to
+ * encodes each request's rows as it takes them: writer/flush.ts), handed to
  * the engine as they are (clickhouse.ts insertJsonLines).
  */
 export async function insertSpanLines(clickhouse: ClickHouseClient, lines: Buffer): Promise<void> {
@@ -322,4 +427,114 @@ export async function selectLatestSpans(
     format: 'JSONEachRow',
   });
   return (await spans.json<LatestSpanRow & { is_deleted: number }>()).filter((row) => row.is_deleted === 0);
+}
+
+// A trace read in two steps.
+
+/**
+ * The SQL of a trace read in two steps (span-tree-schemas.ts): the tree from the narrow span
+ * columns, never `detail` (the one column holding payloads, up to megabytes per trace), and one
+ * span's `detail`. Both are key reads led by the workspace (`FINAL` bounded by the primary key,
+ * tombstones hidden), one thread each like the other key reads of this file.
+ */
+
+const traceKey = z.object({ workspaceId, traceId: z.string().min(1) });
+
+/**
+ * A span's tree fields in column order. Optional fields not sent are '' (strings) or null
+ * (numbers), as ingest/ingest.ts toSpanRow stores them; times are ISO 8601 as `detail` has them.
+ */
+export const spanNodeTupleSchema = z.tuple([
+  z.string(), // span_id
+  z.string(), // parent_span_id
+  z.string(), // name
+  spanKindSchema, // kind
+  spanStatusSchema, // status
+  z.string(), // start_time
+  z.string(), // end_time
+  z.number(), // duration_ms
+  z.string(), // model
+  z.string(), // provider
+  nullableNumber, // input_tokens
+  nullableNumber, // output_tokens
+  nullableNumber, // total_tokens
+  nullableNumber, // cache_read_tokens
+  nullableNumber, // cache_write_tokens
+  nullableNumber, // reasoning_tokens
+  nullableNumber, // cost_usd
+  costSourceSchema.or(z.literal('')), // cost_source
+  nullableNumber, // ttft_ms
+  z.string(), // prompt_name
+  z.string(), // prompt_version
+]);
+export type SpanNodeTuple = z.infer<typeof spanNodeTupleSchema>;
+
+/**
+ * A stored time as model/stored-time.ts fromStoredTime writes it in `detail`: milliseconds unless the
+ * microseconds are set (formatted in the engine: 20,000 times of a large trace cost a few
+ * milliseconds there, several times that in JavaScript).
+ */
+const isoTime = (column: string) =>
+  `concat(if(toUnixTimestamp64Micro(${column}) % 1000 = 0,
+    substring(formatDateTime(${column}, '%Y-%m-%dT%H:%i:%S.%f', 'UTC'), 1, 23),
+    formatDateTime(${column}, '%Y-%m-%dT%H:%i:%S.%f', 'UTC')), 'Z')`;
+
+const traceTreeRowSchema = z.object({ item: z.string(), spans: z.array(spanNodeTupleSchema) });
+export type TraceTreeRow = z.infer<typeof traceTreeRowSchema>;
+
+/**
+ * A trace's list item and the tree fields of its live spans in start order, in one statement
+ * (the spans ride along as an array from a scalar subquery, as findTraceWithSpans does):
+ * undefined when the trace has no live summary.
+ */
+export async function selectTraceTree(clickhouse: ClickHouseClient, params: z.input<typeof traceKey>): Promise<TraceTreeRow | undefined> {
+  const query_params = traceKey.parse(params);
+  const live = 'workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND is_deleted = 0';
+  const result = await clickhouse.query({
+    query: `
+      SELECT item,
+        (SELECT groupArray(tuple(span_id, parent_span_id, name, kind, status, ${isoTime('start_time')}, ${isoTime('end_time')},
+            duration_ms, model, provider, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens,
+            reasoning_tokens, cost_usd, cost_source, ttft_ms, prompt_name, prompt_version))
+         FROM (
+           SELECT span_id, parent_span_id, name, kind, status, start_time, end_time, duration_ms, model, provider,
+             input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
+             cost_usd, cost_source, ttft_ms, prompt_name, prompt_version
+           FROM spans FINAL
+           WHERE ${live}
+           ORDER BY start_time, span_id
+         )) AS spans
+      FROM traces FINAL
+      WHERE ${live}
+      SETTINGS max_threads = 1`,
+    query_params,
+    format: 'JSONEachRow',
+  });
+  return oneRow(traceTreeRowSchema, result);
+}
+
+const spanKey = traceKey.extend({ spanId: z.string().min(1) });
+const spanDetailRowSchema = z.object({ detail: z.string().min(2) });
+
+/** One live span's `detail` (the StoredSpan as JSON text, ingest/ingest.ts storedSpanOf), undefined when there is none. */
+export async function selectSpanDetail(clickhouse: ClickHouseClient, params: z.input<typeof spanKey>): Promise<string | undefined> {
+  const query_params = spanKey.parse(params);
+  const result = await clickhouse.query({
+    query: `
+      SELECT detail
+      FROM spans FINAL
+      WHERE workspace_id = {workspaceId:String} AND trace_id = {traceId:String} AND span_id = {spanId:String} AND is_deleted = 0
+      SETTINGS max_threads = 1`,
+    query_params,
+    format: 'JSONEachRow',
+  });
+  return (await oneRow(spanDetailRowSchema, result))?.detail;
+}
+
+/** The one row a read by key finds (the key makes more an error), or undefined. */
+async function oneRow<S extends z.ZodTypeAny>(schema: S, result: { json(): Promise<unknown> }): Promise<z.infer<S> | undefined> {
+  return z
+    .array(schema)
+    .max(1)
+    .parse(await result.json())[0];
 }

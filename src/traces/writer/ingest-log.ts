@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { SpanRow } from '../tables/span-rows.js';
+import type { SpanRow } from '../tables/spans-table.js';
 
 /**
  * One acknowledged ingest write: the rows of one request (span rows, or another writer's: a
@@ -30,7 +30,7 @@ interface Segment {
 }
 
 /**
- * The ingest write-ahead log (docs/decisions/080-ingest-write-ahead-log.md). An ingest is
+ * The ingest write-ahead log (docs/decisions/105-the-write-path.md). An ingest is
  * answered once its rows are in this log on disk (written and `fdatasync`ed); the writer
  * (write-batcher.ts) applies them to the engine in large flushes afterwards.
  *
@@ -203,7 +203,7 @@ export class IngestLog<Row = SpanRow> {
 
 /**
  * A line: its CRC-32, then the write as a JSON array. With `rowLines` (its rows' JSON, one a
- * line, as UTF-8: the bytes the writer keeps for its insert, pending-lines.ts) the array's rows
+ * line, as UTF-8: the bytes the writer keeps for its insert, flush.ts `pendingOf`) the array's rows
  * are those bytes, each line break made the comma between two rows (a JSON text holds no raw
  * line break): the same bytes as stringifying the rows again, with no second encoding.
  */
