@@ -6,7 +6,14 @@ import type { ListTracesQuery, TraceListItem, TraceSort } from '../model/schemas
 import { selectSearchHits, selectSpanDetails, type SearchHit } from '../tables/spans-table.js';
 import { searchPage } from './search-pages.js';
 import { highlightOf, parseSearch, searchFields, type Highlight } from '../model/search.js';
-import { type TraceFilter, selectTraceCount, selectTraceItems, selectTraceKeysAndCount, selectTracePage, traceSorts } from '../tables/traces-table.js';
+import {
+  type TraceFilter,
+  selectTraceCount,
+  selectTraceItems,
+  selectTraceKeysAndCount,
+  selectTracePage,
+  traceSorts,
+} from '../tables/traces-table.js';
 import { groupSpansByTrace, toTraceListItem } from './tree.js';
 import { unappliedTraces, type PageRow } from '../fresh/unapplied-pages.js';
 import type { WriteBatcher } from '../writer/write-batcher.js';
