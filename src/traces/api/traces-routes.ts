@@ -101,8 +101,12 @@ export const traceRoutes: FastifyPluginAsyncZod<{
     },
     handler: async (request, reply) => {
       const { workspaceId } = request.auth;
-      const trace = await getTrace(clickhouse, workspaceId, request.params.id);
-      return sendData(request, reply, scores ? withScores(trace, await scores.ofTrace(workspaceId, trace.traceId)) : trace);
+      // The trace and its scores are read at once (the id is the trace's: an exact match).
+      const [trace, ofTrace] = await Promise.all([
+        getTrace(clickhouse, workspaceId, request.params.id),
+        scores?.ofTrace(workspaceId, request.params.id),
+      ]);
+      return sendData(request, reply, ofTrace ? withScores(trace, ofTrace) : trace);
     },
   });
 
@@ -116,8 +120,11 @@ export const traceRoutes: FastifyPluginAsyncZod<{
     },
     handler: async (request, reply) => {
       const { workspaceId } = request.auth;
-      const tree = await getTraceTree(clickhouse, workspaceId, request.params.id);
-      return sendData(request, reply, scores ? withScores(tree, await scores.ofTrace(workspaceId, tree.traceId)) : tree);
+      const [tree, ofTrace] = await Promise.all([
+        getTraceTree(clickhouse, workspaceId, request.params.id),
+        scores?.ofTrace(workspaceId, request.params.id),
+      ]);
+      return sendData(request, reply, ofTrace ? withScores(tree, ofTrace) : tree);
     },
   });
 
