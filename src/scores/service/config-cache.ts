@@ -1,4 +1,5 @@
 import type { Sql } from '../../stores/postgres.js';
+import { createNotifiedCache, notifyChanged } from '../../stores/notified-cache.js';
 import type { ScoreConfig } from '../api/config-schemas.js';
 import { selectScoreConfigs, selectScoreConfigsByName } from '../tables/configs-table.js';
 
@@ -27,62 +28,25 @@ export interface ScoreConfigCache {
   ready(): Promise<boolean>;
 }
 
-const caches = new WeakMap<Sql, ScoreConfigCache[]>();
-
 /** Tells the caches of `sql` that this replica changed a score config (configs.ts). */
 export function scoreConfigsChanged(sql: Sql): void {
-  for (const cache of caches.get(sql) ?? []) cache.forget();
+  notifyChanged(sql, scoreConfigsChannel);
 }
 
 /**
  * Score configs kept in memory per workspace, so score ingest validates a request's scores
  * without a round trip to PostgreSQL (under load that round trip took more of a request of
- * 1,000 scores than its validation). Exact as the API keys' cache is
- * (tenancy/service/credential-cache.ts, decision 082):
- *
- * - every replica LISTENs on `loupe_score_configs`, which a trigger (postgres/0017) notifies at
- *   the commit of any change to `score_configs`, whoever makes it; a notification forgets every
- *   workspace's configs;
- * - memory is used only while the listener is subscribed, and forgotten each time it subscribes
- *   again; a read that started before a notification is not kept;
- * - the replica that makes a change forgets at once (`scoreConfigsChanged`);
- * - `ttlMs` bounds how long any workspace's configs are reused, whatever happens to the listener.
+ * 1,000 scores than its validation). Exact as the API keys' cache is (stores/notified-cache.ts,
+ * decision 082): every replica LISTENs on `loupe_score_configs`, which a trigger (postgres/0017)
+ * notifies at the commit of any change to `score_configs`, whoever makes it; the replica that
+ * makes a change forgets at once (`scoreConfigsChanged`).
  *
  * A workspace's configs are read whole (the list the console shows, a few dozen names), so a
- * name without a config is known too.
+ * name without a config is known too; while the listener is not up, only the names asked for
+ * are read, and nothing is kept.
  */
 export function createScoreConfigCache(sql: Sql, options: ScoreConfigCacheOptions): ScoreConfigCache {
-  const now = options.now ?? Date.now;
-  const kept = new Map<string, { configs: Map<string, ScoreConfig>; at: number }>();
-  /** Bumped by every notification and subscription: a read that saw another value is not kept. */
-  let generation = 0;
-  let listening = false;
-  const counts = { reads: 0, hits: 0 };
-
-  const forget = () => {
-    generation += 1;
-    kept.clear();
-  };
-
-  /** Subscribes at the first use, not when made: an app built without a database (the OpenAPI document) never connects. */
-  let subscribed: Promise<boolean> | undefined;
-  const ready = () =>
-    (subscribed ??=
-      options.ttlMs === 0
-        ? Promise.resolve(false)
-        : sql
-            .listen(scoreConfigsChannel, forget, () => {
-              forget();
-              listening = true;
-            })
-            .then(
-              () => true,
-              (error: unknown) => {
-                // Never listening: every lookup reads PostgreSQL, as without the cache.
-                options.onListenError?.(error);
-                return false;
-              },
-            ));
+  const kept = createNotifiedCache<Map<string, ScoreConfig>>(sql, { ...options, channel: scoreConfigsChannel, maxEntries: maxWorkspaces });
 
   const pick = (configs: Map<string, ScoreConfig>, names: string[]) => {
     const out = new Map<string, ScoreConfig>();
@@ -93,31 +57,23 @@ export function createScoreConfigCache(sql: Sql, options: ScoreConfigCacheOption
     return out;
   };
 
-  const cache: ScoreConfigCache = {
-    counts,
-    forget,
-    ready,
+  return {
+    counts: kept.counts,
+    forget: kept.forget,
+    ready: kept.ready,
     async byName(workspaceId, names) {
       if (names.length === 0) return new Map();
-      void ready();
-      const hit = kept.get(workspaceId);
-      if (hit && listening && now() - hit.at < options.ttlMs) {
-        counts.hits += 1;
-        return pick(hit.configs, names);
-      }
-      counts.reads += 1;
-      if (!listening) return selectScoreConfigsByName(sql, workspaceId, names);
-      const before = generation;
-      const all = await selectScoreConfigs(sql, workspaceId, true);
-      const configs = new Map(all.map((config) => [config.name, config]));
-      if (listening && generation === before) {
-        kept.delete(workspaceId);
-        if (kept.size >= maxWorkspaces) kept.delete(kept.keys().next().value!);
-        kept.set(workspaceId, { configs, at: now() });
-      }
+      // Read whole only while memory may keep it: a read by name is never kept as the whole.
+      const whole = kept.listening();
+      const configs = await kept.get(
+        workspaceId,
+        async () =>
+          whole
+            ? new Map((await selectScoreConfigs(sql, workspaceId, true)).map((config) => [config.name, config]))
+            : selectScoreConfigsByName(sql, workspaceId, names),
+        () => whole,
+      );
       return pick(configs, names);
     },
   };
-  caches.set(sql, [...(caches.get(sql) ?? []), cache]);
-  return cache;
 }
