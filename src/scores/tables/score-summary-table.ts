@@ -37,13 +37,12 @@ export const selectAveragesOfGroups = defineQuery({
   sql: ({ workspaceId, groups }) => ({
     values: { ...groups.values, workspaceId },
     query: `
-      WITH stat_groups AS (${groups.sql})
       SELECT g.key AS key, s.name AS name, sum(s.n) AS n, sum(s.total) / sum(s.n) AS mean
-      FROM (
+      FROM (${groups.sql}) AS g
+      INNER JOIN (
         SELECT trace_id, name, count() AS n, sum(value) AS total
-        FROM ${liveScores("trace_id != '' AND trace_id IN (SELECT trace_id FROM stat_groups)")}
-        GROUP BY trace_id, name) AS s
-      INNER JOIN stat_groups AS g ON s.trace_id = g.trace_id
+        FROM ${liveScores("trace_id != ''")}
+        GROUP BY trace_id, name) AS s ON s.trace_id = g.trace_id
       GROUP BY key, name ORDER BY key, name`,
   }),
 });
