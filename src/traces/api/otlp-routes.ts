@@ -54,56 +54,45 @@ const errors = {
 /** Exports in flight per process before exporters are asked to retry. */
 const maxExportsInFlight = 16;
 
-function decodeBody(body: OtlpBody | undefined): PlainExportRequest {
-  if (body === undefined) return {}; // an empty protobuf body is an empty request
-  if (body.encoding === 'protobuf') {
-    try {
-      return decodeProtobufRequest(body.value);
-    } catch (error) {
-      if (error instanceof ProtobufDecodeError) {
-        throw new AppError('VALIDATION_ERROR', error.message, {
-          issues: [{ path: 'body', message: 'is not a protobuf ExportTraceServiceRequest' }],
-        });
-      }
-      throw error;
-    }
-  }
-  const decoded = decodeJsonRequest(body.value);
-  if (!decoded.ok) {
-    throw new AppError(
-      'VALIDATION_ERROR',
-      `Body is not an OTLP/JSON ExportTraceServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`,
-      {
-        issues: decoded.issues,
-      },
-    );
-  }
-  return decoded.request;
+/** How one signal's request is decoded from either encoding, and named in the errors. */
+interface OtlpDecoders<T> {
+  message: string;
+  protobuf: (body: Buffer) => T;
+  json: (body: unknown) => { ok: true; request: T } | { ok: false; issues: { path: string; message: string }[] };
 }
 
-function decodeLogsBody(body: OtlpBody | undefined): PlainLogsRequest {
-  if (body === undefined) return {};
+const traceDecoders: OtlpDecoders<PlainExportRequest> = {
+  message: 'ExportTraceServiceRequest',
+  protobuf: decodeProtobufRequest,
+  json: decodeJsonRequest,
+};
+const logsDecoders: OtlpDecoders<PlainLogsRequest> = {
+  message: 'ExportLogsServiceRequest',
+  protobuf: decodeProtobufLogsRequest,
+  json: decodeJsonLogsRequest,
+};
+
+/** The request in a body of either encoding; a body that is not one is a 400 naming what it is not. */
+function decodeBody<T extends object>(body: OtlpBody | undefined, decoders: OtlpDecoders<T>): T {
+  if (body === undefined) return {} as T; // an empty protobuf body is an empty request
   if (body.encoding === 'protobuf') {
     try {
-      return decodeProtobufLogsRequest(body.value);
+      return decoders.protobuf(body.value);
     } catch (error) {
       if (error instanceof ProtobufDecodeError) {
         throw new AppError('VALIDATION_ERROR', error.message, {
-          issues: [{ path: 'body', message: 'is not a protobuf ExportLogsServiceRequest' }],
+          issues: [{ path: 'body', message: `is not a protobuf ${decoders.message}` }],
         });
       }
       throw error;
     }
   }
-  const decoded = decodeJsonLogsRequest(body.value);
+  const decoded = decoders.json(body.value);
   if (!decoded.ok) {
-    throw new AppError(
-      'VALIDATION_ERROR',
-      `Body is not an OTLP/JSON ExportLogsServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`,
-      {
-        issues: decoded.issues,
-      },
-    );
+    const [first] = decoded.issues;
+    throw new AppError('VALIDATION_ERROR', `Body is not an OTLP/JSON ${decoders.message}: ${first?.path}: ${first?.message}`, {
+      issues: decoded.issues,
+    });
   }
   return decoded.request;
 }
@@ -142,7 +131,7 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as OtlpBody | undefined;
-    const plain = decodeBody(body);
+    const plain = decodeBody(body, traceDecoders);
     const leave = gate.enter();
     try {
       const result = await exportSpans(ingest, request.auth.workspaceId, plain, request.log);
@@ -177,7 +166,7 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
   // GenAI content on the logs signal (log-records.ts): attached to its span, whichever comes first.
   const logsHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as OtlpBody | undefined;
-    const plain = decodeLogsBody(body);
+    const plain = decodeBody(body, logsDecoders);
     const leave = gate.enter();
     try {
       const result = await exportLogs(
