@@ -97,6 +97,17 @@ function decodeBody<T extends object>(body: OtlpBody | undefined, decoders: Otlp
   return decoded.request;
 }
 
+/** An export's answer in the request's encoding: JSON with the envelope's meta beside it, or a protobuf body. */
+function answerExport(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: OtlpBody | undefined,
+  answer: { json: () => Record<string, unknown>; protobuf: () => Buffer },
+) {
+  if (body?.encoding === 'json') return reply.code(200).send({ ...answer.json(), meta: meta(request) });
+  return reply.code(200).header('content-type', 'application/x-protobuf').send(answer.protobuf());
+}
+
 /**
  * OTLP/HTTP traces receiver: an OpenTelemetry exporter needs only this URL and `x-api-key`.
  * JSON and protobuf, plain or gzip (decompressed, within the body limit, by the app's body
@@ -137,17 +148,13 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
       const result = await exportSpans(ingest, request.auth.workspaceId, plain, request.log);
       const evaluations = recordScores ? evaluationScoresOf(plain) : [];
       if (evaluations.length > 0) await recordScores?.(request, evaluations);
-      if (body?.encoding === 'json') {
-        return reply.code(200).send({
+      return answerExport(request, reply, body, {
+        json: () => ({
           ...(result.rejected > 0 ? { partialSuccess: { rejectedSpans: result.rejected, errorMessage: result.errorMessage } } : {}),
           data: { accepted: result.accepted, rejected: result.rejected, errors: result.errors },
-          meta: meta(request),
-        });
-      }
-      return reply
-        .code(200)
-        .header('content-type', 'application/x-protobuf')
-        .send(encodeProtobufResponse(result.rejected, result.errorMessage));
+        }),
+        protobuf: () => encodeProtobufResponse(result.rejected, result.errorMessage),
+      });
     } finally {
       leave();
     }
@@ -176,17 +183,13 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
         request.log,
         recordScores && ((scores) => recordScores(request, scores)),
       );
-      if (body?.encoding === 'json') {
-        return reply.code(200).send({
+      return answerExport(request, reply, body, {
+        json: () => ({
           ...(result.rejected > 0 ? { partialSuccess: { rejectedLogRecords: result.rejected, errorMessage: result.errorMessage } } : {}),
           data: { accepted: result.accepted, rejected: result.rejected, spansUpdated: result.spansUpdated, errors: result.errors },
-          meta: meta(request),
-        });
-      }
-      return reply
-        .code(200)
-        .header('content-type', 'application/x-protobuf')
-        .send(encodeProtobufLogsResponse(result.rejected, result.errorMessage));
+        }),
+        protobuf: () => encodeProtobufLogsResponse(result.rejected, result.errorMessage),
+      });
     } finally {
       leave();
     }
