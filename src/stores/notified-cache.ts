@@ -1,18 +1,32 @@
 import type { Sql } from './postgres.js';
 
-export interface NotifiedCacheOptions {
-  /** The channel a trigger notifies at the commit of any change to what the cache keeps. */
-  channel: string;
+/** What a cache built on this one is given by its owner (the app's configuration). */
+export interface CacheOptions {
   /** How long a value is reused at most, in ms; 0 reads PostgreSQL on every call. */
   ttlMs: number;
-  /** Keys kept at most; past it the longest kept is forgotten first. Default: no bound. */
-  maxEntries?: number;
   /** Told once when this replica cannot LISTEN (it then reads PostgreSQL on every call). */
   onListenError?: (error: unknown) => void;
   now?: () => number;
 }
 
-export interface NotifiedCache<V> {
+export interface NotifiedCacheOptions extends CacheOptions {
+  /** The channel a trigger notifies at the commit of any change to what the cache keeps. */
+  channel: string;
+  /** Keys kept at most; past it the longest kept is forgotten first. Default: no bound. */
+  maxEntries?: number;
+}
+
+/** What every cache built on this one shows beside its reads. */
+export interface CacheControls {
+  /** Forgets every key: a change this replica made applies to its next call. */
+  forget: () => void;
+  /** Reads from PostgreSQL, and calls answered from memory, for the logs and the tests. */
+  readonly counts: { reads: number; hits: number };
+  /** Listens, if it does not yet (the first call does too): true once it listens, false if it cannot (or with `ttlMs` 0). */
+  ready: () => Promise<boolean>;
+}
+
+export interface NotifiedCache<V> extends CacheControls {
   /**
    * The value of `key`: from memory when fresh, else from `read`, kept when the listener is up,
    * no notification came while it was read, and `keep` (if given) allows it.
@@ -20,12 +34,6 @@ export interface NotifiedCache<V> {
   get(key: string, read: () => Promise<V>, keep?: (value: V) => boolean): Promise<V>;
   /** True while the listener is subscribed: only then is memory used. */
   listening: () => boolean;
-  /** Forgets every key: a change this replica made applies to its next call. */
-  forget: () => void;
-  /** Reads from PostgreSQL, and calls answered from memory, for the logs and the tests. */
-  readonly counts: { reads: number; hits: number };
-  /** Listens, if it does not yet (the first call does too): true once it listens, false if it cannot (or with `ttlMs` 0). */
-  ready: () => Promise<boolean>;
 }
 
 const caches = new WeakMap<Sql, { channel: string; forget: () => void }[]>();

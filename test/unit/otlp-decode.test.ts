@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fromAnyValue, fromKeyValues } from '../../src/traces/ingest/otlp/wire/any-value.js';
-import { decodeJsonRequest, parseOtlpJson } from '../../src/traces/ingest/otlp/wire/json.js';
+import { decodeJsonLogsRequest, decodeJsonRequest, parseOtlpJson } from '../../src/traces/ingest/otlp/wire/json.js';
 import { normalizeExport, parseUnixNanos, toHexId, unixNanosToIso } from '../../src/traces/ingest/otlp/mapping/normalize.js';
 import {
   decodeProtobufRequest,
@@ -89,6 +89,21 @@ describe('JSON decoding', () => {
       issues: [{ path: 'body.resourceSpans.0.scopeSpans.0.spans.0.startTimeUnixNano' }],
     });
     expect(decodeJsonRequest({ resourceSpans: [] }).ok).toBe(true);
+  });
+
+  it('refuses a logs request nested deeper than any real export with its path, as a traces request', () => {
+    // A log body of kvlist values nested 60 deep: 4 levels each, past the bound of 136.
+    let value: unknown = { stringValue: 'bottom' };
+    for (let i = 0; i < 60; i++) value = { kvlistValue: { values: [{ key: 'k', value }] } };
+    const logs = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: value }] }] }] };
+    const decoded = decodeJsonLogsRequest(logs);
+    expect(decoded.ok).toBe(false);
+    expect(decoded.ok ? [] : decoded.issues[0]!.path).toMatch(/^body\.resourceLogs\.0\.scopeLogs\.0\.logRecords\.0\.body\.kvlistValue/);
+    expect(decodeJsonLogsRequest({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'x' } }] }] }] }).ok).toBe(true);
+    expect(decodeJsonLogsRequest({ resourceSpans: [] })).toMatchObject({
+      ok: false,
+      issues: [{ path: 'body', message: 'is not an ExportLogsServiceRequest: expected {"resourceLogs": [...]}' }],
+    });
   });
 });
 

@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { checkOutputSchema } from '../../src/prompts/model/output-schema.js';
+import { checkOutputSchema, validateAgainstOutputSchema } from '../../src/prompts/model/output-schema.js';
 import { createPromptBody, createVersionBody, promptIdParams, renderBody, updatePromptBody } from '../../src/prompts/model/schemas.js';
 
 const paths = (result: { success: boolean; error?: { issues: { path: PropertyKey[] }[] } }) =>
   (result.error?.issues ?? []).map((i) => i.path.join('.'));
+
+describe('validateAgainstOutputSchema', () => {
+  it('names the missing property in the path, and answers a schema that does not compile with its problem', () => {
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+    expect(validateAgainstOutputSchema(schema, { answer: 'yes' })).toEqual([]);
+    expect(validateAgainstOutputSchema(schema, {})).toEqual([{ path: ['answer'], message: "must have required property 'answer'" }]);
+    const unresolved = validateAgainstOutputSchema({ $ref: '#/definitions/nowhere' }, {});
+    expect(unresolved).toHaveLength(1);
+    expect(unresolved[0]!.message).toMatch(/^does not compile/);
+  });
+});
 
 describe('checkOutputSchema', () => {
   it('accepts draft-07 schemas, and 2019-09 or 2020-12 when named', () => {

@@ -46,7 +46,7 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{
     answer: runComparisonSchema,
     meta: runItemPageMetaSchema,
     run: (workspaceId, { params, query: { runs: runIds, ...page } }) =>
-      compareRuns(sql, readers, workspaceId, params.id, runIds, page, { clickhouse, mirror }),
+      compareRuns(sql, readers, { workspaceId, datasetId: params.id, runIds, query: page }, { clickhouse, mirror }),
   });
 
   recordRoute(app, tags, {
@@ -59,7 +59,8 @@ export const datasetRunRoutes: FastifyPluginAsyncZod<{
     query: compareRunsQuery,
     answer: runComparisonItemsSchema,
     meta: runItemPageMetaSchema,
-    run: (workspaceId, { params, query: { runs: runIds, ...page } }) => compareRunItems(sql, readers, workspaceId, params.id, runIds, page),
+    run: (workspaceId, { params, query: { runs: runIds, ...page } }) =>
+      compareRunItems(sql, readers, { workspaceId, datasetId: params.id, runIds, query: page }),
   });
 
   recordRoute(app, tags, {

@@ -175,22 +175,23 @@ const pairSumsOf = (row: RunPairSums): PairSums => ({
   transitions: row.transitions.map(([baseline, subject, n]) => ({ baseline, subject, n })),
 });
 
+/** Runs of a dataset compared (the first is the baseline) and the page of their items asked for. */
+export interface ComparedRuns {
+  workspaceId: string;
+  datasetId: string;
+  runIds: string[];
+  query: PageQuery;
+}
+
 /**
  * Runs of a dataset side by side: per metric, each run after the first against the first
  * over the items present in both (paired tests; summed in the engine when it is given and
  * current, else computed here over every item), and a page of the items any of them has,
  * each with every run's figures (null where a run has none).
  */
-export async function compareRuns(
-  sql: Sql,
-  readers: RunReaders,
-  workspaceId: string,
-  datasetId: string,
-  runIds: string[],
-  query: PageQuery,
-  engine?: ComparisonEngine,
-) {
-  const { data, meta } = await compareRunItems(sql, readers, workspaceId, datasetId, runIds, query);
+export async function compareRuns(sql: Sql, readers: RunReaders, compared: ComparedRuns, engine?: ComparisonEngine) {
+  const { workspaceId, runIds } = compared;
+  const { data, meta } = await compareRunItems(sql, readers, compared);
   const metrics =
     (engine && (await metricsInEngine(sql, engine, readers, workspaceId, runIds))) ??
     (await metricsOfItems(sql, readers, workspaceId, runIds));
@@ -220,14 +221,7 @@ async function sideBySidePage(sql: Sql, readers: RunReaders, workspaceId: string
 }
 
 /** The side by side view's page alone (no metrics): the same items and order as `compareRuns` answers. */
-export async function compareRunItems(
-  sql: Sql,
-  readers: RunReaders,
-  workspaceId: string,
-  datasetId: string,
-  runIds: string[],
-  query: PageQuery,
-) {
+export async function compareRunItems(sql: Sql, readers: RunReaders, { workspaceId, datasetId, runIds, query }: ComparedRuns) {
   const afterId = afterIdOfCursor(query.cursor);
   const runs = await comparedRuns(sql, workspaceId, datasetId, runIds);
   const { items, meta } = await sideBySidePage(sql, readers, workspaceId, runIds, query.limit, afterId);

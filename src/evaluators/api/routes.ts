@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { recordErrors, recordRoutes } from '../../http/routes/crud-routes.js';
-import { envelope, errorEnvelopeSchema, sendData } from '../../http/wire/envelope.js';
+import { recordRoute, recordRoutes } from '../../http/routes/crud-routes.js';
 import * as connections from '../service/connections.js';
 import * as evaluators from '../service/evaluators.js';
 import { backfill } from '../service/backfill.js';
@@ -17,8 +16,6 @@ import {
   modelConnectionSchema,
   updateModelConnectionBody,
 } from './schemas.js';
-
-const errors = recordErrors;
 
 /** Model connections of the caller's workspace: the judges' models and their (encrypted) keys. */
 export const modelConnectionRoutes: FastifyPluginAsyncZod<{ deps: connections.ConnectionDeps }> = async (app, { deps }) => {
@@ -51,15 +48,14 @@ export const modelConnectionRoutes: FastifyPluginAsyncZod<{ deps: connections.Co
       run: (workspaceId, id) => connections.deleteConnection(deps, workspaceId, id),
     },
   });
-  app.post('/:id/test', {
-    schema: {
-      tags,
-      summary: "One small call with the connection's default model: the answer, or the provider's error",
-      params: idParams,
-      response: { 200: envelope(connectionTestSchema), ...errors, 503: errorEnvelopeSchema },
-    },
-    handler: async (request, reply) =>
-      sendData(request, reply, await connections.testConnection(deps, request.auth.workspaceId, request.params.id)),
+  recordRoute(app, tags, {
+    method: 'POST',
+    url: '/:id/test',
+    summary: "One small call with the connection's default model: the answer, or the provider's error",
+    params: idParams,
+    answer: connectionTestSchema,
+    more: [503],
+    run: (workspaceId, { params }) => connections.testConnection(deps, workspaceId, params.id),
   });
 };
 
@@ -101,43 +97,33 @@ export const evaluatorRoutes: FastifyPluginAsyncZod<{ deps: evaluators.Evaluator
     ['pause', 'paused'],
     ['resume', 'active'],
   ] as const) {
-    app.post(`/:id/${action}`, {
-      schema: {
-        tags,
-        summary: action === 'pause' ? 'Pause an evaluator (its pending jobs wait)' : 'Resume a paused evaluator',
-        params: idParams,
-        response: { 200: envelope(evaluatorSchema), ...errors },
-      },
-      handler: async (request, reply) =>
-        sendData(request, reply, await evaluators.setStatus(deps, request.auth.workspaceId, request.params.id, status)),
+    recordRoute(app, tags, {
+      method: 'POST',
+      url: `/:id/${action}`,
+      summary: action === 'pause' ? 'Pause an evaluator (its pending jobs wait)' : 'Resume a paused evaluator',
+      params: idParams,
+      answer: evaluatorSchema,
+      run: (workspaceId, { params }) => evaluators.setStatus(deps, workspaceId, params.id, status),
     });
   }
-  app.get('/:id/jobs', {
-    schema: {
-      tags,
-      summary: "The evaluator's jobs, newest first: status, attempts, error and the score produced",
-      params: idParams,
-      querystring: jobsQuery,
-      response: { 200: envelope(z.array(evaluatorJobSchema)), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(
-        request,
-        reply,
-        await evaluators.listJobs(deps, request.auth.workspaceId, request.params.id, request.query.limit, request.query.status),
-      ),
+  recordRoute(app, tags, {
+    method: 'GET',
+    url: '/:id/jobs',
+    summary: "The evaluator's jobs, newest first: status, attempts, error and the score produced",
+    params: idParams,
+    query: jobsQuery,
+    answer: z.array(evaluatorJobSchema),
+    run: (workspaceId, { params, query }) => evaluators.listJobs(deps, workspaceId, params.id, query.limit, query.status),
   });
-  app.post('/:id/backfill', {
-    config: { readBarrier: 'workspace' },
-    schema: {
-      tags,
-      summary:
-        "Queue the evaluator's targets of a past window (or every item of an experiment run), at most maxJobs; a target never gets two jobs of one version",
-      params: idParams,
-      body: backfillBody,
-      response: { 200: envelope(backfillResultSchema), ...errors },
-    },
-    handler: async (request, reply) =>
-      sendData(request, reply, await backfill(deps, request.auth.workspaceId, request.params.id, request.body)),
+  recordRoute(app, tags, {
+    method: 'POST',
+    url: '/:id/backfill',
+    readBarrier: 'workspace',
+    summary:
+      "Queue the evaluator's targets of a past window (or every item of an experiment run), at most maxJobs; a target never gets two jobs of one version",
+    params: idParams,
+    body: backfillBody,
+    answer: backfillResultSchema,
+    run: (workspaceId, { params, body }) => backfill(deps, workspaceId, params.id, body),
   });
 };

@@ -1,5 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
+import { postJson } from '../../egress/post-json.js';
 import { describeRequestError } from '../../egress/request-error.js';
 import { RefusedTarget, type TargetGuard } from '../../egress/target-guard.js';
 import type { ModelConnection } from '../api/schemas.js';
@@ -105,86 +104,51 @@ export const isTransientStatus = (status: number) => status === 429 || status ==
  * struck from any error excerpt (providers echo bits of a wrong key), so no answer, job row
  * or log line carries it.
  */
-export function callModel(
+export async function callModel(
   connection: ModelConnection,
   apiKey: string,
   request: ChatRequest,
   options: ModelCallOptions,
 ): Promise<ModelCallOutcome> {
   const redact = (text: string) => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
-  const { path, body } = providerRequest(connection, request);
-  const payload = JSON.stringify(body);
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (outcome: ModelCallOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(outcome);
-    };
-    // A network failure may pass; a refusal by the guard will not.
-    const failure = (error: unknown): ModelCallOutcome => ({
-      ok: false,
-      transient: !(error instanceof RefusedTarget),
-      statusCode: null,
-      error: redact(describeRequestError(error)),
-    });
-    const url = new URL(connection.baseUrl.replace(/\/+$/, '') + path);
-    let guarded: ReturnType<TargetGuard['connectOptions']>;
-    try {
-      guarded = options.guard.connectOptions(url);
-    } catch (error) {
-      resolve({ ok: false, transient: false, statusCode: null, error: describeRequestError(error) });
-      return;
-    }
-    const headers: Record<string, string> =
-      connection.provider === 'openai' ? { authorization: `Bearer ${apiKey}` } : { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' };
-    const client = url.protocol === 'https:' ? https : http;
-    const call = client.request(url, {
-      method: 'POST',
-      headers: {
-        ...headers,
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(payload)),
-        'user-agent': 'Loupe-Evaluators/1',
-      },
-      agent: false, // a fresh connection per call: no pooled socket outlives the check of its address
-      ...guarded,
-    });
-    const timer = setTimeout(() => call.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
-    call.on('error', (error) => finish(failure(error)));
-    call.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) {
-          finish({ ok: false, transient: false, statusCode: response.statusCode ?? null, error: 'the answer is larger than 1 MiB' });
-          response.destroy();
-          return;
-        }
-        chunks.push(chunk);
-      });
-      response.on('error', (error) => finish(failure(error)));
-      response.on('end', () => {
-        const status = response.statusCode ?? 0;
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (status < 200 || status >= 300) {
-          finish({
-            ok: false,
-            transient: isTransientStatus(status),
-            statusCode: status,
-            error: redact(`the provider answered ${status}: ${text.slice(0, ERROR_EXCERPT_CHARS)}`),
-          });
-          return;
-        }
-        try {
-          finish({ ok: true, statusCode: status, body: JSON.parse(text) });
-        } catch {
-          finish({ ok: false, transient: false, statusCode: status, error: 'the provider answered something other than JSON' });
-        }
-      });
-    });
-    call.end(payload);
+  // A network failure may pass; a refusal by the guard will not.
+  const failure = (error: unknown): ModelCallOutcome => ({
+    ok: false,
+    transient: !(error instanceof RefusedTarget),
+    statusCode: null,
+    error: redact(describeRequestError(error)),
   });
+  const { path, body } = providerRequest(connection, request);
+  const outcome = await postJson({
+    url: new URL(connection.baseUrl.replace(/\/+$/, '') + path),
+    body: JSON.stringify(body),
+    headers: {
+      ...(connection.provider === 'openai'
+        ? { authorization: `Bearer ${apiKey}` }
+        : { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' }),
+      'user-agent': 'Loupe-Evaluators/1',
+    },
+    timeoutMs: options.timeoutMs,
+    guard: options.guard,
+    // One byte past the bound tells an answer of exactly the bound from a larger one.
+    readAtMost: MAX_ANSWER_BYTES + 1,
+  });
+  if (!outcome.answered) return failure(outcome.error);
+  const { status } = outcome;
+  if (!outcome.whole && outcome.error !== undefined) return failure(outcome.error);
+  if (!outcome.whole) return { ok: false, transient: false, statusCode: status, error: 'the answer is larger than 1 MiB' };
+  const text = outcome.body.toString('utf8');
+  if (status < 200 || status >= 300) {
+    return {
+      ok: false,
+      transient: isTransientStatus(status),
+      statusCode: status,
+      error: redact(`the provider answered ${status}: ${text.slice(0, ERROR_EXCERPT_CHARS)}`),
+    };
+  }
+  try {
+    return { ok: true, statusCode: status, body: JSON.parse(text) };
+  } catch {
+    return { ok: false, transient: false, statusCode: status, error: 'the provider answered something other than JSON' };
+  }
 }

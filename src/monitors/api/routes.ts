@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../stores/postgres.js';
-import { recordErrors, recordRoutes } from '../../http/routes/crud-routes.js';
-import { envelope, sendData } from '../../http/wire/envelope.js';
+import { recordRoute, recordRoutes } from '../../http/routes/crud-routes.js';
 import * as monitors from '../service/monitors.js';
 import { createMonitorBody, episodeSchema, historyQuery, monitorParams, monitorSchema, updateMonitorBody } from './schemas.js';
 
@@ -30,19 +29,13 @@ export const monitorRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, { 
     remove: { summary: 'Delete a monitor and its history', run: (workspaceId, id) => monitors.deleteMonitor(sql, workspaceId, id) },
   });
 
-  app.get('/:id/history', {
-    schema: {
-      tags,
-      summary: "A monitor's episodes, newest first: when it fired and when it resolved",
-      params: monitorParams,
-      querystring: historyQuery,
-      response: { 200: envelope(z.array(episodeSchema)), ...recordErrors },
-    },
-    handler: async (request, reply) =>
-      sendData(
-        request,
-        reply,
-        await monitors.monitorHistory(sql, request.auth.workspaceId, request.params.id, request.query.limit, request.query.offset),
-      ),
+  recordRoute(app, tags, {
+    method: 'GET',
+    url: '/:id/history',
+    summary: "A monitor's episodes, newest first: when it fired and when it resolved",
+    params: monitorParams,
+    query: historyQuery,
+    answer: z.array(episodeSchema),
+    run: (workspaceId, { params, query }) => monitors.monitorHistory(sql, workspaceId, params.id, query.limit, query.offset),
   });
 };

@@ -1,5 +1,5 @@
 import type { Sql } from '../../stores/postgres.js';
-import { createNotifiedCache, notifyChanged } from '../../stores/notified-cache.js';
+import { createNotifiedCache, notifyChanged, type CacheControls, type CacheOptions } from '../../stores/notified-cache.js';
 import type { ScoreConfig } from '../api/config-schemas.js';
 import { selectScoreConfigs, selectScoreConfigsByName } from '../tables/configs-table.js';
 
@@ -9,23 +9,12 @@ export const scoreConfigsChannel = 'loupe_score_configs';
 /** Workspaces whose configs are kept at most; past it the longest kept is forgotten first. */
 const maxWorkspaces = 10_000;
 
-export interface ScoreConfigCacheOptions {
-  /** How long a workspace's configs are reused at most, in ms; 0 reads PostgreSQL on every request. */
-  ttlMs: number;
-  /** Told once when this replica cannot LISTEN (it then reads PostgreSQL on every request). */
-  onListenError?: (error: unknown) => void;
-  now?: () => number;
-}
+/** `ttlMs`: how long a workspace's configs are reused at most; 0 reads PostgreSQL on every request. */
+export type ScoreConfigCacheOptions = CacheOptions;
 
-export interface ScoreConfigCache {
+export interface ScoreConfigCache extends CacheControls {
   /** The workspace's configs of these names (archived ones too: they still validate), from memory when fresh. */
   byName(workspaceId: string, names: string[]): Promise<Map<string, ScoreConfig>>;
-  /** Forgets every workspace's configs: a change this replica made applies to its next request. */
-  forget(): void;
-  /** Reads from PostgreSQL, and lookups answered from memory, for the tests. */
-  readonly counts: { reads: number; hits: number };
-  /** Listens, if it does not yet (the first lookup does too): true once it listens, false if it cannot (or with `ttlMs` 0). */
-  ready(): Promise<boolean>;
 }
 
 /** Tells the caches of `sql` that this replica changed a score config (configs.ts). */

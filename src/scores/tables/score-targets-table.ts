@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineQuery } from '../../stores/clickhouse-query.js';
-import { averageRow, storedTime, workspaceId } from './score-params.js';
+import { averageRow, targetScoreRowSchema, workspaceId } from './score-params.js';
 
 /**
  * The SQL on `score_targets` (clickhouse/0023): every row of `scores` copied by a materialized
@@ -59,22 +59,6 @@ export const usersTraces = (users: string) => `
   WHERE workspace_id = {workspaceId:String}
     AND trace_id IN (SELECT trace_id FROM user_traces WHERE workspace_id = {workspaceId:String} AND user_id IN ${users})
     AND user_id IN ${users} AND is_deleted = 0`;
-
-/** A score as a trace or a span shows it (contract/trace-scores.ts). */
-export const targetScoreRowSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  data_type: z.enum(['numeric', 'categorical', 'boolean']),
-  value: z.number(),
-  string_value: z.string(),
-  comment: z.string(),
-  source: z.string(),
-  author_id: z.string(),
-  trace_id: z.string(),
-  span_id: z.string(),
-  timestamp_text: storedTime,
-});
-export type TargetScoreRow = z.infer<typeof targetScoreRowSchema>;
 
 /** The live scores on the traces and their spans, oldest first. */
 export const selectScoresOfTrace = defineQuery({

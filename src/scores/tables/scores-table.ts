@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { insertJsonLines, type ClickHouseClient } from '../../stores/clickhouse.js';
 import { defineQuery } from '../../stores/clickhouse-query.js';
-import { storedTime, workspaceId } from './score-params.js';
+import { scoreRowSchema, storedTime, workspaceId, type ScoreRow } from './score-params.js';
 import { scoresOnSessions, scoresOnTraces, sessionsTraces, usersTraces } from './score-targets-table.js';
 
 /**
@@ -21,27 +21,6 @@ export const scoreColumns =
   'id, name, data_type, value, string_value, comment, metadata, source, environment, trace_id, span_id, session_id, ' +
   'author_id, config_id, eval_trace_id, toString(timestamp) AS timestamp_text, toString(created_at) AS created_at_text';
 
-export const scoreRowSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  data_type: z.enum(['numeric', 'categorical', 'boolean']),
-  value: z.number(),
-  string_value: z.string(),
-  comment: z.string(),
-  metadata: z.string(),
-  source: z.string(),
-  environment: z.string(),
-  trace_id: z.string(),
-  span_id: z.string(),
-  session_id: z.string(),
-  author_id: z.string(),
-  config_id: z.string(),
-  eval_trace_id: z.string(),
-  /** Times as text under names of their own: an alias `timestamp` would shadow the column in WHERE and ORDER BY. */
-  timestamp_text: storedTime,
-  created_at_text: storedTime,
-});
-export type ScoreRow = z.infer<typeof scoreRowSchema>;
 /** The columns a score often leaves empty: an insert may leave them out, and the engine stores ''. */
 type EmptyByDefault =
   'string_value' | 'comment' | 'metadata' | 'environment' | 'trace_id' | 'span_id' | 'session_id' | 'config_id' | 'eval_trace_id';

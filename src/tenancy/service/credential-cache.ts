@@ -1,27 +1,16 @@
 import type { Sql } from '../../stores/postgres.js';
-import { createNotifiedCache, notifyChanged } from '../../stores/notified-cache.js';
+import { createNotifiedCache, notifyChanged, type CacheControls, type CacheOptions } from '../../stores/notified-cache.js';
 import { keysByPrefix, type KeyRow } from '../tables/credentials-table.js';
 
 /** The channel postgres/0008 notifies when anything authentication reads of a key or an organization changes. */
 export const credentialsChannel = 'loupe_credentials';
 
-export interface CredentialCacheOptions {
-  /** How long a key's rows are reused at most, in ms; 0 reads PostgreSQL on every request. */
-  ttlMs: number;
-  /** Told once when this replica cannot LISTEN (it then reads PostgreSQL on every request). */
-  onListenError?: (error: unknown) => void;
-  now?: () => number;
-}
+/** `ttlMs`: how long a key's rows are reused at most; 0 reads PostgreSQL on every request. */
+export type CredentialCacheOptions = CacheOptions;
 
-export interface CredentialCache {
+export interface CredentialCache extends CacheControls {
   /** The key rows of a public prefix (almost always one), from memory when they are fresh. */
   keysByPrefix(prefix: string): Promise<KeyRow[]>;
-  /** Forgets every key: a change this replica made applies to its next request. */
-  forget(): void;
-  /** Reads from PostgreSQL, and requests answered from memory, for the logs and the tests. */
-  readonly counts: { reads: number; hits: number };
-  /** Listens, if it does not yet (the first read does too): true once it listens, false if it cannot (or with `ttlMs` 0). */
-  ready(): Promise<boolean>;
 }
 
 /** Tells the caches of `sql` that this replica changed a key or an organization (tenants.ts). */

@@ -54,58 +54,58 @@ const errors = {
 /** Exports in flight per process before exporters are asked to retry. */
 const maxExportsInFlight = 16;
 
-function decodeBody(body: OtlpBody | undefined): PlainExportRequest {
-  if (body === undefined) return {}; // an empty protobuf body is an empty request
+/** How one signal's request is decoded from either encoding, and named in the errors. */
+interface OtlpDecoders<T> {
+  message: string;
+  protobuf: (body: Buffer) => T;
+  json: (body: unknown) => { ok: true; request: T } | { ok: false; issues: { path: string; message: string }[] };
+}
+
+const traceDecoders: OtlpDecoders<PlainExportRequest> = {
+  message: 'ExportTraceServiceRequest',
+  protobuf: decodeProtobufRequest,
+  json: decodeJsonRequest,
+};
+const logsDecoders: OtlpDecoders<PlainLogsRequest> = {
+  message: 'ExportLogsServiceRequest',
+  protobuf: decodeProtobufLogsRequest,
+  json: decodeJsonLogsRequest,
+};
+
+/** The request in a body of either encoding; a body that is not one is a 400 naming what it is not. */
+function decodeBody<T extends object>(body: OtlpBody | undefined, decoders: OtlpDecoders<T>): T {
+  if (body === undefined) return {} as T; // an empty protobuf body is an empty request
   if (body.encoding === 'protobuf') {
     try {
-      return decodeProtobufRequest(body.value);
+      return decoders.protobuf(body.value);
     } catch (error) {
       if (error instanceof ProtobufDecodeError) {
         throw new AppError('VALIDATION_ERROR', error.message, {
-          issues: [{ path: 'body', message: 'is not a protobuf ExportTraceServiceRequest' }],
+          issues: [{ path: 'body', message: `is not a protobuf ${decoders.message}` }],
         });
       }
       throw error;
     }
   }
-  const decoded = decodeJsonRequest(body.value);
+  const decoded = decoders.json(body.value);
   if (!decoded.ok) {
-    throw new AppError(
-      'VALIDATION_ERROR',
-      `Body is not an OTLP/JSON ExportTraceServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`,
-      {
-        issues: decoded.issues,
-      },
-    );
+    const [first] = decoded.issues;
+    throw new AppError('VALIDATION_ERROR', `Body is not an OTLP/JSON ${decoders.message}: ${first?.path}: ${first?.message}`, {
+      issues: decoded.issues,
+    });
   }
   return decoded.request;
 }
 
-function decodeLogsBody(body: OtlpBody | undefined): PlainLogsRequest {
-  if (body === undefined) return {};
-  if (body.encoding === 'protobuf') {
-    try {
-      return decodeProtobufLogsRequest(body.value);
-    } catch (error) {
-      if (error instanceof ProtobufDecodeError) {
-        throw new AppError('VALIDATION_ERROR', error.message, {
-          issues: [{ path: 'body', message: 'is not a protobuf ExportLogsServiceRequest' }],
-        });
-      }
-      throw error;
-    }
-  }
-  const decoded = decodeJsonLogsRequest(body.value);
-  if (!decoded.ok) {
-    throw new AppError(
-      'VALIDATION_ERROR',
-      `Body is not an OTLP/JSON ExportLogsServiceRequest: ${decoded.issues[0]?.path}: ${decoded.issues[0]?.message}`,
-      {
-        issues: decoded.issues,
-      },
-    );
-  }
-  return decoded.request;
+/** An export's answer in the request's encoding: JSON with the envelope's meta beside it, or a protobuf body. */
+function answerExport(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: OtlpBody | undefined,
+  answer: { json: () => Record<string, unknown>; protobuf: () => Buffer },
+) {
+  if (body?.encoding === 'json') return reply.code(200).send({ ...answer.json(), meta: meta(request) });
+  return reply.code(200).header('content-type', 'application/x-protobuf').send(answer.protobuf());
 }
 
 /**
@@ -142,23 +142,19 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as OtlpBody | undefined;
-    const plain = decodeBody(body);
+    const plain = decodeBody(body, traceDecoders);
     const leave = gate.enter();
     try {
       const result = await exportSpans(ingest, request.auth.workspaceId, plain, request.log);
       const evaluations = recordScores ? evaluationScoresOf(plain) : [];
       if (evaluations.length > 0) await recordScores?.(request, evaluations);
-      if (body?.encoding === 'json') {
-        return reply.code(200).send({
+      return answerExport(request, reply, body, {
+        json: () => ({
           ...(result.rejected > 0 ? { partialSuccess: { rejectedSpans: result.rejected, errorMessage: result.errorMessage } } : {}),
           data: { accepted: result.accepted, rejected: result.rejected, errors: result.errors },
-          meta: meta(request),
-        });
-      }
-      return reply
-        .code(200)
-        .header('content-type', 'application/x-protobuf')
-        .send(encodeProtobufResponse(result.rejected, result.errorMessage));
+        }),
+        protobuf: () => encodeProtobufResponse(result.rejected, result.errorMessage),
+      });
     } finally {
       leave();
     }
@@ -177,7 +173,7 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
   // GenAI content on the logs signal (log-records.ts): attached to its span, whichever comes first.
   const logsHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body as OtlpBody | undefined;
-    const plain = decodeLogsBody(body);
+    const plain = decodeBody(body, logsDecoders);
     const leave = gate.enter();
     try {
       const result = await exportLogs(
@@ -187,17 +183,13 @@ export const otlpRoutes: FastifyPluginAsyncZod<{
         request.log,
         recordScores && ((scores) => recordScores(request, scores)),
       );
-      if (body?.encoding === 'json') {
-        return reply.code(200).send({
+      return answerExport(request, reply, body, {
+        json: () => ({
           ...(result.rejected > 0 ? { partialSuccess: { rejectedLogRecords: result.rejected, errorMessage: result.errorMessage } } : {}),
           data: { accepted: result.accepted, rejected: result.rejected, spansUpdated: result.spansUpdated, errors: result.errors },
-          meta: meta(request),
-        });
-      }
-      return reply
-        .code(200)
-        .header('content-type', 'application/x-protobuf')
-        .send(encodeProtobufLogsResponse(result.rejected, result.errorMessage));
+        }),
+        protobuf: () => encodeProtobufLogsResponse(result.rejected, result.errorMessage),
+      });
     } finally {
       leave();
     }

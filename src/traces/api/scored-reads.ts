@@ -27,6 +27,24 @@ export function withScores<T extends { spans: S[] }, S extends { spanId: string 
   };
 }
 
+/** A trace (or its tree) and its scores, read at once: the id is the trace's, an exact match for both. */
+export async function readWithScores<T extends { spans: S[] }, S extends { spanId: string }>(
+  read: Promise<T>,
+  scores: Promise<ScoreOnTarget[]> | undefined,
+) {
+  const [trace, ofTrace] = await Promise.all([read, scores]);
+  return ofTrace ? withScores(trace, ofTrace) : trace;
+}
+
+/** Items with their per-name score averages, read for the items' keys (`averagesOf`). */
+export async function averaged<T>(
+  items: T[],
+  key: (item: T) => string,
+  averagesOf: (keys: string[]) => Promise<Map<string, ScoreAverages>>,
+) {
+  return withAverages(items, key, await averagesOf(items.map(key)));
+}
+
 export function withAverages<T>(items: T[], key: (item: T) => string | null, averages: Map<string, ScoreAverages>): T[] {
   return items.map((item) => {
     const id = key(item);

@@ -5,8 +5,8 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { envelope, sendData } from '../../http/wire/envelope.js';
 import { clientErrorsOrNotFound, queryTooExpensiveSchema } from './route-errors.js';
 import { ingestTraces, type TraceIngest } from '../ingest/ingest.js';
-import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
-import { withAverages, withScores } from './scored-reads.js';
+import type { TraceScores } from '../../contract/trace-scores.js';
+import { averaged, readWithScores } from './scored-reads.js';
 import { deleteTrace, getSpan, getTrace, getTraceTree } from '../query/read.js';
 import { listTraces } from '../query/list.js';
 import { queryLimitsOf } from '../model/query-limits.js';
@@ -76,18 +76,8 @@ export const traceRoutes: FastifyPluginAsyncZod<{
       const scoreCondition =
         score !== undefined ? scores?.traceCondition({ name: score, min: scoreMin, max: scoreMax, value: scoreValue }) : undefined;
       const { items, pagination } = await listTraces(clickhouse, workspaceId, request.query, limits, writer, scoreCondition);
-      const averages = scores
-        ? await scores.averagesOfTraces(
-            workspaceId,
-            items.map((item) => item.traceId),
-          )
-        : new Map<string, ScoreAverages>();
-      return sendData(
-        request,
-        reply,
-        withAverages(items, (item) => item.traceId, averages),
-        { meta: { pagination } },
-      );
+      const averagesOf = async (traceIds: string[]) => (scores ? scores.averagesOfTraces(workspaceId, traceIds) : new Map());
+      return sendData(request, reply, await averaged(items, (item) => item.traceId, averagesOf), { meta: { pagination } });
     },
   });
 
@@ -101,12 +91,8 @@ export const traceRoutes: FastifyPluginAsyncZod<{
     },
     handler: async (request, reply) => {
       const { workspaceId } = request.auth;
-      // The trace and its scores are read at once (the id is the trace's: an exact match).
-      const [trace, ofTrace] = await Promise.all([
-        getTrace(clickhouse, workspaceId, request.params.id),
-        scores?.ofTrace(workspaceId, request.params.id),
-      ]);
-      return sendData(request, reply, ofTrace ? withScores(trace, ofTrace) : trace);
+      const { id } = request.params;
+      return sendData(request, reply, await readWithScores(getTrace(clickhouse, workspaceId, id), scores?.ofTrace(workspaceId, id)));
     },
   });
 
@@ -120,11 +106,8 @@ export const traceRoutes: FastifyPluginAsyncZod<{
     },
     handler: async (request, reply) => {
       const { workspaceId } = request.auth;
-      const [tree, ofTrace] = await Promise.all([
-        getTraceTree(clickhouse, workspaceId, request.params.id),
-        scores?.ofTrace(workspaceId, request.params.id),
-      ]);
-      return sendData(request, reply, ofTrace ? withScores(tree, ofTrace) : tree);
+      const { id } = request.params;
+      return sendData(request, reply, await readWithScores(getTraceTree(clickhouse, workspaceId, id), scores?.ofTrace(workspaceId, id)));
     },
   });
 

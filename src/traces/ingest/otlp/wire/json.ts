@@ -126,15 +126,24 @@ export const maxOtlpJsonDepth = 136;
 
 export type OtlpJsonIssue = { path: string; message: string };
 
-export function decodeJsonRequest(body: unknown): { ok: true; request: PlainExportRequest } | { ok: false; issues: OtlpJsonIssue[] } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('resourceSpans' in body)) {
-    return { ok: false, issues: [{ path: 'body', message: 'is not an ExportTraceServiceRequest: expected {"resourceSpans": [...]}' }] };
+type Decoded<T> = { ok: true; request: T } | { ok: false; issues: OtlpJsonIssue[] };
+
+/** An OTLP/JSON export request of one signal: its top-level list's field, its message name, its schema. */
+interface JsonExport<T> {
+  field: string;
+  message: string;
+  schema: z.ZodType<T>;
+}
+
+function decodeJsonExport<T>(body: unknown, { field, message, schema }: JsonExport<T>): Decoded<T> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !(field in body)) {
+    return { ok: false, issues: [{ path: 'body', message: `is not an ${message}: expected {"${field}": [...]}` }] };
   }
   // The schema recurses into nested values: a body nested deeper than any real export is
   // refused with its path before it could overflow the stack.
   const tooDeep = jsonProblem(body, { maxDepth: maxOtlpJsonDepth });
   if (tooDeep) return { ok: false, issues: [{ path: ['body', ...tooDeep.path.map(String)].join('.'), message: tooDeep.message }] };
-  const parsed = otlpJsonRequestSchema.safeParse(body);
+  const parsed = schema.safeParse(body);
   if (parsed.success) return { ok: true, request: parsed.data };
   return {
     ok: false,
@@ -145,16 +154,10 @@ export function decodeJsonRequest(body: unknown): { ok: true; request: PlainExpo
   };
 }
 
-export function decodeJsonLogsRequest(body: unknown): { ok: true; request: PlainLogsRequest } | { ok: false; issues: OtlpJsonIssue[] } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('resourceLogs' in body)) {
-    return { ok: false, issues: [{ path: 'body', message: 'is not an ExportLogsServiceRequest: expected {"resourceLogs": [...]}' }] };
-  }
-  const parsed = otlpJsonLogsRequestSchema.safeParse(body);
-  if (parsed.success) return { ok: true, request: parsed.data };
-  return {
-    ok: false,
-    issues: parsed.error.issues
-      .slice(0, 20)
-      .map((issue) => ({ path: ['body', ...issue.path.map(String)].join('.'), message: issue.message })),
-  };
+export function decodeJsonRequest(body: unknown): Decoded<PlainExportRequest> {
+  return decodeJsonExport(body, { field: 'resourceSpans', message: 'ExportTraceServiceRequest', schema: otlpJsonRequestSchema });
+}
+
+export function decodeJsonLogsRequest(body: unknown): Decoded<PlainLogsRequest> {
+  return decodeJsonExport(body, { field: 'resourceLogs', message: 'ExportLogsServiceRequest', schema: otlpJsonLogsRequestSchema });
 }

@@ -47,11 +47,22 @@ export interface PlainSpan {
   status?: { message?: string; code?: number };
 }
 
+/** The resource and the instrumentation scope of a request's spans or log records. */
+export interface PlainResource {
+  attributes?: PlainKeyValue[];
+  droppedAttributesCount?: number;
+}
+export interface PlainScope {
+  name?: string;
+  version?: string;
+  attributes?: PlainKeyValue[];
+}
+
 export interface PlainExportRequest {
   resourceSpans?: {
-    resource?: { attributes?: PlainKeyValue[]; droppedAttributesCount?: number };
+    resource?: PlainResource;
     scopeSpans?: {
-      scope?: { name?: string; version?: string; attributes?: PlainKeyValue[] };
+      scope?: PlainScope;
       spans?: PlainSpan[];
       schemaUrl?: string;
     }[];
@@ -75,9 +86,9 @@ export interface PlainLogRecord {
 
 export interface PlainLogsRequest {
   resourceLogs?: {
-    resource?: { attributes?: PlainKeyValue[]; droppedAttributesCount?: number };
+    resource?: PlainResource;
     scopeLogs?: {
-      scope?: { name?: string; version?: string; attributes?: PlainKeyValue[] };
+      scope?: PlainScope;
       logRecords?: PlainLogRecord[];
       schemaUrl?: string;
     }[];

@@ -26,9 +26,6 @@ function span(r: WireReader, end: number, maxDepth: number): PlainSpan {
     const t = r.tag();
     // prettier-ignore
     switch (t >>> 3) {
-      case 1:
-      case 2:
-      case 3: spanContext(r, t, end, out); break;
       case 4: out.parentSpanId = r.bytesField(t, end); break;
       case 5: out.name = r.textField(t, end); break;
       case 6: out.kind = r.enumField(t); break;
@@ -42,19 +39,20 @@ function span(r: WireReader, end: number, maxDepth: number): PlainSpan {
       case 14: out.droppedLinksCount = r.countField(t); break;
       case 15: out.status = status(r, once(out.status, r.messageField(t, end))); break;
       case 16: out.flags = r.flagsField(t); break;
-      default: r.skip(t, end);
+      default: spanContextOrSkip(r, t, end, out);
     }
   }
   r.close(end);
   return out;
 }
 
-/** Span and Link begin alike: trace id (1), span id (2), trace state (3). */
-function spanContext(r: WireReader, t: number, end: number, out: Pick<PlainLink, 'traceId' | 'spanId' | 'traceState'>) {
+/** Span and Link begin alike: trace id (1), span id (2), trace state (3); any other field left is unknown and skipped. */
+function spanContextOrSkip(r: WireReader, t: number, end: number, out: Pick<PlainLink, 'traceId' | 'spanId' | 'traceState'>) {
   const field = t >>> 3;
   if (field === 1) out.traceId = r.bytesField(t, end);
   else if (field === 2) out.spanId = r.bytesField(t, end);
-  else out.traceState = r.textField(t, end);
+  else if (field === 3) out.traceState = r.textField(t, end);
+  else r.skip(t, end);
 }
 
 /** A singular message field sent twice is merged by protobufjs: left to it. */
@@ -87,13 +85,10 @@ function link(r: WireReader, end: number, maxDepth: number): PlainLink {
     const t = r.tag();
     // prettier-ignore
     switch (t >>> 3) {
-      case 1:
-      case 2:
-      case 3: spanContext(r, t, end, out); break;
       case 4: out.attributes = withKeyValue(r, out.attributes, r.messageField(t, end), 11, maxDepth); break;
       case 5: out.droppedAttributesCount = r.countField(t); break;
       case 6: out.flags = r.flagsField(t); break;
-      default: r.skip(t, end);
+      default: spanContextOrSkip(r, t, end, out);
     }
   }
   r.close(end);
