@@ -31,17 +31,8 @@ export type PendingScore = Pick<ScoreRowToInsert, 'workspace_id' | 'id' | 'creat
  * hold about what the trace writer holds, in the engine's memory for a flush and in the service's
  * while they wait. With the trace writer's counts, a burst of requests of 1,000 scores waited for
  * room after 20 requests, and each flush of 8,000 made two parts (`scores`, `score_summary`) to merge.
- *
- * And a second at least between the starts of two flushes, unless a read waits (it hurries the
- * next flush) or a flush takes longer (docs/decisions/116-score-flushes-gathered.md): a burst of
- * requests lands in a few large inserts instead of one of whatever few requests arrived while
- * the last flush ran. An insert into `scores` costs the engine a large part whatever its size
- * (the statements of its five materialized views, a part in each of five tables, their merges)
- * beside each row's: timed alone at 100,000 scores stored, 197 ms of CPU for 2,000 rows, 277 ms
- * for 5,000 and 589 ms for 20,000 (98, 55 and 29 µs a score). A score is durable once logged
- * either way, and a read waits for the scores it needs as before.
  */
-export const scoreWriterBounds = { maxRows: 40_000, maxBacklogRows: 100_000, minFlushIntervalMs: 1_000 };
+export const scoreWriterBounds = { maxRows: 40_000, maxBacklogRows: 100_000 };
 
 /** A write the score writer took, as its flush sees it. */
 interface ScoreWrite {
