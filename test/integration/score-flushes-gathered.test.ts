@@ -4,10 +4,10 @@ import { post, span, uniqueId } from './traces-fixtures.js';
 import { getJson, postScores } from './scores-fixtures.js';
 
 /**
- * The score writer gathers a burst of requests into one insert
- * (docs/decisions/116-score-flushes-gathered.md): a score and its correction, sent in two
- * requests before their traces, then land in the same insert. The flush interval here is a
- * minute, so they wait together until a read hurries them.
+ * A score and its correction in one insert: the score writer carries in one flush whatever
+ * arrived while the last one ran (docs/decisions/116-score-ingest-profiled-again.md), so a score
+ * and a correction sent in two requests, before their traces, can land together. Here the
+ * flushes are held with an interval of a minute, so they wait together until a read hurries them.
  */
 let ctx: TestContext;
 let tenant: Tenant;
