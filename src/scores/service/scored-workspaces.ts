@@ -2,9 +2,9 @@ import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { selectAnyScoreRow } from '../tables/score-targets-table.js';
 
 /**
- * Whether a workspace may hold scores, for the averages of sessions and users: their statements
- * read the groups' traces again to find their scores, which costs as much with no score at all
- * (docs/decisions/117-group-averages-in-scoreless-workspaces.md). A workspace with no row in
+ * Whether a workspace may hold scores, for the averages of sessions, users and stats groups:
+ * their statements read the groups' traces again to find their scores, which costs as much with
+ * no score at all (docs/decisions/117-group-averages-in-scoreless-workspaces.md). A workspace with no row in
  * `score_targets` has no average; one look at the first granule of its key range says so.
  *
  * Only a yes is kept: the averages' own statement is exact whatever it finds (a row retention

@@ -58,6 +58,6 @@ export function traceScoresOf(clickhouse: ClickHouseClient, clock: VersionClock,
     traceCondition: traceScoreCondition,
     traceNames: traceScoreNames,
     averagesOfGroups: async (workspaceId, groups, settings) =>
-      byKey(await selectAveragesOfGroups(clickhouse, { workspaceId, groups }, settings)),
+      (await scored(workspaceId)) ? byKey(await selectAveragesOfGroups(clickhouse, { workspaceId, groups }, settings)) : new Map(),
   };
 }
