@@ -517,3 +517,44 @@ describe('GET /api/scores/analytics', () => {
     expect((await getJson(ctx, other, `/api/scores/analytics?from=${at(0)}&to=${at(23)}`)).json().data.scores).toEqual([]);
   });
 });
+
+describe('session, user and stats group averages in a workspace that had no score', () => {
+  let tenant: Tenant;
+  const traceId = uniqueId('t');
+  const recent = { startTime: new Date(Date.now() - 60_000).toISOString(), endTime: new Date(Date.now() - 30_000).toISOString() };
+  beforeAll(async () => {
+    tenant = await ctx.tenant();
+    await post(ctx, tenant, [
+      { traceId, source: 'sdk', sessionId: 'sess-first', userId: 'user-first', spans: [span({ spanId: 'gen', ...recent })] },
+    ]);
+  });
+  const read = async () => {
+    const sessions = (await getJson(ctx, tenant, '/api/sessions')).json().data as { sessionId: string; scores?: unknown }[];
+    const users = (await getJson(ctx, tenant, '/api/users')).json().data as { userId: string; scores?: unknown }[];
+    return {
+      sessions: sessions.map((s) => [s.sessionId, s.scores]),
+      session: (await getJson(ctx, tenant, '/api/sessions/sess-first')).json().data.scores,
+      users: users.map((u) => [u.userId, u.scores]),
+      user: (await getJson(ctx, tenant, '/api/users/user-first')).json().data.scores,
+      stats: ((await getJson(ctx, tenant, '/api/traces/stats?groupBy=user')).json().data.groups as { key: string; scores: unknown }[]).map(
+        (g) => [g.key, g.scores],
+      ),
+    };
+  };
+
+  it('carries the averages from the first score on, and none once it is deleted', async () => {
+    const none = { sessions: [['sess-first', undefined]], session: undefined, users: [['user-first', undefined]], user: undefined };
+    expect(await read()).toEqual({ ...none, stats: [['user-first', {}]] });
+    const [id] = (await postScores(ctx, tenant, { name: 'first', value: 0.5, traceId })).json().data.ids;
+    const averages = { first: { n: 1, mean: 0.5 } };
+    expect(await read()).toEqual({
+      sessions: [['sess-first', averages]],
+      session: averages,
+      users: [['user-first', averages]],
+      user: averages,
+      stats: [['user-first', averages]],
+    });
+    await ctx.app.inject({ method: 'DELETE', url: `/api/scores/${id}`, headers: tenant.headers });
+    expect(await read()).toEqual({ ...none, stats: [['user-first', {}]] });
+  });
+});

@@ -3,6 +3,7 @@ import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js'
 import { toScoreOnTarget } from '../model/score-shape.js';
 import type { VersionClock } from '../model/version-clock.js';
 import type { ScoreWrites } from './score-writes.js';
+import { scoredWorkspaces } from './scored-workspaces.js';
 import { selectAveragesOfGroups, traceScoreCondition, traceScoreNames } from '../tables/score-summary-table.js';
 import {
   selectAveragesOfSessions,
@@ -29,6 +30,7 @@ function byKey(rows: { key: string; name: string; n: number; mean: number }[]): 
  * trace's scores, wait here for the scores they concern (score-writes.ts).
  */
 export function traceScoresOf(clickhouse: ClickHouseClient, clock: VersionClock, writes: ScoreWrites): TraceScores {
+  const scored = scoredWorkspaces(clickhouse);
   return {
     settled: async (workspaceId, traceIds) => writes.readable(workspaceId, traceIds),
     ofTrace: async (workspaceId, traceId) => {
@@ -41,9 +43,13 @@ export function traceScoresOf(clickhouse: ClickHouseClient, clock: VersionClock,
       return byKey(await selectAveragesOfTraces(clickhouse, { workspaceId, traceIds }));
     },
     averagesOfSessions: async (workspaceId, sessionIds) =>
-      sessionIds.length === 0 ? new Map() : byKey(await selectAveragesOfSessions(clickhouse, { workspaceId, sessionIds })),
+      sessionIds.length === 0 || !(await scored(workspaceId))
+        ? new Map()
+        : byKey(await selectAveragesOfSessions(clickhouse, { workspaceId, sessionIds })),
     averagesOfUsers: async (workspaceId, userIds) =>
-      userIds.length === 0 ? new Map() : byKey(await selectAveragesOfUsers(clickhouse, { workspaceId, userIds })),
+      userIds.length === 0 || !(await scored(workspaceId))
+        ? new Map()
+        : byKey(await selectAveragesOfUsers(clickhouse, { workspaceId, userIds })),
     deleteOfTrace: async (workspaceId, traceId) => {
       // Its answered scores are stored first, so the tombstones find them all.
       await writes.readable(workspaceId, [traceId]);
@@ -52,6 +58,6 @@ export function traceScoresOf(clickhouse: ClickHouseClient, clock: VersionClock,
     traceCondition: traceScoreCondition,
     traceNames: traceScoreNames,
     averagesOfGroups: async (workspaceId, groups, settings) =>
-      byKey(await selectAveragesOfGroups(clickhouse, { workspaceId, groups }, settings)),
+      (await scored(workspaceId)) ? byKey(await selectAveragesOfGroups(clickhouse, { workspaceId, groups }, settings)) : new Map(),
   };
 }

@@ -60,6 +60,20 @@ export const usersTraces = (users: string) => `
     AND trace_id IN (SELECT trace_id FROM user_traces WHERE workspace_id = {workspaceId:String} AND user_id IN ${users})
     AND user_id IN ${users} AND is_deleted = 0`;
 
+/**
+ * Whether the workspace holds any row (a live score or a tombstone): the first granule of its
+ * key range, so close to nothing. No row: no average anywhere in the workspace.
+ */
+export const selectAnyScoreRow = defineQuery({
+  name: 'selectAnyScoreRow',
+  params: z.object({ workspaceId }),
+  row: z.object({ held: z.coerce.number() }),
+  sql: (values) => ({
+    values,
+    query: `SELECT count() AS held FROM (SELECT 1 FROM score_targets WHERE workspace_id = {workspaceId:String} LIMIT 1)`,
+  }),
+});
+
 /** The live scores on the traces and their spans, oldest first. */
 export const selectScoresOfTrace = defineQuery({
   name: 'selectScoresOfTrace',
