@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
 import { envelope, sendData } from '../../http/wire/envelope.js';
 import type { ScoreAverages, TraceScores } from '../../contract/trace-scores.js';
-import { withAverages } from './scored-reads.js';
+import { averaged } from './scored-reads.js';
 import { queryLimitsOf } from '../model/query-limits.js';
 import { clientErrors, clientErrorsOrNotFound, queryTooExpensiveSchema } from './route-errors.js';
 import { getSession, getUser, listSessions, listUsers } from '../query/sessions.js';
@@ -47,16 +47,12 @@ export const sessionRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (ap
     handler: async (request, reply) => {
       const { workspaceId } = request.auth;
       const { items, pagination } = await listSessions(clickhouse, workspaceId, request.query, limits);
-      const averages = await averagesOf(
-        workspaceId,
-        items.map((item) => item.sessionId),
+      const scored = await averaged(
+        items,
+        (item) => item.sessionId,
+        (ids) => averagesOf(workspaceId, ids),
       );
-      return sendData(
-        request,
-        reply,
-        withAverages(items, (item) => item.sessionId, averages),
-        { meta: { pagination } },
-      );
+      return sendData(request, reply, scored, { meta: { pagination } });
     },
   });
 
@@ -70,14 +66,13 @@ export const sessionRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (ap
       tags,
     },
     handler: async (request, reply) => {
-      const { session, pagination } = await getSession(
-        clickhouse,
-        request.auth.workspaceId,
-        request.params.sessionId,
-        request.query,
-        limits,
+      const { workspaceId } = request.auth;
+      const { session, pagination } = await getSession(clickhouse, workspaceId, request.params.sessionId, request.query, limits);
+      const [scored] = await averaged(
+        [session],
+        (item) => item.sessionId,
+        (ids) => averagesOf(workspaceId, ids),
       );
-      const [scored] = withAverages([session], (item) => item.sessionId, await averagesOf(request.auth.workspaceId, [session.sessionId]));
       return sendData(request, reply, scored, { meta: { pagination } });
     },
   });
@@ -100,16 +95,12 @@ export const userRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (app, 
     handler: async (request, reply) => {
       const { workspaceId } = request.auth;
       const { items, pagination } = await listUsers(clickhouse, workspaceId, request.query, limits);
-      const averages = await averagesOf(
-        workspaceId,
-        items.map((item) => item.userId),
+      const scored = await averaged(
+        items,
+        (item) => item.userId,
+        (ids) => averagesOf(workspaceId, ids),
       );
-      return sendData(
-        request,
-        reply,
-        withAverages(items, (item) => item.userId, averages),
-        { meta: { pagination } },
-      );
+      return sendData(request, reply, scored, { meta: { pagination } });
     },
   });
 
@@ -125,7 +116,11 @@ export const userRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async (app, 
     handler: async (request, reply) => {
       const { workspaceId } = request.auth;
       const user = await getUser(clickhouse, workspaceId, request.params.userId, request.query, limits);
-      const [scored] = withAverages([user], (item) => item.userId, await averagesOf(workspaceId, [user.userId]));
+      const [scored] = await averaged(
+        [user],
+        (item) => item.userId,
+        (ids) => averagesOf(workspaceId, ids),
+      );
       return sendData(request, reply, scored);
     },
   });
@@ -152,7 +147,11 @@ export const itemByQueryRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async
       const { sessionId, ...query } = request.query;
       const { workspaceId } = request.auth;
       const { session, pagination } = await getSession(clickhouse, workspaceId, sessionId, query, limits);
-      const [scored] = withAverages([session], (item) => item.sessionId, await sessionAverages(workspaceId, [session.sessionId]));
+      const [scored] = await averaged(
+        [session],
+        (item) => item.sessionId,
+        (ids) => sessionAverages(workspaceId, ids),
+      );
       return sendData(request, reply, scored, { meta: { pagination } });
     },
   });
@@ -168,7 +167,11 @@ export const itemByQueryRoutes: FastifyPluginAsyncZod<GroupRouteOptions> = async
       const { userId, ...query } = request.query;
       const { workspaceId } = request.auth;
       const user = await getUser(clickhouse, workspaceId, userId, query, limits);
-      const [scored] = withAverages([user], (item) => item.userId, await userAverages(workspaceId, [user.userId]));
+      const [scored] = await averaged(
+        [user],
+        (item) => item.userId,
+        (ids) => userAverages(workspaceId, ids),
+      );
       return sendData(request, reply, scored);
     },
   });
