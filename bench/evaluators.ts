@@ -12,7 +12,9 @@
  * 2. Ingest with an evaluator enabled against without, in the same run: `--phases` pairs of
  *    `--seconds` of ingest (batches of 20 traces of 10 spans, 4 at once), one phase with the
  *    worker stopped and its evaluators paused, one with a judge of every new trace running
- *    (delay 0, the worker polling every 2 s as the service does), alternated; traces per second of each.
+ *    (delay 0, the worker polling every 2 s as the service does), alternated; traces per second of each,
+ *    counted once applied: every phase starts with both writers' backlogs applied, its worker is
+ *    stopped once its clients are done, and its time runs until what it wrote is applied.
  *    The workers are made as the service makes its own: over the app's ingest, rate limiter and
  *    measure of external ingest, which they yield to (src/evaluators/service/ingest-yield.ts). A
  *    third phase of each round runs a worker that hears no ingest (full speed, as before it
@@ -180,7 +182,15 @@ export async function run(args: string[]): Promise<void> {
       { concurrency, perWorkspaceConcurrency: concurrency },
     );
     let batch = 0;
-    const ingestFor = async (ms: number) => {
+    // Both writers answer once logged and apply later: a phase that began with the backlog of the
+    // one before (a full ingest backlog, or a full-speed worker's judge traces and scores) paid for
+    // it, and one that left its own behind did not. Each phase starts from a store with everything
+    // applied, and its rate counts its traces once applied (what its worker left in the writers
+    // included), not once answered.
+    const applied = () => Promise.all([writer.settled(), scoreWriter.settled()]);
+    const ingestFor = async (ms: number, worker?: { start(): void; stop(): Promise<void> }) => {
+      await applied();
+      worker?.start();
       const until = performance.now() + ms;
       let traces = 0;
       const lane = async () => {
@@ -194,6 +204,9 @@ export async function run(args: string[]): Promise<void> {
       };
       const t0 = performance.now();
       await Promise.all(Array.from({ length: 4 }, lane));
+      // Stopped once its clients are done, so it never runs at full speed beside the writers' last flushes.
+      await worker?.stop();
+      await applied();
       return traces / ((performance.now() - t0) / 1000);
     };
     // The worker as it was before it yielded, for the same run's comparison: it hears no ingest.
@@ -206,9 +219,7 @@ export async function run(args: string[]): Promise<void> {
     const withWorker = async (worker: typeof liveWorker) => {
       await call('POST', `/api/evaluators/${live.id}/resume`);
       const before = fake.calls();
-      worker.start();
-      const rate = await ingestFor(seconds * 1000);
-      await worker.stop();
+      const rate = await ingestFor(seconds * 1000, worker);
       await call('POST', `/api/evaluators/${live.id}/pause`);
       return { rate, judged: fake.calls() - before };
     };
