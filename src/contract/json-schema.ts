@@ -65,7 +65,10 @@ export type ValueCheck = (value: unknown) => JsonProblem[];
  */
 export function compileJsonSchema(schema: Record<string, unknown>): { check: ValueCheck } | { problems: JsonProblem[] } {
   const ajv = ajvFor(schema.$schema);
-  if (!ajv) return { problems: [{ path: ['$schema'], message: 'must name draft-07, 2019-09 or 2020-12 of JSON Schema, or be left out (draft-07)' }] };
+  if (!ajv)
+    return {
+      problems: [{ path: ['$schema'], message: 'must name draft-07, 2019-09 or 2020-12 of JSON Schema, or be left out (draft-07)' }],
+    };
   if (!ajv.validateSchema(schema)) return { problems: firstPerPath((ajv.errors ?? []).map(toProblem)) };
   let validate: ValidateFunction;
   try {
