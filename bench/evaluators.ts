@@ -1,5 +1,5 @@
 /**
- * Evaluators: `npm run bench -- evaluators [--jobs 2000] [--concurrency 128] [--seconds 8] [--phases 2] [--ack log|store]`.
+ * Evaluators: `npm run bench -- evaluators [--jobs 2000] [--concurrency 128] [--seconds 20] [--phases 3] [--ack log|store]`.
  *
  * Embedded stores in a temp directory and a fake OpenAI-compatible server in this process that
  * answers at once (with token usage, so each judge call's trace is priced). The trace and score
@@ -18,7 +18,9 @@
  *    The workers are made as the service makes its own: over the app's ingest, rate limiter and
  *    measure of external ingest, which they yield to (src/evaluators/service/ingest-yield.ts). A
  *    third phase of each round runs a worker that hears no ingest (full speed, as before it
- *    yielded): the same run's comparison.
+ *    yielded): the same run's comparison. Three pairs of 20 s by default: two pairs of 8 s (the
+ *    default until 2026-11-28) read a paused evaluator's phase at 74% to 112% of the phase
+ *    without on the same code, too wide to tell a goal of 90% (docs/benchmarks.md).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -94,8 +96,8 @@ function traceOf(id: string, now: number, spans = 1) {
 export async function run(args: string[]): Promise<void> {
   const jobCount = option(args, 'jobs', 2000);
   const concurrency = option(args, 'concurrency', 128);
-  const seconds = option(args, 'seconds', 8);
-  const phases = option(args, 'phases', 2);
+  const seconds = option(args, 'seconds', 20);
+  const phases = option(args, 'phases', 3);
   const dir = mkdtempSync(path.join(tmpdir(), 'loupe-bench-evaluators-'));
   process.env.LOUPE_ENCRYPTION_KEY = 'ef'.repeat(32);
   process.env.LOUPE_WEBHOOK_ALLOW_PRIVATE = 'true';
