@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inStoredYears } from '../../src/contract/iso-time.js';
+import { inStoredYears } from '../../src/contract/rules/iso-time.js';
 import { jsonProblem } from '../../src/http/wire/json-bounds.js';
 import { toSpanRows } from '../../src/traces/ingest/ingest.js';
 import { fromStoredTime, toStoredTime } from '../../src/traces/model/stored-time.js';

@@ -1,7 +1,7 @@
 import type { Sql } from '../../stores/postgres.js';
 import { AppError, notFound, validationError } from '../../http/wire/errors.js';
 import type { CreateDataset, Dataset, UpdateDataset } from '../api/schemas.js';
-import { compileJsonSchema } from '../../contract/json-schema.js';
+import { compileJsonSchema } from '../../contract/rules/json-schema.js';
 import * as table from '../tables/datasets-table.js';
 import { addDeletedEntries } from '../tables/run-items-outbox-table.js';
 

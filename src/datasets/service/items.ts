@@ -10,7 +10,7 @@ import {
   type ListItemsQuery,
   type UpsertItemsResult,
 } from '../api/schemas.js';
-import { compileJsonSchema, type ValueCheck } from '../../contract/json-schema.js';
+import { compileJsonSchema, type ValueCheck } from '../../contract/rules/json-schema.js';
 import { afterIdOfCursor, encodeItemCursor } from '../model/item-cursor.js';
 import { lockDataset, selectDataset } from '../tables/datasets-table.js';
 import * as table from '../tables/items-table.js';

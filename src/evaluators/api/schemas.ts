@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimeSchema } from '../../contract/iso-time.js';
+import { isoTimeSchema } from '../../contract/rules/iso-time.js';
 import { compileCheckPattern } from '../model/checks.js';
 
 /** Wire shapes of model connections, evaluators and their jobs. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimeSchema } from '../../contract/iso-time.js';
+import { isoTimeSchema } from '../../contract/rules/iso-time.js';
 import { scoreAveragesSchema } from '../../contract/trace-scores.js';
 
 const isoTime = isoTimeSchema.optional();

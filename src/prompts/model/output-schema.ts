@@ -1,4 +1,4 @@
-import { compileJsonSchema, type JsonProblem } from '../../contract/json-schema.js';
+import { compileJsonSchema, type JsonProblem } from '../../contract/rules/json-schema.js';
 
 /** A prompt version's output schema: checked when a version is written, and put to work by the evaluators' check. */
 

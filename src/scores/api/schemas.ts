@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimeSchema } from '../../contract/iso-time.js';
+import { isoTimeSchema } from '../../contract/rules/iso-time.js';
 
 /** Wire shapes of scores: one score as sent, the request bodies, the stored score, the list's query. */
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoTimeSchema } from '../../../contract/iso-time.js';
+import { isoTimeSchema } from '../../../contract/rules/iso-time.js';
 import { SPAN_KINDS } from '../../../contract/index.js';
 
 /**
