@@ -68,7 +68,7 @@ import { createEvaluatorWorker, type EvaluatorWorker, type EvaluatorWorkerOption
 import type { ScoreStores } from './scores/service/ingest.js';
 import { scoreTarget, scoreWriterBounds, type PendingScore } from './scores/service/score-writes.js';
 import { createScoreConfigCache } from './scores/service/config-cache.js';
-import type { ScoreRowToInsert } from './scores/tables/scores-table.js';
+import type { LoggedScoreRow } from './scores/tables/scores-table.js';
 import { groupCommit } from './stores/group-commit.js';
 import { monitorRoutes } from './monitors/api/routes.js';
 import { traceFiguresReader } from './traces/query/trace-figures.js';
@@ -335,12 +335,12 @@ export function evaluatorWorkerFor(deps: EvaluationStores, options: Partial<Eval
 }
 
 /** The score writer: the ingest writer's batching, log and retries over the scores' table (docs/decisions/109-score-ingest-through-the-write-path.md). */
-export type ScoreWriter = WriteBatcher<ScoreRowToInsert, PendingScore>;
+export type ScoreWriter = WriteBatcher<LoggedScoreRow, PendingScore>;
 
 /** A score writer over `clickhouse`; with `options.log`, answered once logged. */
 export const newScoreWriter = (
   clickhouse: ClickHouseClient,
-  options: Omit<WriteBatcherOptions<ScoreRowToInsert, PendingScore>, 'target'> = {},
+  options: Omit<WriteBatcherOptions<LoggedScoreRow, PendingScore>, 'target'> = {},
 ): ScoreWriter => new WriteBatcher(clickhouse, { ...scoreWriterBounds, ...options, target: scoreTarget });
 
 /** Path parameters longer than this are refused before routing (ids are at most 128 characters). */
@@ -440,6 +440,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     sql: deps.sql,
     clock: new VersionClock(),
     writes: scoreWriter,
+    // The embedded engine is written by this process alone; given the process's score writer (server.ts), through it alone.
+    onlyWriter: deps.config.CLICKHOUSE_URL === undefined && deps.scoreWriter !== undefined,
     configs: createScoreConfigCache(deps.sql, {
       ttlMs: deps.config.LOUPE_CREDENTIAL_CACHE_MS,
       onListenError: (error) =>

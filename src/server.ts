@@ -290,7 +290,7 @@ export function openScoreWriter(config: Config, clickhouse: ClickHouseClient, lo
 
 const ingestLogDir = (config: Config) => config.LOUPE_INGEST_LOG_DIR ?? path.join(config.LOUPE_DATA_DIR, 'ingest-log');
 
-function openLoggedWriter<Row extends { workspace_id: string }, Pending extends { workspace_id: string }>(
+function openLoggedWriter<Row, Pending extends { workspace_id: string }>(
   config: Config,
   log: Logger,
   dir: string,

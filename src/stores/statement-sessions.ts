@@ -29,7 +29,9 @@ export interface EngineSession extends EngineConnection {
 export interface RawInsertParams {
   table: string;
   values: Buffer;
-  format: 'JSONEachRow';
+  /** JSONEachRow (objects), or JSONCompactEachRow (arrays of the `columns`, in their order). */
+  format: 'JSONEachRow' | 'JSONCompactEachRow';
+  columns?: readonly string[];
 }
 
 export class StatementSessions implements EngineConnection {

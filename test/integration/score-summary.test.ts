@@ -7,7 +7,7 @@ import { traceScoresOf } from '../../src/scores/service/trace-scores.js';
 import { selectPromptScoreFigures } from '../../src/scores/tables/prompt-version-scores-table.js';
 import { selectScoreNameFigures, selectScoresOverTime } from '../../src/scores/tables/score-summary-table.js';
 import { selectScoreValuesOfTraces } from '../../src/scores/tables/score-targets-table.js';
-import { insertScoreLines } from '../../src/scores/tables/scores-table.js';
+import { insertScoreLines, scoreLineOf, type ScoreRowToInsert } from '../../src/scores/tables/scores-table.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { post, span, uniqueId } from './traces-fixtures.js';
 import { getJson, postScores } from './scores-fixtures.js';
@@ -170,7 +170,6 @@ beforeAll(async () => {
         timestamp: '2025-01-01 10:00:00.000000',
         created_at: '2025-01-01 10:00:00.000000',
         version: '1',
-        is_deleted: 0,
       },
     ]),
   );
@@ -187,8 +186,8 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-/** Rows as the engine's JSONEachRow lines, as the score writer's flush inserts them. */
-const jsonLines = (rows: object[]): Buffer => Buffer.from(rows.map((row) => JSON.stringify(row) + '\n').join(''));
+/** Rows as their lines, as the score writer's flush inserts them. */
+const jsonLines = (rows: ScoreRowToInsert[]): Buffer => Buffer.from(rows.map((row) => scoreLineOf(row) + '\n').join(''));
 
 /** The traces of this test with a live score matching the condition of the trace list's score filter. */
 async function tracesWhere(condition: TraceScoreCondition) {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderClickhouseMigration, splitStatements } from '../../src/stores/clickhouse-ddl.js';
 import { VersionClock } from '../../src/scores/model/version-clock.js';
 import { traceScoresOf } from '../../src/scores/service/trace-scores.js';
-import { insertScoreLines } from '../../src/scores/tables/scores-table.js';
+import { insertScoreLines, scoreLineOf } from '../../src/scores/tables/scores-table.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { post, span, uniqueId } from './traces-fixtures.js';
 import { getJson, postScores } from './scores-fixtures.js';
@@ -66,7 +66,7 @@ function keep(s: ReturnType<typeof score>) {
 
 /** A score's row as the score writer's flush inserts it. */
 const row = (workspaceId: string, s: ReturnType<typeof score>, version: string) =>
-  JSON.stringify({
+  scoreLineOf({
     workspace_id: workspaceId,
     id: s.id,
     name: s.name,
@@ -86,7 +86,6 @@ const row = (workspaceId: string, s: ReturnType<typeof score>, version: string) 
     timestamp: '2025-01-01 10:00:00.000000',
     created_at: '2025-01-01 10:00:00.000000',
     version,
-    is_deleted: 0,
   }) + '\n';
 
 beforeAll(async () => {
@@ -141,14 +140,14 @@ beforeAll(async () => {
   await ctx.scoreWriter.settled();
 
   // Two writes of one new id under two names, each not seeing the other (as two instances writing at
-  // once): the moves view is detached while the second is inserted, so nothing hides the first.
+  // once): the moves' filter view is detached while the second is inserted, so nothing hides the first.
   const race = [score('r1', 'speed', 0.2, { traceId: tB }, 11), score('r1', 'latency', 0.8, { traceId: tB }, 11)] as const;
   await insertScoreLines(ctx.clickhouse, Buffer.from(row(tenant.workspaceId, race[0], '100')));
-  await ctx.clickhouse.command({ query: 'DETACH TABLE score_moves_mv' });
+  await ctx.clickhouse.command({ query: 'DETACH TABLE scores_to_check_mv' });
   try {
     await insertScoreLines(ctx.clickhouse, Buffer.from(row(tenant.workspaceId, race[1], '200')));
   } finally {
-    await ctx.clickhouse.command({ query: 'ATTACH TABLE score_moves_mv' });
+    await ctx.clickhouse.command({ query: 'ATTACH TABLE scores_to_check_mv' });
   }
   keep(race[1]);
 });

@@ -1,5 +1,5 @@
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -8,7 +8,7 @@ import { newScoreWriter } from '../../src/app.js';
 import { openScoreWriter } from '../../src/server.js';
 import { VersionClock } from '../../src/scores/model/version-clock.js';
 import { ingestScores } from '../../src/scores/service/ingest.js';
-import type { ScoreRowToInsert } from '../../src/scores/tables/scores-table.js';
+import type { LoggedScoreRow } from '../../src/scores/tables/scores-table.js';
 import { IngestLog } from '../../src/traces/writer/ingest-log.js';
 import { createTestContext, type Tenant, type TestContext } from '../support/app.js';
 import { post, span, uniqueId } from './traces-fixtures.js';
@@ -179,7 +179,7 @@ describe('the score log across a restart', () => {
     const dir = path.join(base, 'scores');
     // A real client whose server does not answer: the store is down, nothing is faked.
     const down = createClient({ url: 'http://127.0.0.1:9', request_timeout: 2_000, log: { level: ClickHouseLogLevel.OFF } });
-    const writer = newScoreWriter(down, { log: IngestLog.open<ScoreRowToInsert>(dir).log });
+    const writer = newScoreWriter(down, { log: IngestLog.open<LoggedScoreRow>(dir).log });
     const stores = { clickhouse: ctx.clickhouse, sql: ctx.sql, clock: new VersionClock(), writes: writer };
     const traceId = uniqueId('t');
     const result = await ingestScores(stores, { workspaceId: tenant.workspaceId, authorId: 'test', defaultSource: 'api' }, [
@@ -204,6 +204,70 @@ describe('the score log across a restart', () => {
     ]);
     expect(await again.close()).toBe(true);
     expect(readdirSync(dir).filter((f) => f.endsWith('.log'))).toEqual([]);
+  });
+
+  it('applies lines logged as objects (before decision 118) and as values, every column kept', async () => {
+    const base = mkdtempSync(path.join(tmpdir(), 'loupe-score-log-'));
+    dirs.push(base);
+    const dir = path.join(base, 'scores');
+    const traceId = uniqueId('t');
+    const now = '2026-11-28 08:00:00.000000';
+    const full = {
+      workspace_id: tenant.workspaceId,
+      data_type: 'categorical' as const,
+      value: 2,
+      string_value: 'good',
+      comment: 'a "quoted"\ncomment, ünïcode',
+      metadata: '{"k":[1,2]}',
+      source: 'annotation',
+      environment: 'staging',
+      trace_id: traceId,
+      span_id: 'root',
+      author_id: 'someone',
+      config_id: 'cfg-1',
+      eval_trace_id: 'judge-1',
+      timestamp: now,
+      created_at: now,
+    };
+    const rows = [
+      { ...full, id: `${traceId}-object`, name: 'object', version: '5' },
+      { ...full, id: `${traceId}-values`, name: 'values', version: '6' },
+    ];
+    // The first write as the log held it before (its rows as objects, no lines given), the
+    // second as the writer logs it now (its rows' lines, arrays of values).
+    const { log } = IngestLog.open<LoggedScoreRow>(dir);
+    await log.append({ workspaceId: tenant.workspaceId, traceIds: [traceId], rows: [rows[0]!] }).durable;
+    const down = createClient({ url: 'http://127.0.0.1:9', request_timeout: 2_000, log: { level: ClickHouseLogLevel.OFF } });
+    const writer = newScoreWriter(down, { log });
+    await writer.write(tenant.workspaceId, [rows[1]!], [traceId]);
+    expect(await writer.close(200)).toBe(false);
+    await down.close();
+    const logged = readFileSync(
+      path.join(
+        dir,
+        readdirSync(dir).find((f) => f.endsWith('.log'))!,
+      ),
+      'utf8',
+    );
+    expect(logged).toContain(`"id":"${traceId}-object"`);
+    expect(logged).toContain(`["${tenant.workspaceId}","${traceId}-values"`);
+
+    const config = { ...ctx.config, LOUPE_INGEST_ACK: 'log' as const, LOUPE_INGEST_LOG_DIR: base };
+    const again = openScoreWriter(config, ctx.writeClient, pino({ level: 'silent' }));
+    await again.settled();
+    expect(await again.close()).toBe(true);
+    const stored = await sqlRows(
+      ctx.app,
+      tenant,
+      `SELECT id, name, data_type, value, string_value, comment, metadata, source, environment, trace_id, span_id, session_id,
+        author_id, config_id, eval_trace_id FROM scores WHERE trace_id = {t:String} ORDER BY id`,
+      { t: traceId },
+    );
+    const want = ({ workspace_id: _, timestamp: __, created_at: ___, version: ____, ...row }: (typeof rows)[number]) => ({
+      ...row,
+      session_id: '',
+    });
+    expect(stored).toEqual(rows.map(want));
   });
 });
 
@@ -249,5 +313,45 @@ describe('a score and its correction in one insert', () => {
     expect((await ctx.app.inject({ method: 'DELETE', url: `/api/traces/${to}`, headers: tenant.headers })).statusCode).toBe(200);
     expect(await ids(`traceId=${to}`)).toEqual([]);
     expect(await ids('name=gathered-to')).toEqual([]);
+  });
+
+  it('a generated id and its correction moving it to another trace and name: the first row skips the look-up, the correction finds it', async () => {
+    const [from, to, later] = [uniqueId('t'), uniqueId('t'), uniqueId('t')];
+    const first = await postScores(ctx, tenant, { name: 'fresh-from', value: 0.2, traceId: from });
+    const id = first.json().data.ids[0] as string;
+    // The correction names the id it was answered, and waits for the same flush as the score.
+    expect((await postScores(ctx, tenant, { id, name: 'fresh-to', value: 0.7, traceId: to })).statusCode).toBe(200);
+    const waiting = ctx.scoreWriter.unapplied(tenant.workspaceId)!;
+    expect([...waiting.applying, ...waiting.queued.flat()].filter((row) => row.id === id)).toHaveLength(2);
+
+    const ids = async (query: string) =>
+      ((await getJson(ctx, tenant, `/api/scores?${query}`)).json().data as { id: string }[]).map((s) => s.id);
+    expect(await ids(`traceId=${from}`)).toEqual([]);
+    expect(await ids('name=fresh-from')).toEqual([]);
+    expect(await ids(`traceId=${to}`)).toEqual([id]);
+    // A score's first row is marked as its id's first, a correction's row not (the two rows of
+    // one insert are one row once stored: the correction).
+    const other = (await postScores(ctx, tenant, { name: 'fresh-alone', value: 0.5, traceId: from })).json().data.ids[0] as string;
+    await ctx.scoreWriter.settled();
+    const marks = await ctx.clickhouse.query({
+      query: 'SELECT id, name, fresh_id FROM scores WHERE workspace_id = {w:String} AND id IN ({ids:Array(String)}) ORDER BY name',
+      query_params: { w: tenant.workspaceId, ids: [id, other] },
+      format: 'JSONEachRow',
+    });
+    expect(await marks.json()).toEqual([
+      { id: other, name: 'fresh-alone', fresh_id: 1 },
+      { id, name: 'fresh-to', fresh_id: 0 },
+    ]);
+
+    // A second correction in a later flush moves it again: the stored rows are found.
+    expect((await postScores(ctx, tenant, { id, name: 'fresh-later', value: 0.9, traceId: later })).statusCode).toBe(200);
+    expect(await ids(`traceId=${to}`)).toEqual([]);
+    expect(await ids('name=fresh-to')).toEqual([]);
+    expect(await ids(`traceId=${later}`)).toEqual([id]);
+    const stats = (await getJson(ctx, tenant, '/api/scores/analytics')).json().data.scores as { name: string; count: number }[];
+    expect(stats.filter((s) => s.name.startsWith('fresh-')).map((s) => [s.name, s.count])).toEqual([
+      ['fresh-alone', 1],
+      ['fresh-later', 1],
+    ]);
   });
 });

@@ -11,7 +11,7 @@ import { createFailedAuthLimiter } from '../../src/tenancy/service/failed-auth.j
 import { WriteBatcher, type WriteBatcherOptions } from '../../src/traces/writer/write-batcher.js';
 import { IngestLog } from '../../src/traces/writer/ingest-log.js';
 import { openTestStores, type TestStores } from './stores.js';
-import type { ScoreRowToInsert } from '../../src/scores/tables/scores-table.js';
+import type { LoggedScoreRow } from '../../src/scores/tables/scores-table.js';
 import type { PendingScore } from '../../src/scores/service/score-writes.js';
 
 export interface Tenant {
@@ -49,7 +49,7 @@ export interface TestContextOptions {
   /** The writer's other options (flush sizes, intervals). */
   writer?: Omit<WriteBatcherOptions, 'log'>;
   /** The score writer's other options (flush sizes, intervals). */
-  scoreWriter?: Omit<WriteBatcherOptions<ScoreRowToInsert, PendingScore>, 'log' | 'target'>;
+  scoreWriter?: Omit<WriteBatcherOptions<LoggedScoreRow, PendingScore>, 'log' | 'target'>;
 }
 
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
@@ -59,7 +59,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const writer = new WriteBatcher(stores.writeClient, { ...options.writer, ...(logDir ? { log: IngestLog.open(logDir).log } : {}) });
   const scoreWriter = newScoreWriter(stores.writeClient, {
     ...options.scoreWriter,
-    ...(logDir ? { log: IngestLog.open<ScoreRowToInsert>(path.join(logDir, 'scores')).log } : {}),
+    ...(logDir ? { log: IngestLog.open<LoggedScoreRow>(path.join(logDir, 'scores')).log } : {}),
   });
   const app = await buildApp({
     config: stores.config,

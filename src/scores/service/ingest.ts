@@ -19,6 +19,14 @@ export interface ScoreStores {
   writes: ScoreWrites;
   /** The configs kept in memory (config-cache.ts); without it, each request reads those of its names. */
   configs?: ScoreConfigCache;
+  /**
+   * The score writer is the store's only writer (the embedded engine: one process, one writer).
+   * A score id ingest generates then has no row stored before its own (a correction names it only
+   * once answered, and is applied after it), so its row is marked `fresh_id` and the engine does
+   * not look up its earlier rows (clickhouse/0026). Unset with a ClickHouse server, which other
+   * replicas write too.
+   */
+  onlyWriter?: boolean;
 }
 
 export interface ScoreWriter {
@@ -108,6 +116,7 @@ export async function ingestScores(
       created_at: earlier.get(id) ?? now,
       version: stores.clock.next().toString(),
       is_deleted: undefined,
+      fresh_id: score.id === undefined && stores.onlyWriter ? 1 : undefined,
     });
   }
   if (rows.length > 0)

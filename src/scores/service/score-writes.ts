@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../../stores/clickhouse.js';
-import { insertScoreLines, type ScoreRowToInsert } from '../tables/scores-table.js';
+import { insertScoreLines, scoreLineOf, scoreRowOf, type LoggedScoreRow, type ScoreRowToInsert } from '../tables/scores-table.js';
 
 /**
  * How score ingest hands its rows to the service's score writer, and how reads wait for them
@@ -47,10 +47,13 @@ interface ScoreWrite {
  * so a write applied again after a crash never outranks a later correction.
  */
 export const scoreTarget = {
-  pendingOf: (rows: readonly ScoreRowToInsert[]) => ({
-    rows: rows.map(({ workspace_id, id, created_at }): PendingScore => ({ workspace_id, id, created_at })),
-    lines: Buffer.from(rows.map((row) => JSON.stringify(row)).join('\n'), 'utf8'),
-  }),
+  pendingOf: (logged: readonly LoggedScoreRow[]) => {
+    const rows = logged.map(scoreRowOf);
+    return {
+      rows: rows.map(({ workspace_id, id, created_at }): PendingScore => ({ workspace_id, id, created_at })),
+      lines: Buffer.from(rows.map(scoreLineOf).join('\n'), 'utf8'),
+    };
+  },
   flushOf: <W extends ScoreWrite>(writes: W[], applied: bigint) => ({
     writes,
     rows: writes.flatMap((w) => w.rows),

@@ -26,11 +26,9 @@ type EmptyByDefault =
   'string_value' | 'comment' | 'metadata' | 'environment' | 'trace_id' | 'span_id' | 'session_id' | 'config_id' | 'eval_trace_id';
 
 /**
- * A row as a flush inserts it, one JSON line (JSONEachRow) each. A column left undefined is left
- * out of the line (JSON.stringify drops it) and the engine stores its default ('', `is_deleted`
- * 0): most of a score's twenty columns are empty (no comment, metadata, session, config, …), so
- * the engine and the write-ahead log take about a quarter fewer bytes per score. A row read
- * back from the log holds the same fields as its line.
+ * A row as ingest makes it. A column left undefined is empty: its line (`scoreLineOf`) holds ''
+ * (`is_deleted` 0), the engine's default. Most of a score's twenty columns are empty (no
+ * comment, metadata, session, config, …).
  */
 export type ScoreRowToInsert = Omit<ScoreRow, 'timestamp_text' | 'created_at_text' | EmptyByDefault> &
   Partial<Pick<ScoreRow, EmptyByDefault>> & {
@@ -39,11 +37,111 @@ export type ScoreRowToInsert = Omit<ScoreRow, 'timestamp_text' | 'created_at_tex
     created_at: string;
     version: string;
     is_deleted?: 1;
+    /** The service generated the id as it took the score, and is the store's only writer: no earlier row of it exists (clickhouse/0026). */
+    fresh_id?: 1;
   };
 
-/** Inserts score rows given as their JSON lines (JSONEachRow, one a line): a flush of the score writer (service/score-writes.ts). */
+/**
+ * The columns of a score row's line, in the order of its values: a flush inserts its rows as
+ * arrays of them (JSONCompactEachRow), and the write-ahead log holds the same arrays. The engine
+ * then matches no key names, and a line is about a third shorter than the row as an object
+ * (docs/decisions/118-score-inserts-cheaper-for-the-engine.md).
+ */
+export const scoreLineColumns = [
+  'workspace_id',
+  'id',
+  'name',
+  'data_type',
+  'value',
+  'string_value',
+  'comment',
+  'metadata',
+  'source',
+  'environment',
+  'trace_id',
+  'span_id',
+  'session_id',
+  'author_id',
+  'config_id',
+  'eval_trace_id',
+  'timestamp',
+  'created_at',
+  'version',
+  'is_deleted',
+  'fresh_id',
+] as const;
+
+/** A score row's line as values, in `scoreLineColumns` order ('' for an empty text column, 0 for a live row). */
+export type ScoreLineValues = [
+  workspace_id: string,
+  id: string,
+  name: string,
+  data_type: ScoreRowToInsert['data_type'],
+  value: number,
+  string_value: string,
+  comment: string,
+  metadata: string,
+  source: ScoreRowToInsert['source'],
+  environment: string,
+  trace_id: string,
+  span_id: string,
+  session_id: string,
+  author_id: string,
+  config_id: string,
+  eval_trace_id: string,
+  timestamp: string,
+  created_at: string,
+  version: string,
+  is_deleted: 0 | 1,
+  fresh_id: 0 | 1,
+];
+
+/**
+ * A row as the score log gives it back: its values (lines logged since decision 118) or an
+ * object (lines logged before, JSONEachRow). Both are applied again after a restart.
+ */
+export type LoggedScoreRow = ScoreRowToInsert | ScoreLineValues;
+
+/** A row's line: its values in `scoreLineColumns` order, as JSON. */
+export function scoreLineOf(row: ScoreRowToInsert): string {
+  const values: ScoreLineValues = [
+    row.workspace_id,
+    row.id,
+    row.name,
+    row.data_type,
+    row.value,
+    row.string_value ?? '',
+    row.comment ?? '',
+    row.metadata ?? '',
+    row.source,
+    row.environment ?? '',
+    row.trace_id ?? '',
+    row.span_id ?? '',
+    row.session_id ?? '',
+    row.author_id,
+    row.config_id ?? '',
+    row.eval_trace_id ?? '',
+    row.timestamp,
+    row.created_at,
+    row.version,
+    row.is_deleted ?? 0,
+    row.fresh_id ?? 0,
+  ];
+  return JSON.stringify(values);
+}
+
+/** A logged row as a row: values back to their columns (an object as it is), `is_deleted` and `fresh_id` only when 1. */
+export function scoreRowOf(logged: LoggedScoreRow): ScoreRowToInsert {
+  if (!Array.isArray(logged)) return logged;
+  const row: Record<string, unknown> = Object.fromEntries(scoreLineColumns.map((column, i) => [column, logged[i]]));
+  if (row.is_deleted !== 1) delete row.is_deleted;
+  if (row.fresh_id !== 1) delete row.fresh_id;
+  return row as ScoreRowToInsert;
+}
+
+/** Inserts score rows given as their lines (`scoreLineOf`, one a line): a flush of the score writer (service/score-writes.ts). */
 export async function insertScoreLines(clickhouse: ClickHouseClient, lines: Buffer): Promise<void> {
-  await insertJsonLines(clickhouse, 'scores', lines);
+  await insertJsonLines(clickhouse, 'scores', lines, scoreLineColumns);
 }
 
 /** Which scores a read of `scores` starts from: some ids (through the key), or those of the filter's name (its skip index). */

@@ -61,7 +61,7 @@ function hasRoom(dir: string): boolean {
  * state follows the class: the applied writes and the reads waiting for them, the backlog's
  * bound, the flush timing.
  */
-export class WriteBatcher<Row extends { workspace_id: string } = SpanRow, Pending extends { workspace_id: string } = PendingRow> {
+export class WriteBatcher<Row = SpanRow, Pending extends { workspace_id: string } = PendingRow> {
   private queue: PendingWrite<Pending>[] = [];
   private flushing = false;
   /**
