@@ -73,7 +73,7 @@ DROP VIEW IF EXISTS score_moves_mv {{on_cluster}};
 
 -- Rows of an insert into `score_summary` on a trace that has prompt span rows (live or not):
 -- a score on any other trace pairs with no prompt version (until its trace's prompt spans land,
--- whose own view, clickhouse/0025's `prompt_version_scores_of_spans_mv`, pairs them then).
+-- whose own view, `prompt_version_scores_of_spans_mv` below, pairs them then).
 CREATE TABLE IF NOT EXISTS score_summary_on_prompt_traces {{on_cluster}} (
   workspace_id LowCardinality(String),
   name String,
@@ -90,7 +90,8 @@ CREATE TABLE IF NOT EXISTS score_summary_on_prompt_traces {{on_cluster}} (
 )
 ENGINE = Null;
 
--- clickhouse/0025's `prompt_version_scores_of_scores_mv`, reading those rows alone.
+-- clickhouse/0025's `prompt_version_scores_of_scores_mv`, reading those rows alone, and the spans
+-- a score was on before from `score_targets` (below).
 CREATE MATERIALIZED VIEW IF NOT EXISTS prompt_version_scores_of_prompt_traces_mv {{on_cluster}} TO prompt_version_scores AS
 SELECT s.workspace_id AS workspace_id, k.prompt_name AS prompt_name, k.prompt_version AS prompt_version, s.name AS name, s.id AS id,
   s.trace_id AS trace_id, s.span_id AS span_id, s.data_type AS data_type, s.value AS value, s.string_value AS string_value,
@@ -116,11 +117,11 @@ INNER JOIN (
   ARRAY JOIN all_keys AS key
 ) AS k ON k.workspace_id = s.workspace_id AND k.trace_id = s.trace_id
 LEFT JOIN (
-  SELECT workspace_id, trace_id, name, id, groupUniqArray(span_id) AS past_spans
-  FROM scores_by_trace_stored
+  SELECT workspace_id, trace_id, id, groupUniqArray(span_id) AS past_spans
+  FROM score_targets
   WHERE (workspace_id, trace_id) IN (SELECT workspace_id, trace_id FROM score_summary_on_prompt_traces)
-  GROUP BY workspace_id, trace_id, name, id
-) AS h ON h.workspace_id = s.workspace_id AND h.trace_id = s.trace_id AND h.name = s.name AND h.id = s.id
+  GROUP BY workspace_id, trace_id, id
+) AS h ON h.workspace_id = s.workspace_id AND h.trace_id = s.trace_id AND h.id = s.id
 WHERE s.span_id = '' OR arrayExists(x -> (x.1 = s.span_id OR has(h.past_spans, x.1)) AND has(x.2, (k.prompt_name, k.prompt_version)),
   k.span_keys);
 
@@ -134,3 +135,57 @@ WHERE trace_id != ''
 
 -- The view above feeds the one before it; the one they replace would write the same rows again.
 DROP VIEW IF EXISTS prompt_version_scores_of_scores_mv {{on_cluster}};
+
+-- `scores_by_trace` (clickhouse/0025) copied every score row by trace for the two views above and
+-- below; `score_targets` (clickhouse/0023) holds the same scores by trace, its rows keyed by
+-- (trace, id) rather than (trace, name, id), and every insert paid for the copy. The views read
+-- `score_targets` now: a score's latest row per id (its name from that row), the spans it was on
+-- under any name.
+DROP VIEW IF EXISTS scores_by_trace_mv {{on_cluster}};
+
+-- Prompt span rows land: clickhouse/0025's `prompt_version_scores_of_spans_mv`, the scores of
+-- their traces read from `score_targets`. The inserted rows come first in FROM: a materialized
+-- view is fed by the first table it reads.
+CREATE MATERIALIZED VIEW IF NOT EXISTS prompt_version_scores_of_prompt_spans_mv {{on_cluster}} TO prompt_version_scores AS
+SELECT s.workspace_id AS workspace_id, k.prompt_name AS prompt_name, k.prompt_version AS prompt_version, s.score_name AS name,
+  s.id AS id, s.trace_id AS trace_id, s.score_span AS span_id, s.score_type AS data_type, s.score_value AS value,
+  s.score_label AS string_value, arrayMap(x -> x.2, arrayFilter(x -> s.score_span = '' OR x.1 = s.score_span, k.spans)) AS starts,
+  s.score_environment AS environment, s.score_time AS timestamp, s.score_version + k.span_version AS version,
+  if(empty(starts), 1, 0) AS is_deleted
+FROM (SELECT DISTINCT workspace_id, trace_id FROM {{local:prompt_spans}}) AS b
+INNER JOIN (
+  SELECT workspace_id, trace_id, key.1 AS prompt_name, key.2 AS prompt_version,
+    arrayMap(x -> (x.1, x.2), arrayFilter(x -> x.3 = key.1 AND x.4 = key.2, live)) AS spans, span_version, span_keys
+  FROM (
+    SELECT workspace_id, trace_id, arrayDistinct(arrayFlatten(groupArray(keys))) AS all_keys,
+      groupArrayIf((span_id, start, prompt, pversion), deleted = 0 AND prompt != '') AS live, max(last) AS span_version,
+      groupArray((span_id, keys)) AS span_keys
+    FROM (
+      SELECT workspace_id, trace_id, span_id, argMax(prompt_name, version) AS prompt, argMax(prompt_version, version) AS pversion,
+        argMax(start_time, version) AS start, argMax(is_deleted, version) AS deleted, max(version) AS last,
+        groupUniqArrayIf((prompt_name, prompt_version), prompt_name != '') AS keys
+      FROM (
+        SELECT workspace_id, trace_id, span_id, prompt_name, prompt_version, start_time, version, is_deleted
+        FROM prompt_spans_stored
+        WHERE (workspace_id, trace_id) IN (SELECT workspace_id, trace_id FROM {{local:prompt_spans}})
+        UNION ALL
+        SELECT workspace_id, trace_id, span_id, prompt_name, prompt_version, start_time, version, is_deleted FROM {{local:prompt_spans}})
+      GROUP BY workspace_id, trace_id, span_id)
+    GROUP BY workspace_id, trace_id)
+  ARRAY JOIN all_keys AS key
+) AS k ON k.workspace_id = b.workspace_id AND k.trace_id = b.trace_id
+INNER JOIN (
+  SELECT workspace_id, trace_id, id, argMax(name, version) AS score_name, argMax(span_id, version) AS score_span,
+    argMax(data_type, version) AS score_type, argMax(value, version) AS score_value, argMax(string_value, version) AS score_label,
+    argMax(environment, version) AS score_environment, argMax(timestamp, version) AS score_time, max(version) AS score_version,
+    argMax(is_deleted, version) AS deleted, groupUniqArray(span_id) AS past_spans
+  FROM score_targets
+  WHERE (workspace_id, trace_id) IN (SELECT workspace_id, trace_id FROM {{local:prompt_spans}})
+  GROUP BY workspace_id, trace_id, id
+  HAVING deleted = 0
+) AS s ON s.workspace_id = b.workspace_id AND s.trace_id = b.trace_id
+WHERE s.score_span = '' OR arrayExists(x -> has(s.past_spans, x.1) AND has(x.2, (k.prompt_name, k.prompt_version)), k.span_keys);
+
+DROP VIEW IF EXISTS prompt_version_scores_of_spans_mv {{on_cluster}};
+DROP VIEW IF EXISTS scores_by_trace_stored {{on_cluster}};
+DROP TABLE IF EXISTS scores_by_trace {{on_cluster}};

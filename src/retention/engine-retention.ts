@@ -34,7 +34,6 @@ export const retainedTables: { table: string; expiresAt: string }[] = [
   { table: 'score_targets', expiresAt: expiresAt('timestamp', tombstoneAware) },
   // The prompt versions' scores (clickhouse/0025): the prompt spans as spans, the rest as scores.
   { table: 'prompt_spans', expiresAt: expiresAt('start_time', tombstoneAware) },
-  { table: 'scores_by_trace', expiresAt: expiresAt('timestamp', tombstoneAware) },
   { table: 'prompt_version_scores', expiresAt: expiresAt('timestamp', tombstoneAware) },
   { table: 'genai_log_records', expiresAt: expiresAt('time', workspaceLongestDays) },
   { table: 'session_traces', expiresAt: expiresAt('start_time', workspaceLongestDays) },

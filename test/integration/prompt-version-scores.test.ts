@@ -240,9 +240,10 @@ describe("the prompt versions' scores", () => {
 
   it('gives the same answers once refilled by its migration', async () => {
     const text = readFileSync(new URL('../../clickhouse/0025_prompt_version_scores.sql', import.meta.url), 'utf8');
-    const refill = splitStatements(text).filter((s) => s.startsWith('INSERT INTO'));
-    expect(refill).toHaveLength(2);
-    for (const table of ['prompt_version_scores', 'prompt_spans', 'scores_by_trace']) {
+    // Its refill of `scores_by_trace`, a table clickhouse/0026 dropped (its views read `score_targets`), is left out.
+    const refill = splitStatements(text).filter((s) => s.startsWith('INSERT INTO') && !s.startsWith('INSERT INTO scores_by_trace'));
+    expect(refill).toHaveLength(1);
+    for (const table of ['prompt_version_scores', 'prompt_spans']) {
       await ctx.clickhouse.command({
         query: `ALTER TABLE ${table} DELETE WHERE workspace_id = {workspaceId:String} SETTINGS mutations_sync = 2`,
         query_params: { workspaceId: tenant.workspaceId },
